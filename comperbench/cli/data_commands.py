@@ -1,0 +1,144 @@
+"""`comperbench list | show | export`: what the benchmarks are and their release files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from comperbench import __version__
+from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
+from comperbench.data import sha256_file
+from comperbench.metadata import BenchmarkMetadata
+from comperbench.schema import STORED_LEVELS
+from comperbench.textutil import table as format_table
+
+
+def _stored_levels(meta: BenchmarkMetadata) -> list[str]:
+    return [level for level in meta.levels if level in STORED_LEVELS]
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows = []
+    for name in list_benchmarks():
+        meta = get_metadata(name)
+        sizes = []
+        if args.sizes:
+            for level in _stored_levels(meta):
+                sizes.append(f"{level} {len(load_benchmark(name, level, data_dir=args.data_dir))}")
+        rows.append(
+            [
+                name,
+                ",".join(meta.levels),
+                "; ".join(sizes) if args.sizes else "",
+                ", ".join(f"{a.name}({a.min:g}-{a.max:g})" for a in meta.aspects),
+            ]
+        )
+    headers = ["benchmark", "levels", "items", "aspects (scale)"]
+    if not args.sizes:
+        rows = [[r[0], r[1], r[3]] for r in rows]
+        headers = [headers[0], headers[1], headers[3]]
+    print(format_table(headers, rows))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    meta = get_metadata(args.name)
+    print(f"{meta.name} {meta.version}  (fingerprint {meta.fingerprint})")
+    print(meta.description)
+    print(f"homepage: {meta.homepage}\nlicense:  {meta.license}")
+    print(
+        f"splits:   {', '.join(meta.splits)}   references: {'yes' if meta.has_references else 'no'}"
+    )
+    print("\naspects:")
+    for a in meta.aspects:
+        default = "  (default)" if a.name == meta.default_aspect else ""
+        print(f"  {a.name:<24} {a.min:g}-{a.max:g}  [{a.label}] {a.description}{default}")
+    for level in _stored_levels(meta):
+        bench = load_benchmark(meta.name, level, data_dir=args.data_dir)
+        systems = bench.systems()
+        ratings = sum(len(r) for r in bench.table.column("ratings").to_pylist())
+        print(
+            f"\n{level} level: {len(bench)} items, {len(bench.table.column('dialogue_id').unique())}"
+            f" dialogues, {len(systems)} systems, {ratings} individual ratings"
+        )
+        if bench.skipped:
+            print(
+                "  dropped as the format requires: "
+                + ", ".join(f"{reason} {count}" for reason, count in sorted(bench.skipped.items()))
+            )
+        rows = [
+            [system, int(row["items"]), f"{row[meta.default_aspect]:.3f}"]
+            for system, row in systems.iterrows()
+        ]
+        print(format_table(["system", "items", f"mean {meta.default_aspect}"], rows, indent=2))
+    for note in meta.notes:
+        print(f"\nnote: {note}")
+    print(f"\ncitation:\n{meta.citation}")
+    return 0
+
+
+def _export_level(
+    meta: BenchmarkMetadata, level: str, out: Path, fmt: str, data_dir: str | None
+) -> list[dict[str, Any]]:
+    files = []
+    for split in meta.splits:
+        part = load_benchmark(meta.name, level, split, data_dir=data_dir)
+        path = out / meta.name / f"{level}-{split}.{fmt}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(part.table, path)
+        else:
+            part.to_pandas().to_json(path, orient="records", lines=True, force_ascii=False)
+        files.append(
+            {
+                "path": str(path.relative_to(out)),
+                "level": level,
+                "split": split,
+                "rows": len(part),
+                "sha256": sha256_file(path),
+            }
+        )
+    return files
+
+
+def run_export(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    manifest: dict[str, Any] = {"comperbench_version": __version__, "benchmarks": {}}
+    for name in args.names:
+        meta = get_metadata(name)
+        files = []
+        for level in _stored_levels(meta):
+            files += _export_level(meta, level, out, args.format, args.data_dir)
+        manifest["benchmarks"][name] = {
+            "version": meta.version,
+            "fingerprint": meta.fingerprint,
+            "files": files,
+        }
+        for f in files:
+            print(f"wrote {out / f['path']} ({f['rows']} rows)")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"wrote {out / 'manifest.json'}")
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    listing = commands.add_parser("list", help="benchmarks with levels, sizes and aspects")
+    listing.add_argument("--no-sizes", dest="sizes", action="store_false", help="skip loading")
+    listing.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    listing.set_defaults(run=run_list)
+
+    show = commands.add_parser("show", help="a readable summary of one benchmark")
+    show.add_argument("name")
+    show.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    show.set_defaults(run=run_show)
+
+    export = commands.add_parser("export", help="write the fixed release files of benchmarks")
+    export.add_argument("names", nargs="+", metavar="NAME")
+    export.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
+    export.add_argument("--out", default="release", help="output folder (default: ./release)")
+    export.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    export.set_defaults(run=run_export)

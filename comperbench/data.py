@@ -1,0 +1,122 @@
+"""Data root, raw-file resolution, sha256 checks, and downloads when online."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import platformdirs
+
+from comperbench.errors import ChecksumError, DataMissingError
+from comperbench.metadata import BenchmarkMetadata, SourceFile
+
+DATA_ENV = "COMPERBENCH_DATA"
+CACHE_ENV = "COMPERBENCH_CACHE"
+OFFLINE_ENVS = ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+DOWNLOAD_TIMEOUT_S = 10.0
+
+
+def cache_dir() -> Path:
+    """Where derived files (normalised tables, metric scores) live: COMPERBENCH_CACHE or the user cache."""
+    explicit = os.environ.get(CACHE_ENV)
+    return Path(explicit) if explicit else Path(platformdirs.user_cache_dir("comperbench"))
+
+
+def data_root(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The raw-data root: an explicit argument, else COMPERBENCH_DATA, else the user cache."""
+    if explicit is not None:
+        return Path(explicit)
+    env = os.environ.get(DATA_ENV)
+    if env:
+        return Path(env)
+    return cache_dir() / "data"
+
+
+def is_offline() -> bool:
+    return any(os.environ.get(name, "").lower() in ("1", "true", "yes") for name in OFFLINE_ENVS)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _missing_message(meta: BenchmarkMetadata, source: SourceFile, path: Path, why: str) -> str:
+    origin = source.url or (
+        f"the Hugging Face dataset {source.hub.repo_id} (file {source.hub.filename}, "
+        f"revision {source.hub.revision})"
+        if source.hub
+        else "its original publication"
+    )
+    return (
+        f"benchmark {meta.name!r} needs the raw file {source.path}, which is not at {path} ({why}). "
+        f"Put a copy of it from {origin} there, or point {DATA_ENV} at a folder that holds "
+        f"{source.path}."
+    )
+
+
+def _download_url(url: str, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp,
+        urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response,
+    ):
+        shutil.copyfileobj(response, tmp)
+    Path(tmp.name).replace(dest)
+
+
+def _download_hub(source: SourceFile, dest: Path) -> None:
+    from huggingface_hub import hf_hub_download
+
+    assert source.hub is not None
+    fetched = hf_hub_download(
+        repo_id=source.hub.repo_id,
+        filename=source.hub.filename,
+        revision=source.hub.revision,
+        repo_type=source.hub.repo_type,
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(fetched, dest)
+
+
+def fetch(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
+    """Download a missing raw file into the data root; fail at once when offline."""
+    path = root / source.path
+    if is_offline():
+        raise DataMissingError(_missing_message(meta, source, path, "offline mode is set"))
+    if not (source.url or source.hub):
+        raise DataMissingError(_missing_message(meta, source, path, "no download location known"))
+    try:
+        if source.hub:
+            _download_hub(source, path)
+        else:
+            assert source.url is not None
+            _download_url(source.url, path)
+    except Exception as exc:  # any network or permission failure means the file is missing
+        raise DataMissingError(
+            _missing_message(meta, source, path, f"download failed: {exc}")
+        ) from exc
+    return path
+
+
+def resolve(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
+    """The local path of a raw file, downloaded if needed, verified against its sha256."""
+    path = root / source.path
+    if not path.is_file():
+        path = fetch(meta, source, root)
+    if source.sha256 is not None:
+        actual = sha256_file(path)
+        if actual != source.sha256:
+            raise ChecksumError(
+                f"file {path}: sha256 is {actual}, but benchmark {meta.name!r} expects "
+                f"{source.sha256}. The file is damaged or not the published version; "
+                f"replace it with the original from {source.url or 'its publisher'}."
+            )
+    return path

@@ -1,0 +1,177 @@
+"""What a loader is: metadata plus a parser from raw files to unified records."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from comperbench.errors import DataFormatError
+from comperbench.metadata import BenchmarkMetadata
+from comperbench.registry import Registry
+from comperbench.schema import DialogueRecord, TurnRecord, Utterance
+
+
+@dataclass
+class Parsed:
+    """Records of one level, and counts of what the published format obliged the loader to skip."""
+
+    turns: list[TurnRecord] = field(default_factory=list)
+    dialogues: list[DialogueRecord] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+class SourceFiles:
+    """The resolved raw files of one benchmark, with readers whose errors name file and line."""
+
+    def __init__(self, paths: Mapping[str, Path]) -> None:
+        self.paths = dict(paths)
+
+    def path(self, key: str) -> Path:
+        return self.paths[key]
+
+    def text(self, key: str, encoding: str = "utf-8") -> str:
+        path = self.paths[key]
+        try:
+            return path.read_text(encoding=encoding)
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(
+                f"not valid {encoding} at byte {exc.start}", file=str(path)
+            ) from exc
+
+    def json(self, key: str) -> Any:
+        path = self.paths[key]
+        try:
+            return json.loads(self.text(key))
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(
+                f"invalid JSON ({exc.msg}, column {exc.colno}); the file may be truncated",
+                file=str(path),
+                line=exc.lineno,
+            ) from exc
+
+    def json_lines(self, key: str) -> Iterator[tuple[int, Any]]:
+        path = self.paths[key]
+        for number, line in enumerate(self.text(key).splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataFormatError(
+                    f"invalid JSON ({exc.msg}, column {exc.colno})", file=str(path), line=number
+                ) from exc
+
+    def csv_rows(
+        self, key: str, *, delimiter: str = ",", header: bool = True, encoding: str = "utf-8"
+    ) -> Iterator[tuple[int, dict[str, str] | list[str]]]:
+        """Rows with the line number where each starts (a dict per row when there is a header)."""
+        path = self.paths[key]
+        handle = io.StringIO(self.text(key, encoding=encoding), newline="")
+        reader: Any = (
+            csv.DictReader(handle, delimiter=delimiter)
+            if header
+            else csv.reader(handle, delimiter=delimiter)
+        )
+        line = reader.line_num + 1
+        try:
+            for row in reader:
+                yield line, row
+                line = reader.line_num + 1
+        except csv.Error as exc:
+            raise DataFormatError(f"malformed CSV: {exc}", file=str(path), line=line) from exc
+
+
+class Record:
+    """Field access into one raw record that fails with file, record and field named."""
+
+    def __init__(self, data: Any, file: Path | str, where: str | int, line: int | None = None):
+        self.file, self.where, self.line = str(file), where, line
+        if not isinstance(data, Mapping):
+            raise self.error(f"expected an object, found {type(data).__name__}")
+        self.data: Mapping[str, Any] = data
+
+    def error(self, message: str, field: str | None = None) -> DataFormatError:
+        return DataFormatError(
+            message, file=self.file, record=self.where, field=field, line=self.line
+        )
+
+    def get(self, name: str, kind: type | tuple[type, ...] | None = None) -> Any:
+        if name not in self.data:
+            present = ", ".join(sorted(map(str, self.data)))
+            raise self.error(f"missing (fields present: {present})", field=name)
+        value = self.data[name]
+        if kind is not None and not isinstance(value, kind):
+            expected = (
+                kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            )
+            raise self.error(f"expected {expected}, found {type(value).__name__}", field=name)
+        return value
+
+    def optional(self, name: str, default: Any = None) -> Any:
+        return self.data.get(name, default)
+
+    def text(self, name: str) -> str:
+        return self.get(name, str)
+
+
+_SLUG = re.compile(r"[^a-z0-9.]+")
+
+
+def slug(text: str) -> str:
+    """A readable id fragment: lower case, runs of other characters replaced by '-'."""
+    return _SLUG.sub("-", text.lower()).strip("-") or "x"
+
+
+def item_id(benchmark: str, *parts: str | int) -> str:
+    """`benchmark/part/part`: stable, human-readable and unique across the release."""
+    return "/".join([benchmark, *(p if isinstance(p, str) else f"{p:04d}" for p in parts)])
+
+
+def alternating(texts: Sequence[str], last: str = "A", other: str = "B") -> list[Utterance]:
+    """Utterances of two speakers taking turns, the last one spoken by `last`."""
+    n = len(texts)
+    return [Utterance(last if (n - 1 - i) % 2 == 0 else other, t) for i, t in enumerate(texts)]
+
+
+def prefixed(lines: Sequence[str], speakers: Sequence[str] = ("User", "System")) -> list[Utterance]:
+    """Utterances from lines written as 'Speaker: text'; lines without a known prefix continue the last."""
+    utterances: list[Utterance] = []
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        head, sep, rest = line.partition(":")
+        if sep and head.strip() in speakers:
+            utterances.append(Utterance(head.strip(), rest.strip()))
+        elif utterances:
+            last = utterances[-1]
+            utterances[-1] = Utterance(last.speaker, f"{last.text}\n{line}")
+        else:
+            utterances.append(Utterance("", line))
+    return utterances
+
+
+class BenchmarkLoader(ABC):
+    """A benchmark: its metadata in code and a parser from its raw files."""
+
+    metadata: ClassVar[BenchmarkMetadata]
+
+    @abstractmethod
+    def parse(self, files: SourceFiles, level: str) -> Parsed:
+        """Read the raw files into records of `level` ("turn" or "dialogue")."""
+
+
+BENCHMARKS: Registry[type[BenchmarkLoader]] = Registry("benchmark")
+
+
+def register(cls: type[BenchmarkLoader]) -> type[BenchmarkLoader]:
+    """Class decorator: register a loader under its metadata name."""
+    return BENCHMARKS.add(cls.metadata.name, cls)

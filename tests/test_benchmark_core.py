@@ -1,0 +1,147 @@
+"""The loading machinery: data root, checksums, located errors, caching, the Benchmark object."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from comperbench import get_metadata, load_benchmark
+from comperbench.errors import ChecksumError, DataFormatError, DataMissingError, UnknownNameError
+from comperbench.loaders.usr import UsrPersona
+from comperbench.metadata import SourceFile
+
+USR_FILE = "usr/usr_percona_chat.json"
+
+
+def _copy_usr(data_root: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    (root / "usr").mkdir(parents=True)
+    shutil.copy(data_root / USR_FILE, root / USR_FILE)
+    return root
+
+
+def _patched(monkeypatch: pytest.MonkeyPatch, root: Path, content: str) -> None:
+    """Write `content` as the USR-Persona file and make the declared sha256 match it."""
+    import hashlib
+
+    (root / USR_FILE).write_text(content)
+    meta = UsrPersona.metadata
+    digest = hashlib.sha256(content.encode()).hexdigest()
+    source = dataclasses.replace(meta.sources[0], sha256=digest)
+    monkeypatch.setattr(UsrPersona, "metadata", dataclasses.replace(meta, sources=(source,)))
+
+
+def test_unknown_benchmark_names_close_matches() -> None:
+    with pytest.raises(UnknownNameError, match="usr-topical"):
+        load_benchmark("usr-topicl")
+
+
+def test_unknown_aspect_lists_known_aspects() -> None:
+    with pytest.raises(UnknownNameError, match="maintains_context"):
+        get_metadata("usr-topical").aspect("coherence")
+
+
+def test_aspect_found_by_source_label() -> None:
+    assert get_metadata("usr-topical").aspect("Maintains Context").name == "maintains_context"
+
+
+def test_missing_file_offline_fails_at_once_saying_where(tmp_path: Path) -> None:
+    with pytest.raises(DataMissingError) as info:
+        load_benchmark("usr-persona", data_dir=tmp_path, use_cache=False)
+    message = str(info.value)
+    assert str(tmp_path / USR_FILE) in message
+    assert "COMPERBENCH_DATA" in message
+    assert "raw.githubusercontent.com" in message
+
+
+def test_tampered_file_is_rejected(data_root: Path, tmp_path: Path) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    with (root / USR_FILE).open("ab") as handle:
+        handle.write(b" ")
+    with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
+        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+
+
+def test_truncated_json_names_file_and_line(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    text = (root / USR_FILE).read_text()
+    _patched(monkeypatch, root, text[: len(text) // 2])
+    with pytest.raises(DataFormatError, match=r"usr_percona_chat\.json, line \d+: invalid JSON"):
+        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+
+
+def test_missing_field_names_record_and_field(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    records = json.loads((root / USR_FILE).read_text())
+    del records[7]["responses"][2]["Engaging"]
+    _patched(monkeypatch, root, json.dumps(records))
+    with pytest.raises(DataFormatError) as info:
+        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+    assert "record 7.responses[2]" in str(info.value)
+    assert info.value.field == "Engaging"
+
+
+def test_non_numeric_rating_is_an_error_not_a_number(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    records = json.loads((root / USR_FILE).read_text())
+    records[0]["responses"][0]["Overall"][1] = "five"
+    _patched(monkeypatch, root, json.dumps(records))
+    with pytest.raises(DataFormatError, match="'five' is not a number"):
+        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+
+
+def test_fingerprint_changes_with_version_and_data() -> None:
+    meta = get_metadata("usr-persona")
+    bumped = dataclasses.replace(meta, version="9.9.9")
+    other_file = dataclasses.replace(meta, sources=(SourceFile(USR_FILE, "0" * 64),))
+    assert len({meta.fingerprint, bumped.fingerprint, other_file.fingerprint}) == 3
+    assert meta.fingerprint == get_metadata("usr-persona").fingerprint
+
+
+def test_warm_load_reads_the_cache_not_the_raw_files(data_root: Path, tmp_path: Path) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    cold = load_benchmark("usr-persona", data_dir=root)
+    (root / USR_FILE).unlink()
+    warm = load_benchmark("usr-persona", data_dir=root)
+    assert warm.table.equals(cold.table.replace_schema_metadata(warm.table.schema.metadata))
+
+
+def test_benchmark_views(data_root: Path) -> None:
+    bench = load_benchmark("usr-persona")
+    frame = bench.to_pandas()
+    assert list(frame.columns[:4]) == ["item_id", "benchmark", "split", "dialogue_id"]
+    dataset = bench.to_dataset()
+    assert dataset.num_rows == 300
+    assert dataset[0]["item_id"] == frame.iloc[0]["item_id"]
+    ratings = bench.ratings()
+    assert len(ratings) == 5400
+    first = frame.iloc[0]
+    overall = ratings[(ratings.item_id == first.item_id) & (ratings.aspect == "overall")]
+    assert overall.value.mean() == pytest.approx(first.scores["overall"])
+    systems = bench.systems()
+    assert systems["items"].sum() == 300
+    seq2seq = frame[frame.system == "Seq2Seq"]
+    expected = sum(s["overall"] for s in seq2seq.scores) / len(seq2seq)
+    assert systems.loc["Seq2Seq", "overall"] == pytest.approx(expected)
+
+
+def test_system_level_is_derived_not_loaded() -> None:
+    with pytest.raises(Exception, match=r"\.systems\(\)"):
+        load_benchmark("usr-topical", level="system")
+
+
+def test_unknown_level_and_split() -> None:
+    with pytest.raises(UnknownNameError, match="Levels: turn"):
+        load_benchmark("usr-topical", level="dialogue")
+    with pytest.raises(UnknownNameError, match="Splits: test"):
+        load_benchmark("usr-topical", split="train")
