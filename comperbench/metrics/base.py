@@ -75,5 +75,12 @@ class Metric(ABC):
         """One float per item, in order."""
 
 
-MetricFactory = Callable[[], Metric]
+MetricFactory = Callable[[str | None], Metric]
+"""Builds a metric from the text between the brackets of its name (None when there are none)."""
+
 METRICS: Registry[MetricFactory] = Registry("metric")
+
+
+def register_metric(base_name: str) -> Callable[[MetricFactory], MetricFactory]:
+    """Register a factory under `base_name`; `get("base[arg]")` calls it with "arg"."""
+    return METRICS.register(base_name)
