@@ -1,0 +1,434 @@
+"""Soda-Eval (Mendonça, Trancoso and Lavie 2024): GPT-4 assessments of 120k Soda responses.
+
+Published only on the Hugging Face Hub (`Johndfm/soda_eval`) as parquet shards whose exact names
+are not known in advance: the dataset card (`README.md`, YAML header) lists them by pattern
+(`configs[].data_files`, e.g. `data/train-*`) and declares the rows of every split
+(`dataset_info.splits[].num_examples`). The loader reads the card from the data root, resolves each
+split's pattern under `<root>/soda_eval/`, downloads missing shards with `snapshot_download` when
+online, checks every shard's columns and types, and checks the row counts against the card.
+
+Each row is one turn item: `dialog_history` is the Soda dialogue so far, one utterance a line
+written `Speaker: text`; `score` is GPT-4's overall rating (1-5); `issues` are the problems GPT-4
+listed, each with a type from the paper's taxonomy. An issue type becomes a binary aspect
+(1 = GPT-4 listed it for this response, 0 = it did not), so that issue detection can be evaluated
+like any other aspect. The free-text explanations (`overall_comment`, issue comments) are not part
+of the unified schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Mapping
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from comperbench import data
+from comperbench.errors import DataFormatError, DataMissingError
+from comperbench.loaders.base import BenchmarkLoader, Parsed, SourceFiles, item_id, register
+from comperbench.metadata import Aspect, BenchmarkMetadata, HubFile, SourceFile
+from comperbench.schema import Rating, TurnRecord, Utterance
+
+NAME = "soda-eval"
+FOLDER = "soda_eval"
+REPO_ID = "Johndfm/soda_eval"
+REVISION = "main"
+"""No commit hash of the dataset is known; see the notes and `shard_digests`."""
+CARD = "README.md"
+SPLITS = ("train", "val", "test")
+ANNOTATOR = "gpt-4"
+SYSTEM = "soda"
+
+COLUMNS: dict[str, pa.DataType] = {
+    "dialog_id": pa.int64(),
+    "dialog_history": pa.string(),
+    "response": pa.string(),
+    "overall_comment": pa.string(),
+    "score": pa.int64(),
+    "issues": pa.list_(pa.struct([("comment", pa.string()), ("type", pa.string())])),
+    "split": pa.string(),
+}
+READ = ("dialog_id", "dialog_history", "response", "score", "issues", "split")
+
+ISSUE_TYPES: dict[str, str] = {
+    "coherence": "The response contradicts or ignores information in the dialogue.",
+    "commonsense": "The response lacks common knowledge or logic.",
+    "assumption": "The response infers information not available in the dialogue.",
+    "repetition": "The response repeats information already given in the dialogue.",
+    "engagement": "The response lacks a behaviour or emotion expected in the situation.",
+    "antisocial": "The response is unsafe or inappropriate.",
+    "fluency": "The response has typos or grammatical errors.",
+    "gender_pronoun": "The response uses a pronoun that does not match the person.",
+    "non_textual": "The response holds narrative or non-verbal elements unexpected in a turn.",
+    "other": "Any other issue.",
+}
+"""The issue taxonomy of the Soda-Eval paper, keyed by the normalised type (lower case, `_`)."""
+
+_SPEAKER_LINE = r"^(?P<speaker>[^:]{1,60}): ?(?P<text>.*)$"
+_NOT_KEY = re.compile(r"[^a-z0-9]+")
+
+CITATION = """@inproceedings{mendonca-etal-2024-soda,
+    title = "Soda-Eval: Open-Domain Dialogue Evaluation in the age of {LLM}s",
+    author = "Mendon{\\c{c}}a, John and Trancoso, Isabel and Lavie, Alon",
+    booktitle = "Findings of the Association for Computational Linguistics: EMNLP 2024",
+    year = "2024",
+    address = "Miami, Florida, USA",
+    publisher = "Association for Computational Linguistics",
+    url = "https://aclanthology.org/2024.findings-emnlp.684",
+    doi = "10.18653/v1/2024.findings-emnlp.684",
+    pages = "11687--11708"
+}"""
+
+OVERALL = Aspect("overall", "score", 1, 5, "GPT-4's overall rating of the response.")
+ASPECTS = (
+    OVERALL,
+    *(Aspect(f"issue_{key}", key, 0, 1, text) for key, text in ISSUE_TYPES.items()),
+)
+
+
+def _folder(files: SourceFiles) -> Path:
+    return files.path(f"{FOLDER}/{CARD}").parent
+
+
+def _card(path: Path) -> dict[str, Any]:
+    from huggingface_hub.repocard import metadata_load
+
+    try:
+        card = metadata_load(path)
+    except Exception as exc:  # malformed YAML of any kind
+        raise DataFormatError(f"the YAML header cannot be read: {exc}", file=str(path)) from exc
+    if not isinstance(card, dict):
+        raise DataFormatError("no YAML header (--- ... ---) with the dataset info", file=str(path))
+    return card
+
+
+def split_patterns(card: Mapping[str, Any], path: Path) -> dict[str, str]:
+    """The data-file pattern of each split, from `configs[].data_files` of the card."""
+    configs = card.get("configs")
+    if not isinstance(configs, list) or not configs or not isinstance(configs[0], dict):
+        raise DataFormatError(
+            "expected `configs: [{config_name, data_files: [{split, path}]}]`", file=str(path)
+        )
+    entries = configs[0].get("data_files")
+    patterns: dict[str, str] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            patterns[str(entry.get("split"))] = entry["path"]
+    if set(patterns) != set(SPLITS):
+        raise DataFormatError(
+            f"configs[0].data_files names splits {sorted(patterns)}, expected {list(SPLITS)} "
+            "each with a `path` pattern",
+            file=str(path),
+            field="configs",
+        )
+    return patterns
+
+
+def declared_rows(card: Mapping[str, Any]) -> dict[str, int]:
+    """Rows per split declared by `dataset_info.splits[].num_examples` (absent: not checked)."""
+    info = card.get("dataset_info")
+    splits = info.get("splits") if isinstance(info, dict) else None
+    return {
+        str(s["name"]): int(s["num_examples"])
+        for s in splits or []
+        if isinstance(s, dict) and "name" in s and "num_examples" in s
+    }
+
+
+def _fetch_shards(folder: Path, pattern: str) -> None:
+    from huggingface_hub import snapshot_download
+
+    snapshot_download(
+        repo_id=REPO_ID,
+        repo_type="dataset",
+        revision=REVISION,
+        allow_patterns=[pattern],
+        local_dir=folder,
+    )
+
+
+def resolve_shards(folder: Path, pattern: str) -> list[Path]:
+    """The parquet shards matching `pattern` under `folder`, downloaded first when online."""
+    shards = sorted(folder.glob(pattern))
+    if not shards and not data.is_offline():
+        try:
+            _fetch_shards(folder, pattern)
+        except Exception as exc:  # any network or permission failure means the files are missing
+            raise DataMissingError(_missing(folder, pattern, f"download failed: {exc}")) from exc
+        shards = sorted(folder.glob(pattern))
+    if not shards:
+        raise DataMissingError(_missing(folder, pattern, "offline mode is set"))
+    wrong = [s for s in shards if s.suffix != ".parquet"]
+    if wrong:
+        raise DataFormatError(f"{wrong[0].name} matches {pattern} but is not a parquet file")
+    return shards
+
+
+def _missing(folder: Path, pattern: str, why: str) -> str:
+    return (
+        f"benchmark {NAME!r} needs the parquet shards {pattern} under {folder}, and none is there "
+        f"({why}). Put a copy of them from the Hugging Face dataset {REPO_ID} (files {pattern}, "
+        f"revision {REVISION}) there, or point {data.DATA_ENV} at a folder that holds "
+        f"{FOLDER}/{pattern}."
+    )
+
+
+def shard_digests(root: Path) -> dict[str, str]:
+    """sha256 of the card and of every shard the loader reads under `root`, by relative path.
+
+    The Hub revision is "main", so these digests, not the revision, identify the data: a cache
+    key or a result fingerprint must include them.
+    """
+    folder = root / FOLDER
+    card = folder / CARD
+    files = [card]
+    for pattern in split_patterns(_card(card), card).values():
+        files.extend(sorted(folder.glob(pattern)))
+    return {str(p.relative_to(root)): data.sha256_file(p) for p in files}
+
+
+def _check_schema(path: Path) -> None:
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataFormatError(f"not a readable parquet file: {exc}", file=str(path)) from exc
+    expected = ", ".join(f"{n} {t}" for n, t in COLUMNS.items())
+    for name, kind in COLUMNS.items():
+        if name not in schema.names:
+            raise DataFormatError(
+                f"column missing. Expected columns: {expected}; found: {', '.join(schema.names)}",
+                file=str(path),
+                field=name,
+            )
+        if not schema.field(name).type.equals(kind):
+            raise DataFormatError(
+                f"column has type {schema.field(name).type}, expected {kind}",
+                file=str(path),
+                field=name,
+            )
+
+
+def _first(mask: pa.Array | np.ndarray) -> int | None:
+    hits = np.flatnonzero(np.asarray(mask))
+    return int(hits[0]) if len(hits) else None
+
+
+class _Shard:
+    """One parquet shard, parsed column by column; errors name file, row and field."""
+
+    def __init__(self, path: Path, split: str) -> None:
+        _check_schema(path)
+        self.path, self.split = path, split
+        self.table = pq.read_table(path, columns=list(READ))
+        self.rows = self.table.num_rows
+
+    def error(self, row: int, message: str, field: str) -> DataFormatError:
+        return DataFormatError(message, file=str(self.path), record=f"row {row}", field=field)
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        column = self.table.column(name)
+        row = _first(column.is_null().to_numpy(zero_copy_only=False))
+        if row is not None and name != "score":
+            raise self.error(row, "value is null", name)
+        return column
+
+    def check_split(self) -> None:
+        wrong = pc.not_equal(self.column("split"), self.split).to_numpy(zero_copy_only=False)
+        row = _first(wrong)
+        if row is not None:
+            value = self.table.column("split")[row].as_py()
+            raise self.error(row, f"split {value!r} in a shard of split {self.split!r}", "split")
+
+    def scores(self) -> np.ndarray:
+        """GPT-4 scores as floats, NaN where the score is null (missing)."""
+        values = self.column("score").to_numpy(zero_copy_only=False).astype(float)
+        bad = ~np.isnan(values) & ((values < OVERALL.min) | (values > OVERALL.max))
+        row = _first(bad)
+        if row is not None:
+            raise self.error(row, f"score {values[row]:g} is outside 1-5", "score")
+        return values
+
+    def contexts(self) -> list[list[Utterance]]:
+        """`dialog_history` split into `Speaker: text` lines (blank lines carry nothing)."""
+        lines = pc.split_pattern(self.column("dialog_history").combine_chunks(), "\n")
+        parents = pc.list_parent_indices(lines).to_numpy()
+        flat = pc.utf8_trim_whitespace(pc.list_flatten(lines))
+        keep = pc.not_equal(flat, "").to_numpy(zero_copy_only=False)
+        parents, flat = parents[keep], flat.filter(pa.array(keep))
+        parts = pc.extract_regex(flat, _SPEAKER_LINE)
+        bad = _first(parts.is_null().to_numpy(zero_copy_only=False))
+        if bad is not None:
+            raise self.error(
+                int(parents[bad]),
+                f"line {flat[bad].as_py()!r} is not written 'Speaker: text'",
+                "dialog_history",
+            )
+        speakers = pc.utf8_trim_whitespace(pc.struct_field(parts, "speaker")).to_pylist()
+        texts = pc.utf8_trim_whitespace(pc.struct_field(parts, "text")).to_pylist()
+        bounds = np.searchsorted(parents, np.arange(self.rows + 1))
+        return [
+            [Utterance(s, t) for s, t in zip(speakers[a:b], texts[a:b], strict=True)]
+            for a, b in pairwise(bounds.tolist())
+        ]
+
+    def issue_flags(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, 0/1 per issue type, and whether the row's issue list is present at all."""
+        issues = self.table.column("issues").combine_chunks()
+        present = issues.is_valid().to_numpy(zero_copy_only=False)
+        parents = pc.list_parent_indices(issues).to_numpy()
+        types = pc.struct_field(pc.list_flatten(issues), "type")
+        row = _first(types.is_null().to_numpy(zero_copy_only=False))
+        if row is not None:
+            raise self.error(int(parents[row]), "an issue has no type", "issues")
+        keys = pc.utf8_trim(
+            pc.replace_substring_regex(pc.utf8_lower(types), _NOT_KEY.pattern, "_"), "_"
+        )
+        codes = pc.index_in(keys, pa.array(list(ISSUE_TYPES))).to_numpy(zero_copy_only=False)
+        unknown = _first(np.isnan(codes.astype(float)))
+        if unknown is not None:
+            raise self.error(
+                int(parents[unknown]),
+                f"issue type {types[unknown].as_py()!r} is not in the Soda-Eval taxonomy "
+                f"({', '.join(ISSUE_TYPES)})",
+                "issues",
+            )
+        flags = np.zeros((self.rows, len(ISSUE_TYPES)))
+        flags[parents, codes.astype(int)] = 1.0
+        return flags, present
+
+
+def _response(text: str, context: list[Utterance]) -> str:
+    """The response without a leading 'Speaker: ' when that speaker is in the context."""
+    head, sep, rest = text.partition(":")
+    if sep and any(u.speaker == head.strip() for u in context):
+        return rest.strip()
+    return text.strip()
+
+
+def parse_shard(shard: _Shard, skipped: Counter[str]) -> list[TurnRecord]:
+    shard.check_split()
+    dialog_ids = shard.column("dialog_id").to_numpy()
+    scores = shard.scores()
+    contexts = shard.contexts()
+    responses = shard.column("response").to_pylist()
+    flags, present = shard.issue_flags()
+    skipped["score missing"] += int(np.isnan(scores).sum())
+    skipped["issue list missing"] += int((~present).sum())
+    issue_names = [a.name for a in ASPECTS[1:]]
+    records = []
+    for row, (dialog, score, context, response) in enumerate(
+        zip(dialog_ids.tolist(), scores.tolist(), contexts, responses, strict=True)
+    ):
+        ratings = [] if np.isnan(score) else [Rating(OVERALL.name, score, ANNOTATOR)]
+        if present[row]:
+            ratings.extend(
+                Rating(name, flag, ANNOTATOR)
+                for name, flag in zip(issue_names, flags[row].tolist(), strict=True)
+            )
+        records.append(
+            TurnRecord(
+                item_id=item_id(NAME, shard.split, str(dialog), len(context)),
+                dialogue_id=str(dialog),
+                system=SYSTEM,
+                context=context,
+                response=_response(response, context),
+                ratings=ratings,
+                split=shard.split,
+                turn_index=len(context),
+            )
+        )
+    return records
+
+
+def _check_unique(records: list[TurnRecord], paths: list[Path]) -> None:
+    seen: dict[str, int] = {}
+    for index, record in enumerate(records):
+        if record.item_id in seen:
+            raise DataFormatError(
+                f"two rows of dialogue {record.dialogue_id} have {record.turn_index} context "
+                f"utterances (rows {seen[record.item_id]} and {index} of the split, in shard "
+                f"order), so {record.item_id} would not be unique",
+                file=", ".join(str(p) for p in paths),
+                field="dialog_history",
+            )
+        seen[record.item_id] = index
+
+
+def parse_soda_eval(files: SourceFiles) -> Parsed:
+    parsed = Parsed()
+    folder = _folder(files)
+    card_path = files.path(f"{FOLDER}/{CARD}")
+    card = _card(card_path)
+    declared = declared_rows(card)
+    for split, pattern in split_patterns(card, card_path).items():
+        paths = resolve_shards(folder, pattern)
+        records = [r for p in paths for r in parse_shard(_Shard(p, split), parsed.skipped)]
+        if split in declared and declared[split] != len(records):
+            raise DataFormatError(
+                f"split {split!r} has {len(records)} rows in {len(paths)} shard(s), but the "
+                f"dataset card declares {declared[split]}: a shard is missing, extra or from "
+                "another revision",
+                file=str(card_path),
+                field="dataset_info.splits",
+            )
+        _check_unique(records, paths)
+        parsed.turns.extend(records)
+    parsed.skipped = Counter({k: v for k, v in parsed.skipped.items() if v})
+    return parsed
+
+
+def content_fingerprint(metadata: BenchmarkMetadata, root: Path) -> str:
+    """The declared fingerprint combined with the sha256 of every file read under `root`."""
+    payload = metadata.fingerprint + "".join(f"{k}={v};" for k, v in shard_digests(root).items())
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+@register
+class SodaEval(BenchmarkLoader):
+    metadata = BenchmarkMetadata(
+        name=NAME,
+        version="0.1.0",
+        description=(
+            "Soda-Eval: 122,648 responses from Soda dialogues (train 85,876 / val 24,535 / test "
+            "12,237), each assessed by GPT-4 with an overall 1-5 score and a list of issues from "
+            "a 10-type taxonomy (coherence, commonsense, assumption, ...). The ratings come from "
+            "GPT-4, not from people (annotator 'gpt-4'); each issue type is a 0/1 aspect."
+        ),
+        homepage="https://huggingface.co/datasets/Johndfm/soda_eval",
+        license="CC-BY-4.0",
+        citation=CITATION,
+        sources=(
+            SourceFile(
+                path=f"{FOLDER}/{CARD}",
+                sha256=None,
+                hub=HubFile(repo_id=REPO_ID, filename=CARD, revision=REVISION),
+            ),
+        ),
+        levels=("turn", "system"),
+        aspects=ASPECTS,
+        default_aspect="overall",
+        splits=SPLITS,
+        annotator_ids=True,
+        notes=(
+            "No commit hash of Johndfm/soda_eval is known: files are read at revision 'main'. The "
+            "shard names are taken from the dataset card's data_files patterns, and the row count "
+            "of every split is checked against the card; the sha256 of the files actually read "
+            "is given by comperbench.loaders.soda_eval.shard_digests.",
+            "The scores are GPT-4 assessments, not human judgments.",
+            "dialog_history is parsed as one 'Speaker: text' utterance a line, the layout of the "
+            "Soda dialogues shown in the paper; a line in another layout is an error.",
+            "The issue taxonomy is the paper's; issue types are matched case- and "
+            "punctuation-insensitively, and an unknown type is an error.",
+            "The free-text explanations (overall_comment, issue comments) are not loaded.",
+        ),
+    )
+
+    def parse(self, files: SourceFiles, level: str) -> Parsed:
+        return parse_soda_eval(files)
