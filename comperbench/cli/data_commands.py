@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
-from typing import Any
+import sys
 
-from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
-from comperbench.data import sha256_file
+from comperbench.errors import ComperbenchError
 from comperbench.metadata import BenchmarkMetadata
+from comperbench.release import export_release, push_release
 from comperbench.schema import STORED_LEVELS
 from comperbench.textutil import table as format_table
 
@@ -79,49 +77,24 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_level(
-    meta: BenchmarkMetadata, level: str, out: Path, fmt: str, data_dir: str | None
-) -> list[dict[str, Any]]:
-    files = []
-    for split in meta.splits:
-        part = load_benchmark(meta.name, level, split, data_dir=data_dir)
-        path = out / meta.name / f"{level}-{split}.{fmt}"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            pq.write_table(part.table, path)
-        else:
-            part.to_pandas().to_json(path, orient="records", lines=True, force_ascii=False)
-        files.append(
-            {
-                "path": str(path.relative_to(out)),
-                "level": level,
-                "split": split,
-                "rows": len(part),
-                "sha256": sha256_file(path),
-            }
-        )
-    return files
-
-
 def run_export(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    manifest: dict[str, Any] = {"comperbench_version": __version__, "benchmarks": {}}
-    for name in args.names:
-        meta = get_metadata(name)
-        files = []
-        for level in _stored_levels(meta):
-            files += _export_level(meta, level, out, args.format, args.data_dir)
-        manifest["benchmarks"][name] = {
-            "version": meta.version,
-            "fingerprint": meta.fingerprint,
-            "files": files,
-        }
-        for f in files:
-            print(f"wrote {out / f['path']} ({f['rows']} rows)")
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"wrote {out / 'manifest.json'}")
+    if args.all == bool(args.names):
+        raise ComperbenchError("name the benchmarks to export, or pass --all (not both)")
+    names = list_benchmarks() if args.all else args.names
+    result = export_release(
+        names,
+        args.out,
+        fmt=args.format,
+        data_dir=args.data_dir,
+        with_cards=args.cards,
+        skip_missing=args.all,
+        progress=print,
+    )
+    for name, reason in result.missing.items():
+        print(f"comperbench: warning: {name} is not in the release: {reason}", file=sys.stderr)
+    if args.push:
+        url = push_release(result.out, args.push)
+        print(f"pushed {result.out} to {url}")
     return 0
 
 
@@ -136,9 +109,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     show.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     show.set_defaults(run=run_show)
 
-    export = commands.add_parser("export", help="write the fixed release files of benchmarks")
-    export.add_argument("names", nargs="+", metavar="NAME")
+    export = commands.add_parser(
+        "export", help="write the fixed release files of benchmarks, with cards and a manifest"
+    )
+    export.add_argument("names", nargs="*", metavar="NAME")
+    export.add_argument(
+        "--all",
+        action="store_true",
+        help="every registered benchmark (those without raw files are named and left out)",
+    )
     export.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
     export.add_argument("--out", default="release", help="output folder (default: ./release)")
     export.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    export.add_argument(
+        "--no-cards", dest="cards", action="store_false", help="leave the dataset cards out"
+    )
+    export.add_argument(
+        "--push", metavar="REPO_ID", help="upload the release as a Hugging Face dataset repo"
+    )
     export.set_defaults(run=run_export)

@@ -1,0 +1,494 @@
+"""Dataset cards: the facts of a benchmark rendered from code, and the check that a card agrees.
+
+A card is a Hugging Face dataset card (README.md with a YAML header). Its YAML header and the
+blocks between `<!-- facts:start NAME -->` and `<!-- facts:end NAME -->` are generated from the
+metadata in code and from the loaded tables; everything else is prose written for people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from huggingface_hub import DatasetCardData
+
+from comperbench import __version__
+from comperbench.errors import ComperbenchError
+from comperbench.metadata import BenchmarkMetadata
+from comperbench.schema import SCHEMA_VERSION, STORED_LEVELS
+
+CARDS_DIR = Path(__file__).resolve().parents[1] / "dataset_cards"
+BLOCKS = ("summary", "aspects", "counts", "notes", "citation")
+SECTIONS = (
+    "## How it was collected",
+    "## Fields of the unified schema",
+    "## Aspects and scales",
+    "## Counts",
+    "## Known issues and loader handling",
+    "## License and terms",
+    "## Citation",
+)
+TASK_CATEGORIES = ("text-generation",)
+TASK_IDS = ("dialogue-modeling",)
+TAGS = ("dialogue-evaluation", "human-judgments", "meta-evaluation", "comperbench")
+COMPERBENCH_YEAR = "2026"
+
+PRETTY_NAMES = {
+    "usr-topical": "USR-TopicalChat",
+    "usr-persona": "USR-PersonaChat",
+    "fed-turn": "FED (turn level)",
+    "fed-dialogue": "FED (dialogue level)",
+    "dstc9": "DSTC9 Track 3 interactive evaluation",
+    "grade-convai2": "GRADE-ConvAI2",
+    "grade-dailydialog": "GRADE-DailyDialog",
+    "grade-empathetic": "GRADE-EmpatheticDialogues",
+    "dstc7": "DSTC7 Task 2 human evaluation",
+    "dailydialog-gupta": "DailyDialog multi-reference (Gupta et al.)",
+    "dailydialog-zhao": "DailyDialog (Zhao et al.)",
+    "persona-zhao": "PersonaChat (Zhao et al.)",
+    "predictive-engagement": "PredictiveEngagement",
+    "holistic-context": "HolisticEval context coherence",
+    "holistic-fluency": "HolisticEval fluency",
+    "comperdial": "ComperDial",
+    "soda-eval": "SODA-EVAL",
+}
+
+HF_LICENSES = frozenset(
+    {
+        "apache-2.0",
+        "mit",
+        "bsd-2-clause",
+        "bsd-3-clause",
+        "cc0-1.0",
+        "cc-by-3.0",
+        "cc-by-4.0",
+        "cc-by-sa-3.0",
+        "cc-by-sa-4.0",
+        "cc-by-nc-4.0",
+        "cc-by-nc-sa-4.0",
+        "cc-by-nc-nd-4.0",
+        "gpl-3.0",
+        "odc-by",
+        "odbl",
+        "o-uda-1.0",
+        "cdla-permissive-2.0",
+    }
+)
+
+
+class CardError(ComperbenchError):
+    """A dataset card is missing, malformed, or disagrees with the code."""
+
+
+@dataclass(frozen=True)
+class SplitCounts:
+    """Sizes of one level and split; None where a published card does not state the number."""
+
+    level: str
+    split: str
+    items: int | None
+    dialogues: int | None
+    systems: int | None
+    ratings: int | None
+
+
+@dataclass(frozen=True)
+class CardCounts:
+    """What a card reports about the size of a benchmark, and where the numbers come from."""
+
+    splits: tuple[SplitCounts, ...]
+    per_system: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
+    """level -> system -> split -> items."""
+    skipped: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """level -> reason -> count of what the loader dropped."""
+    published_by: str | None = None
+    """Set when the numbers are copied from the publisher's card instead of measured here."""
+
+    @property
+    def total_items(self) -> int | None:
+        values = [s.items for s in self.splits]
+        return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+# ComperDial and SODA-EVAL are published on the Hugging Face Hub only; their raw files are not in
+# the data root here, so their cards state the sizes given on the publishers' dataset cards.
+PUBLISHED_COUNTS: dict[str, CardCounts] = {
+    "comperdial": CardCounts(
+        splits=(
+            SplitCounts("turn", "test", 10395, 1485, 99, None),
+            SplitCounts("dialogue", "test", 1485, 1485, 99, None),
+        ),
+        published_by="the Sony/ComperDial dataset card (97 challenge agents and 2 human subjects)",
+    ),
+    "soda-eval": CardCounts(
+        splits=(
+            SplitCounts("turn", "train", 85876, None, None, None),
+            SplitCounts("turn", "val", 24535, None, None, None),
+            SplitCounts("turn", "test", 12237, None, None, None),
+        ),
+        published_by="the Johndfm/soda_eval dataset card",
+    ),
+}
+
+
+def stored_levels(meta: BenchmarkMetadata) -> list[str]:
+    return [level for level in meta.levels if level in STORED_LEVELS]
+
+
+def release_path(name: str, level: str, split: str, fmt: str = "parquet") -> str:
+    """Where `comperbench export` writes one level and split, relative to the release root."""
+    return f"{name}/{level}-{split}.{fmt}"
+
+
+def measure(
+    meta: BenchmarkMetadata,
+    tables: Mapping[str, pa.Table],
+    skipped: Mapping[str, Mapping[str, int]],
+) -> CardCounts:
+    """Counts per level and split, and items per system, from the loaded tables (level -> table)."""
+    rows: list[SplitCounts] = []
+    per_system: dict[str, dict[str, dict[str, int]]] = {}
+    for level in stored_levels(meta):
+        table = tables[level]
+        systems: dict[str, dict[str, int]] = defaultdict(dict)
+        for split in meta.splits:
+            part = table.filter(pc.equal(table.column("split"), split))
+            names = part.column("system").to_pylist()
+            for system in sorted(set(names)):
+                systems[system][split] = names.count(system)
+            rows.append(
+                SplitCounts(
+                    level=level,
+                    split=split,
+                    items=part.num_rows,
+                    dialogues=len(part.column("dialogue_id").unique()),
+                    systems=len(set(names)),
+                    ratings=int(pc.sum(pc.list_value_length(part.column("ratings"))).as_py() or 0),
+                )
+            )
+        per_system[level] = dict(sorted(systems.items()))
+    return CardCounts(
+        splits=tuple(rows),
+        per_system=per_system,
+        skipped={level: dict(sorted(s.items())) for level, s in skipped.items() if s},
+    )
+
+
+def load_counts(meta: BenchmarkMetadata, data_dir: str | Path | None = None) -> CardCounts:
+    """The published counts of a Hub-only benchmark, else counts measured on its loaded tables."""
+    if meta.name in PUBLISHED_COUNTS:
+        return PUBLISHED_COUNTS[meta.name]
+    from comperbench.benchmark import load_benchmark
+
+    tables, skipped = {}, {}
+    for level in stored_levels(meta):
+        bench = load_benchmark(meta.name, level, data_dir=data_dir)
+        tables[level], skipped[level] = bench.table, bench.skipped
+    return measure(meta, tables, skipped)
+
+
+def hf_license(text: str) -> tuple[str, str | None]:
+    """The Hugging Face license id of a license as declared, and a name when it must be `other`."""
+    head = text.split("(")[0].strip().lower()
+    candidate = re.sub(r"\s+v?(?=\d)", "-", head).replace(" ", "-")
+    if candidate in HF_LICENSES:
+        return candidate, None
+    return "other", re.sub(r"[^a-z0-9.]+", "-", head).strip("-") or "unknown"
+
+
+def size_category(n: int | None) -> str:
+    if n is None:
+        return "unknown"
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < bound:
+            return label
+    return "100K<n<1M" if n < 1_000_000 else "1M<n<10M"
+
+
+def configs(meta: BenchmarkMetadata, prefix: str = "") -> list[dict[str, object]]:
+    """One config per stored level, its data files per split at the release paths."""
+    out: list[dict[str, object]] = []
+    for i, level in enumerate(stored_levels(meta)):
+        config: dict[str, object] = {
+            "config_name": f"{prefix}{level}",
+            "data_files": [
+                {"split": split, "path": release_path(meta.name, level, split)}
+                for split in meta.splits
+            ],
+        }
+        if i == 0 and not prefix:
+            config["default"] = True
+        out.append(config)
+    return out
+
+
+def render_header(meta: BenchmarkMetadata, counts: CardCounts) -> str:
+    license_id, license_name = hf_license(meta.license)
+    extra: dict[str, object] = {}
+    if license_name is not None:
+        extra = {"license_name": license_name, "license_details": meta.license}
+    data = DatasetCardData(
+        pretty_name=PRETTY_NAMES.get(meta.name, meta.name),
+        language=[meta.language],
+        license=license_id,
+        task_categories=list(TASK_CATEGORIES),
+        task_ids=list(TASK_IDS),
+        size_categories=[size_category(counts.total_items)],
+        tags=list(TAGS),
+        configs=configs(meta),
+        **extra,
+    )
+    return f"---\n{data.to_yaml()}\n---"
+
+
+def _source_line(meta: BenchmarkMetadata) -> list[str]:
+    lines = []
+    for source in meta.sources:
+        if source.hub:
+            where = f"Hub dataset `{source.hub.repo_id}` file `{source.hub.filename}` @ `{source.hub.revision}`"
+        else:
+            where = source.url or "original publication"
+        digest = f"sha256 `{source.sha256}`" if source.sha256 else "no sha256 (pinned revision)"
+        lines.append(f"| raw file | `{source.path}`: {digest}, from {where} |")
+    return lines
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def render_summary(meta: BenchmarkMetadata) -> str:
+    lines = [
+        "| | |",
+        "|---|---|",
+        f"| benchmark | `{meta.name}` |",
+        f"| version | {meta.version} |",
+        f"| fingerprint | `{meta.fingerprint}` |",
+        f"| schema version | {SCHEMA_VERSION} |",
+        f"| levels | {', '.join(meta.levels)} |",
+        f"| splits | {', '.join(meta.splits)} |",
+        f"| default aspect | `{meta.default_aspect}` |",
+        f"| references | {_yes(meta.has_references)} |",
+        f"| grounding | {_yes(meta.has_grounding)} |",
+        f"| individual ratings | {_yes(meta.individual_ratings)} |",
+        f"| annotator ids | {_yes(meta.annotator_ids)} |",
+        f"| license (as declared) | {meta.license} |",
+        f"| homepage | {meta.homepage} |",
+        *_source_line(meta),
+    ]
+    return "\n".join([meta.description, "", *lines])
+
+
+def render_aspects(meta: BenchmarkMetadata) -> str:
+    lines = ["| aspect | label in the source | scale | description |", "|---|---|---|---|"]
+    for a in meta.aspects:
+        default = " (default)" if a.name == meta.default_aspect else ""
+        lines.append(f"| `{a.name}`{default} | {a.label} | {a.min:g}-{a.max:g} | {a.description} |")
+    return "\n".join(lines)
+
+
+def _n(value: int | None) -> str:
+    return "not published" if value is None else f"{value:,}"
+
+
+def render_counts(counts: CardCounts) -> str:
+    lines = []
+    if counts.published_by:
+        lines += [f"As published by {counts.published_by}; not measured here.", ""]
+    lines += [
+        "| level | split | items | dialogues | systems | individual ratings |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in counts.splits:
+        lines.append(
+            f"| {s.level} | {s.split} | {_n(s.items)} | {_n(s.dialogues)} | {_n(s.systems)} "
+            f"| {_n(s.ratings)} |"
+        )
+    for level, systems in counts.per_system.items():
+        splits = sorted({split for per in systems.values() for split in per})
+        lines += ["", f"Items per system ({level} level):", ""]
+        lines.append("| system | " + " | ".join(splits) + " |")
+        lines.append("|---|" + "---|" * len(splits))
+        for system, per in systems.items():
+            cells = " | ".join(f"{per.get(split, 0):,}" for split in splits)
+            lines.append(f"| {system} | {cells} |")
+    for level, reasons in counts.skipped.items():
+        dropped = ", ".join(f"{reason}: {n:,}" for reason, n in reasons.items())
+        lines += ["", f"Dropped by the loader ({level} level): {dropped}."]
+    if not counts.skipped and not counts.published_by:
+        lines += ["", "The loader dropped nothing."]
+    return "\n".join(lines)
+
+
+def render_notes(meta: BenchmarkMetadata) -> str:
+    if not meta.notes:
+        return "The metadata declares no loader notes."
+    return "\n".join(f"- {note}" for note in meta.notes)
+
+
+def render_citation(meta: BenchmarkMetadata) -> str:
+    return f"```bibtex\n{meta.citation.strip()}\n```"
+
+
+def render_blocks(meta: BenchmarkMetadata, counts: CardCounts) -> dict[str, str]:
+    return {
+        "summary": render_summary(meta),
+        "aspects": render_aspects(meta),
+        "counts": render_counts(counts),
+        "notes": render_notes(meta),
+        "citation": render_citation(meta),
+    }
+
+
+def _block_re(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(<!-- facts:start {name} -->\n)(.*?)(\n<!-- facts:end {name} -->)", re.DOTALL
+    )
+
+
+_HEADER = re.compile(r"\A---\n(?:.*?\n)?---(?=\n)", re.DOTALL)
+
+
+def skeleton(meta: BenchmarkMetadata) -> str:
+    """A new card: generated header and blocks, with the sections that prose must fill."""
+    title = PRETTY_NAMES.get(meta.name, meta.name)
+    parts = [f"---\n---\n\n# {title}\n", _empty_block("summary")]
+    for section in SECTIONS:
+        parts.append(f"{section}\n")
+        block = {
+            "## Aspects and scales": "aspects",
+            "## Counts": "counts",
+            "## Known issues and loader handling": "notes",
+            "## Citation": "citation",
+        }.get(section)
+        if block:
+            parts.append(_empty_block(block))
+    return "\n".join(parts)
+
+
+def _empty_block(name: str) -> str:
+    return f"<!-- facts:start {name} -->\n\n<!-- facts:end {name} -->\n"
+
+
+def regenerate(text: str, meta: BenchmarkMetadata, counts: CardCounts) -> str:
+    """The card with its header and fact blocks replaced by what the code says now."""
+    if not _HEADER.match(text):
+        raise CardError(
+            f"card of {meta.name} does not start with a YAML header between '---' lines"
+        )
+    text = _HEADER.sub(lambda _: render_header(meta, counts), text, count=1)
+    for name, body in render_blocks(meta, counts).items():
+        pattern = _block_re(name)
+        if not pattern.search(text):
+            raise CardError(f"card of {meta.name} has no block <!-- facts:start {name} -->")
+        text = pattern.sub(lambda m, b=body: m.group(1) + b + m.group(3), text, count=1)
+    return text
+
+
+def check(text: str, meta: BenchmarkMetadata, counts: CardCounts) -> list[str]:
+    """Every way in which a card disagrees with the code (empty when it agrees)."""
+    problems = []
+    header = _HEADER.match(text)
+    if not header:
+        problems.append("no YAML header at the top")
+    elif header.group(0) != render_header(meta, counts):
+        problems.append("YAML header differs from the code")
+    for name, body in render_blocks(meta, counts).items():
+        found = _block_re(name).search(text)
+        if not found:
+            problems.append(f"block {name!r} is missing")
+        elif found.group(2) != body:
+            problems.append(f"block {name!r} differs from the code")
+    for section in SECTIONS:
+        if section not in text:
+            problems.append(f"section {section!r} is missing")
+    prose = _prose(text)
+    for section, words in prose.items():
+        if words < 15 and section != "## Citation":
+            problems.append(f"section {section!r} has no prose ({words} words outside fact blocks)")
+    return problems
+
+
+def _prose(text: str) -> dict[str, int]:
+    """Words written outside the header and fact blocks, per `## ` section."""
+    body = _HEADER.sub("", text, count=1)
+    for name in BLOCKS:
+        body = _block_re(name).sub("", body)
+    words: dict[str, int] = {}
+    for chunk in re.split(r"\n(?=## )", body)[1:]:
+        title, _, rest = chunk.partition("\n")
+        words[title.strip()] = len(re.findall(r"[A-Za-z]{2,}", rest))
+    return words
+
+
+def card_path(name: str, cards_dir: Path | None = None) -> Path:
+    return (cards_dir or CARDS_DIR) / name / "README.md"
+
+
+def read_card(name: str, cards_dir: Path | None = None) -> str:
+    path = card_path(name, cards_dir)
+    if not path.is_file():
+        raise CardError(
+            f"benchmark {name!r} has no card at {path}; create it with `comperbench card {name} --write`"
+        )
+    return path.read_text(encoding="utf-8")
+
+
+def write_card(meta: BenchmarkMetadata, counts: CardCounts, cards_dir: Path | None = None) -> Path:
+    """Regenerate the facts of a card in place (a skeleton to fill with prose when it is new)."""
+    path = card_path(meta.name, cards_dir)
+    text = path.read_text(encoding="utf-8") if path.is_file() else skeleton(meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(regenerate(text, meta, counts), encoding="utf-8")
+    return path
+
+
+def collection_header(metas: Sequence[BenchmarkMetadata]) -> str:
+    """The YAML header of the release's top-level card: one config per benchmark and level."""
+    all_configs = [c for meta in metas for c in configs(meta, prefix=f"{meta.name}-")]
+    data = DatasetCardData(
+        pretty_name="comperbench: human judgments of open-domain dialogue",
+        language=sorted({meta.language for meta in metas}),
+        license="other",
+        license_name="per-benchmark",
+        license_details="Each benchmark keeps the license of its source; see its card.",
+        task_categories=list(TASK_CATEGORIES),
+        task_ids=list(TASK_IDS),
+        tags=list(TAGS),
+        configs=all_configs,
+    )
+    return f"---\n{data.to_yaml()}\n---"
+
+
+def with_collection_header(text: str, metas: Sequence[BenchmarkMetadata]) -> str:
+    if not _HEADER.match(text):
+        raise CardError("the collection card does not start with a YAML header")
+    return _HEADER.sub(lambda _: collection_header(metas), text, count=1)
+
+
+def comperbench_bibtex() -> str:
+    return (
+        "@software{comperbench,\n"
+        "    title = {comperbench: Human-Judgment Benchmarks, Metrics and Meta-Evaluation "
+        "for Open-Domain Dialogue},\n"
+        "    author = {{comperbench contributors}},\n"
+        f"    version = {{{__version__}}},\n"
+        f"    year = {{{COMPERBENCH_YEAR}}},\n"
+        f"    note = {{Python package, version {__version__}}}\n"
+        "}"
+    )
+
+
+def citations(metas: Sequence[BenchmarkMetadata]) -> str:
+    """BibTeX of the benchmarks (each entry once) followed by comperbench's own entry."""
+    entries: list[str] = []
+    for meta in metas:
+        entry = meta.citation.strip()
+        if entry not in entries:
+            entries.append(entry)
+    return "\n\n".join([*entries, comperbench_bibtex()]) + "\n"

@@ -1,0 +1,59 @@
+"""`comperbench card | cite`: the factual parts of dataset cards, and BibTeX to cite benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from comperbench import cards
+from comperbench.benchmark import get_metadata, list_benchmarks
+
+
+def run_card(args: argparse.Namespace) -> int:
+    cards_dir = Path(args.cards_dir) if args.cards_dir else None
+    names = list_benchmarks() if args.all else args.names
+    if not names:
+        print("comperbench: error: name a benchmark or pass --all", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in names:
+        meta = get_metadata(name)
+        counts = cards.load_counts(meta, data_dir=args.data_dir)
+        if args.write:
+            print(f"wrote {cards.write_card(meta, counts, cards_dir)}")
+        elif args.check:
+            problems = cards.check(cards.read_card(name, cards_dir), meta, counts)
+            for problem in problems:
+                print(f"{cards.card_path(name, cards_dir)}: {problem}")
+            failed += bool(problems)
+        else:
+            print(cards.render_header(meta, counts))
+            for block, body in cards.render_blocks(meta, counts).items():
+                print(f"\n<!-- facts:start {block} -->\n{body}\n<!-- facts:end {block} -->")
+    if args.check and not failed:
+        print(f"{len(names)} card(s) agree with the code")
+    return 1 if failed else 0
+
+
+def run_cite(args: argparse.Namespace) -> int:
+    print(cards.citations([get_metadata(name) for name in args.names]), end="")
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    card = commands.add_parser(
+        "card", help="print, regenerate (--write) or check (--check) the facts of dataset cards"
+    )
+    card.add_argument("names", nargs="*", metavar="NAME")
+    card.add_argument("--all", action="store_true", help="every registered benchmark")
+    mode = card.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite the generated parts in place")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a card disagrees")
+    card.add_argument("--cards-dir", help=f"folder of the cards (default: {cards.CARDS_DIR})")
+    card.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    card.set_defaults(run=run_card)
+
+    cite = commands.add_parser("cite", help="BibTeX of benchmarks and of comperbench itself")
+    cite.add_argument("names", nargs="*", metavar="NAME")
+    cite.set_defaults(run=run_cite)

@@ -1,0 +1,233 @@
+"""A versioned release: every benchmark's fixed splits as files, with its card and a manifest.
+
+Layout of a release folder (a Hugging Face dataset repository as it is):
+  README.md                     the collection card, one config per benchmark and level
+  manifest.json                 package version, fingerprints, sha256 and rows of every file
+  <benchmark>/README.md         the benchmark's card (checked against the code before it is copied)
+  <benchmark>/<level>-<split>.parquet
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from comperbench import __version__, cards
+from comperbench.benchmark import get_metadata, load_benchmark
+from comperbench.data import is_offline, sha256_file
+from comperbench.errors import ComperbenchError, DataMissingError
+from comperbench.metadata import BenchmarkMetadata
+from comperbench.schema import SCHEMA_VERSION
+
+MANIFEST = "manifest.json"
+FORMATS = ("parquet", "jsonl")
+
+
+class ReleaseError(ComperbenchError):
+    """A release cannot be written or uploaded; the message says why and what to do."""
+
+
+@dataclass
+class ReleaseResult:
+    out: Path
+    manifest: dict[str, Any]
+    missing: dict[str, str] = field(default_factory=dict)
+    """Benchmarks left out because their raw files are not in the data root, with the reason."""
+
+
+def _file_entry(out: Path, path: Path, **extra: Any) -> dict[str, Any]:
+    return {"path": path.relative_to(out).as_posix(), **extra, "sha256": sha256_file(path)}
+
+
+def _release_table(meta: BenchmarkMetadata, table: pa.Table, skipped: dict[str, int]) -> pa.Table:
+    """The table with fixed schema metadata, so the file's bytes depend on its content only."""
+    return table.replace_schema_metadata(
+        {
+            "comperbench.benchmark": meta.name,
+            "comperbench.version": meta.version,
+            "comperbench.fingerprint": meta.fingerprint,
+            "comperbench.schema": SCHEMA_VERSION,
+            "comperbench.skipped": json.dumps(skipped, sort_keys=True),
+        }
+    )
+
+
+def _write(table: pa.Table, path: Path, fmt: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        pq.write_table(table, path)
+    else:
+        table.to_pandas().to_json(path, orient="records", lines=True, force_ascii=False)
+
+
+def export_benchmark(
+    meta: BenchmarkMetadata,
+    out: Path,
+    fmt: str = "parquet",
+    data_dir: str | os.PathLike[str] | None = None,
+    cards_dir: Path | None = None,
+    with_card: bool = True,
+) -> dict[str, Any]:
+    """Write one benchmark's levels and splits (and its card, after checking it); its manifest entry."""
+    tables: dict[str, pa.Table] = {}
+    skipped: dict[str, dict[str, int]] = {}
+    for level in cards.stored_levels(meta):
+        bench = load_benchmark(meta.name, level, data_dir=data_dir)
+        tables[level], skipped[level] = bench.table, bench.skipped
+    card_text = None
+    if with_card:
+        card_text = cards.read_card(meta.name, cards_dir)
+        problems = cards.check(card_text, meta, cards.measure(meta, tables, skipped))
+        if problems:
+            raise ReleaseError(
+                f"the card {cards.card_path(meta.name, cards_dir)} disagrees with the code: "
+                f"{'; '.join(problems)}. Run `comperbench card {meta.name} --write` and review it."
+            )
+    files = []
+    for level, table in tables.items():
+        for split in meta.splits:
+            part = _release_table(
+                meta, table.filter(pc.equal(table.column("split"), split)), skipped[level]
+            )
+            path = out / cards.release_path(meta.name, level, split, fmt)
+            _write(part, path, fmt)
+            files.append(_file_entry(out, path, level=level, split=split, rows=part.num_rows))
+    entry: dict[str, Any] = {
+        "version": meta.version,
+        "fingerprint": meta.fingerprint,
+        "license": meta.license,
+        "files": files,
+    }
+    if card_text is not None:
+        card = out / meta.name / "README.md"
+        card.write_text(card_text, encoding="utf-8")
+        entry["card"] = _file_entry(out, card)
+    return entry
+
+
+def export_release(
+    names: Sequence[str],
+    out: str | os.PathLike[str],
+    fmt: str = "parquet",
+    data_dir: str | os.PathLike[str] | None = None,
+    cards_dir: Path | None = None,
+    with_cards: bool = True,
+    skip_missing: bool = False,
+    progress: Callable[[str], None] = lambda _: None,
+) -> ReleaseResult:
+    """Export benchmarks with their cards, a collection card and a manifest into `out`.
+
+    With `skip_missing`, a benchmark whose raw files are absent is left out and named in the
+    manifest's `missing` section; otherwise its absence is an error.
+    """
+    if fmt not in FORMATS:
+        raise ReleaseError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, Any] = {
+        "comperbench_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "format": fmt,
+        "benchmarks": {},
+    }
+    missing: dict[str, str] = {}
+    exported: list[BenchmarkMetadata] = []
+    for name in names:
+        meta = get_metadata(name)
+        try:
+            entry = export_benchmark(meta, root, fmt, data_dir, cards_dir, with_cards)
+        except DataMissingError as exc:
+            if not skip_missing:
+                raise
+            missing[name] = str(exc)
+            progress(f"left out {name}: {exc}")
+            continue
+        manifest["benchmarks"][name] = entry
+        exported.append(meta)
+        for f in entry["files"]:
+            progress(f"wrote {root / f['path']} ({f['rows']} rows)")
+    if with_cards and exported:
+        index = cards.CARDS_DIR / "README.md" if cards_dir is None else cards_dir / "README.md"
+        if not index.is_file():
+            raise ReleaseError(f"the collection card {index} is missing")
+        readme = root / "README.md"
+        text = cards.with_collection_header(index.read_text(encoding="utf-8"), exported)
+        readme.write_text(text, encoding="utf-8")
+        manifest["card"] = _file_entry(root, readme)
+    if missing:
+        manifest["missing"] = missing
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    progress(f"wrote {root / MANIFEST}")
+    return ReleaseResult(root, manifest, missing)
+
+
+def verify_release(out: str | os.PathLike[str]) -> list[str]:
+    """Every file of a release whose sha256 differs from its manifest (empty when intact)."""
+    root = Path(out)
+    manifest = json.loads((root / MANIFEST).read_text())
+    entries = [f for b in manifest["benchmarks"].values() for f in [*b["files"], b.get("card")]]
+    entries.append(manifest.get("card"))
+    problems = []
+    for f in entries:
+        if f is None:
+            continue
+        path = root / f["path"]
+        if not path.is_file():
+            problems.append(f"{f['path']}: missing")
+        elif sha256_file(path) != f["sha256"]:
+            problems.append(f"{f['path']}: sha256 differs from the manifest")
+    return problems
+
+
+def push_release(
+    out: str | os.PathLike[str],
+    repo_id: str,
+    token: str | None = None,
+    endpoint: str | None = None,
+    private: bool = False,
+) -> str:
+    """Upload a release folder as a Hugging Face dataset repository; the URL of the commit."""
+    import httpx2  # the HTTP client huggingface_hub uses; its errors mean the Hub is unreachable
+    import huggingface_hub
+    from huggingface_hub import HfApi
+
+    root = Path(out)
+    if not (root / MANIFEST).is_file():
+        raise ReleaseError(f"{root} is not a release folder (no {MANIFEST}); export it first")
+    if is_offline() or huggingface_hub.constants.HF_HUB_OFFLINE:
+        raise ReleaseError(
+            f"cannot push to {repo_id}: offline mode is set (HF_HUB_OFFLINE, "
+            "HF_DATASETS_OFFLINE or COMPERBENCH_OFFLINE). Unset it on a machine with network "
+            f"access; the release stays in {root}."
+        )
+    token = token or huggingface_hub.get_token()
+    if not token:
+        raise ReleaseError(
+            f"cannot push to {repo_id}: no Hugging Face token. Run `hf auth login` or set HF_TOKEN "
+            f"to a token with write access; the release stays in {root}."
+        )
+    api = HfApi(endpoint=endpoint, token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        info = api.upload_folder(
+            folder_path=root,
+            repo_id=repo_id,
+            repo_type="dataset",
+            commit_message=f"comperbench {__version__} release",
+        )
+    except huggingface_hub.errors.HfHubHTTPError as exc:
+        raise ReleaseError(f"the Hugging Face Hub refused the upload to {repo_id}: {exc}") from exc
+    except (httpx2.HTTPError, OSError) as exc:  # connection refused, DNS failure, timeouts
+        raise ReleaseError(
+            f"cannot reach the Hugging Face Hub ({api.endpoint}) to push {repo_id}: {exc}. "
+            f"Check the network; the release stays in {root}."
+        ) from exc
+    return str(info.commit_url)
