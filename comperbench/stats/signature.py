@@ -1,0 +1,44 @@
+"""A short string that states how a number was computed, in the way sacrebleu signs its scores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Statistic, level, resampling, number of resamples, seed, package version, benchmark."""
+
+    statistic: str
+    level: str | None = None
+    resampling: str | None = None
+    n_resamples: int | None = None
+    seed: int | None = None
+    benchmark: str | None = None
+    """`name@fingerprint` of the benchmark the number was computed on."""
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        from comperbench import __version__
+
+        parts = [("stat", self.statistic)]
+        if self.level is not None:
+            parts.append(("level", self.level))
+        if self.resampling is not None:
+            parts.append(("resample", self.resampling))
+        if self.n_resamples is not None:
+            parts.append(("n", str(self.n_resamples)))
+        if self.seed is not None:
+            parts.append(("seed", str(self.seed)))
+        parts.extend(self.extra)
+        if self.benchmark is not None:
+            parts.append(("bench", self.benchmark))
+        parts.append(("version", __version__))
+        return "|".join(f"{key}:{value}" for key, value in parts)
+
+
+def benchmark_tag(name: str | None, fingerprint: str | None) -> str | None:
+    """`name@fingerprint`, or whichever of the two is known."""
+    if name and fingerprint:
+        return f"{name}@{fingerprint}"
+    return name or fingerprint

@@ -1,0 +1,289 @@
+"""Correlations of many resamples at once.
+
+`weighted_correlations` scores bootstrap resamples given as count matrices (a statistic weighted
+by the counts equals the statistic of the gathered resample); `row_correlations` scores rows of
+permuted metric scores against fixed human scores, optionally averaged over groups. Kendall's tau
+is computed from the signs of item pairs when the pairs are few (small samples, within-group
+pairs) and by a per-resample loop over scipy otherwise, because an O(n log n) per-row algorithm
+has no vectorised numpy form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy import sparse
+from scipy import stats as sps
+
+MAX_PAIRS = 5_000
+"""Above this many item pairs Kendall's tau falls back to a per-resample loop over scipy."""
+MIN_PAIRS = 3
+"""Fewer pairs than this leave a correlation undefined (two points always correlate perfectly)."""
+_CHUNK = 20_000_000
+_TINY = 1e-12
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Items laid out group by group: `order` sorts items so that each group is contiguous."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, labels: np.ndarray | list) -> Groups:
+        _, inverse = np.unique(np.asarray(labels), return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        sizes = np.bincount(inverse)
+        starts = np.r_[0, np.cumsum(sizes)[:-1]]
+        return cls(order, starts, sizes)
+
+    @classmethod
+    def single(cls, n: int) -> Groups:
+        return cls(np.arange(n), np.array([0]), np.array([n]))
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positions (in group order) i<j of every within-group pair, and where each group starts."""
+        left, right, starts = [], [], []
+        count = 0
+        for start, size in zip(self.starts, self.sizes, strict=True):
+            i, j = np.triu_indices(int(size), 1)
+            left.append(i + start)
+            right.append(j + start)
+            starts.append(count)
+            count += i.size
+        return np.concatenate(left), np.concatenate(right), np.array(starts)
+
+    @property
+    def n_pairs(self) -> int:
+        return int(np.sum(self.sizes * (self.sizes - 1) // 2))
+
+
+def _pearson_from_sums(
+    s: np.ndarray, sx: np.ndarray, sy: np.ndarray, sxx: np.ndarray, syy: np.ndarray, sxy: np.ndarray
+) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vx = sxx - sx * sx / s
+        vy = syy - sy * sy / s
+        cov = sxy - sx * sy / s
+        r = cov / np.sqrt(vx * vy)
+        bad = (vx <= _TINY * np.maximum(sxx, 1.0)) | (vy <= _TINY * np.maximum(syy, 1.0)) | (s < 2)
+    r = np.clip(r, -1.0, 1.0)
+    r[bad] = np.nan
+    return r
+
+
+def _weighted_pearson(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """(m, k) Pearson of each metric row of X with y under each count row of W."""
+    X = X - X.mean(axis=1, keepdims=True)
+    y = y - y.mean()
+    s = W.sum(axis=1)
+    sy, syy = W @ y, W @ (y * y)
+    sx, sxx, sxy = W @ X.T, W @ (X * X).T, W @ (X * y).T
+    return _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy).T
+
+
+def _weighted_ranks(v: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Average ranks each item would have in each resample (ties share their mean rank)."""
+    order = np.argsort(v, kind="stable")
+    sorted_v = v[order]
+    new = np.r_[True, sorted_v[1:] != sorted_v[:-1]]
+    starts = np.flatnonzero(new)
+    unique_of_sorted = np.cumsum(new) - 1
+    inverse = np.empty_like(order)
+    inverse[order] = unique_of_sorted
+    counts = np.add.reduceat(W[:, order], starts, axis=1)
+    mid = np.cumsum(counts, axis=1) - (counts - 1) / 2
+    return mid[:, inverse]
+
+
+def _weighted_spearman(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    ry = _weighted_ranks(y, W)
+    s = W.sum(axis=1)
+    wy = W * ry
+    sy, syy = wy.sum(axis=1), (wy * ry).sum(axis=1)
+    out = np.empty((X.shape[0], W.shape[0]))
+    for m, x in enumerate(X):
+        rx = _weighted_ranks(x, W)
+        wx = W * rx
+        out[m] = _pearson_from_sums(
+            s, wx.sum(axis=1), sy, (wx * rx).sum(axis=1), syy, (wx * ry).sum(axis=1)
+        )
+    return out
+
+
+def _kendall_from_pair_signs(
+    sx: np.ndarray,
+    sy: np.ndarray,
+    ww: np.ndarray | None,
+    pair_starts: np.ndarray,
+    variant: str,
+    total: np.ndarray | None = None,
+    classes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per-group tau (rows x groups) from pair signs; `total`/`classes` are needed for tau-c."""
+    both = sx * sy
+    nx, ny = (sx != 0).astype(float), (sy != 0).astype(float)
+    if ww is not None:
+        both, nx, ny = both * ww, nx * ww, ny * ww
+    both, nx, ny = np.broadcast_arrays(both, nx, ny)
+    num = np.add.reduceat(both, pair_starts, axis=-1)
+    dx = np.add.reduceat(nx, pair_starts, axis=-1)
+    dy = np.add.reduceat(ny, pair_starts, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            tau = num / np.sqrt(dx * dy)
+        else:
+            assert total is not None and classes is not None
+            tau = 2 * num / (total**2 * (classes - 1) / classes)
+    tau = np.where((dx == 0) | (dy == 0), np.nan, tau)
+    return tau
+
+
+def _distinct(values: np.ndarray, present: np.ndarray, groups: Groups) -> np.ndarray:
+    """(rows, groups) number of distinct values among the present items of each group.
+
+    values, present: (rows, n) in group order.
+    """
+    left, right, _ = groups.pairs
+    n = values.shape[-1]
+    tie = (values[..., left] == values[..., right]) & present[..., left] & present[..., right]
+    pair = np.arange(left.size)
+    incidence = sparse.csr_matrix(
+        (np.ones(2 * left.size), (np.r_[left, right], np.r_[pair, pair])), shape=(n, left.size)
+    )
+    mult = present + (incidence @ tie.T.astype(float)).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(present, 1.0 / mult, 0.0)
+    return np.add.reduceat(share, groups.starts, axis=-1)
+
+
+def _kendall_variant(method: str) -> str:
+    return method.split("-")[1]
+
+
+def _weighted_kendall_pairs(
+    X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str
+) -> np.ndarray:
+    groups = Groups.single(y.size)
+    left, right, pair_starts = groups.pairs
+    sy = np.sign(y[left] - y[right])
+    out = np.empty((X.shape[0], W.shape[0]))
+    rows = max(1, _CHUNK // max(left.size, 1))
+    for lo in range(0, W.shape[0], rows):
+        w = W[lo : lo + rows]
+        ww = w[:, left] * w[:, right]
+        present = w > 0
+        total = w.sum(axis=1, keepdims=True)
+        cy = _distinct(np.broadcast_to(y, w.shape), present, groups) if variant == "c" else None
+        for m, x in enumerate(X):
+            sx = np.sign(x[left] - x[right])
+            classes = None
+            if variant == "c":
+                cx = _distinct(np.broadcast_to(x, w.shape), present, groups)
+                classes = np.minimum(cx, cy)
+            tau = _kendall_from_pair_signs(sx, sy, ww, pair_starts, variant, total, classes)
+            out[m, lo : lo + rows] = tau[:, 0]
+    return out
+
+
+def kendall(x: np.ndarray, y: np.ndarray, variant: str) -> float:
+    """scipy's Kendall tau-b / tau-c (NaN when undefined)."""
+    if x.size < 2:
+        return np.nan
+    return float(sps.kendalltau(x, y, variant=variant).statistic)
+
+
+def _weighted_kendall_loop(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) -> np.ndarray:
+    counts = W.astype(np.int64)
+    out = np.empty((X.shape[0], W.shape[0]))
+    for r, c in enumerate(counts):
+        yr = np.repeat(y, c)
+        for m, x in enumerate(X):
+            out[m, r] = kendall(np.repeat(x, c), yr, variant)
+    return out
+
+
+def weighted_correlations(X: np.ndarray, y: np.ndarray, W: np.ndarray, method: str) -> np.ndarray:
+    """(m, k): correlation of every metric row of X with y in every resample (count row of W)."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    y = np.asarray(y, dtype=float)
+    if method == "pearson":
+        return _weighted_pearson(X, y, W)
+    if method == "spearman":
+        return _weighted_spearman(X, y, W)
+    variant = _kendall_variant(method)
+    if y.size * (y.size - 1) // 2 <= MAX_PAIRS:
+        return _weighted_kendall_pairs(X, y, W, variant)
+    return _weighted_kendall_loop(X, y, W, variant)
+
+
+def _group_mean(values: np.ndarray) -> np.ndarray:
+    """Row means over the defined (non-NaN) group values; NaN when no group is defined."""
+    defined = np.isfinite(values)
+    count = defined.sum(axis=-1)
+    total = np.where(defined, values, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def _rows_pearson(M: np.ndarray, y: np.ndarray, groups: Groups) -> np.ndarray:
+    """(k, groups) Pearson per group; M and y already in group order."""
+    st, size = groups.starts, groups.sizes.astype(float)
+    sx = np.add.reduceat(M, st, axis=1)
+    sxx = np.add.reduceat(M * M, st, axis=1)
+    sxy = np.add.reduceat(M * y, st, axis=1)
+    sy, syy = np.add.reduceat(y, st), np.add.reduceat(y * y, st)
+    return _pearson_from_sums(size, sx, sy, sxx, syy, sxy)
+
+
+def _rows_ranks(M: np.ndarray, groups: Groups) -> np.ndarray:
+    """Average ranks within each group of every row (M in group order)."""
+    if groups.starts.size == 1:
+        return sps.rankdata(M, axis=-1)
+    dense = sps.rankdata(M, method="dense", axis=-1)
+    group_of = np.repeat(np.arange(groups.starts.size), groups.sizes)
+    key = group_of * (M.shape[-1] + 1.0) + dense
+    return sps.rankdata(key, axis=-1) - np.repeat(groups.starts, groups.sizes)
+
+
+def row_correlations(
+    M: np.ndarray, y: np.ndarray, method: str, groups: Groups | None = None
+) -> np.ndarray:
+    """(k,): correlation of each row of M with y, or its mean over groups when `groups` is given."""
+    M = np.atleast_2d(np.asarray(M, dtype=float))
+    y = np.asarray(y, dtype=float)
+    layout = groups or Groups.single(y.size)
+    M, y = M[:, layout.order], y[layout.order]
+    if method in ("pearson", "spearman"):
+        if method == "spearman":
+            M, y = _rows_ranks(M, layout), _rows_ranks(y[None, :], layout)[0]
+        shift = np.repeat(np.add.reduceat(y, layout.starts) / layout.sizes, layout.sizes)
+        per_group = _rows_pearson(M - M.mean(axis=1, keepdims=True), y - shift, layout)
+        per_group[:, layout.sizes < MIN_PAIRS] = np.nan
+        return _group_mean(per_group)
+    variant = _kendall_variant(method)
+    if layout.n_pairs > MAX_PAIRS:
+        if groups is not None:
+            raise ValueError(f"groups with {layout.n_pairs} within-group pairs are too large")
+        return np.array([kendall(row, y, variant) for row in M])
+    left, right, pair_starts = layout.pairs
+    sy = np.sign(y[left] - y[right])
+    out = np.empty(M.shape[0])
+    rows = max(1, _CHUNK // max(left.size, 1))
+    total = layout.sizes.astype(float)
+    cy = _distinct(y[None, :], np.ones((1, y.size), bool), layout) if variant == "c" else None
+    for lo in range(0, M.shape[0], rows):
+        part = M[lo : lo + rows]
+        sx = np.sign(part[:, left] - part[:, right])
+        classes = None
+        if variant == "c":
+            classes = np.minimum(_distinct(part, np.ones(part.shape, bool), layout), cy)
+        tau = _kendall_from_pair_signs(sx, sy, None, pair_starts, variant, total, classes)
+        tau[:, layout.sizes < MIN_PAIRS] = np.nan
+        out[lo : lo + rows] = _group_mean(tau)
+    return out

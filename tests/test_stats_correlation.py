@@ -1,0 +1,206 @@
+"""Correlations: hand-computed values, scipy, and the vectorised bootstrap against a plain loop."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from comperbench.stats.correlation import correlate, correlation_table, point_correlation
+from comperbench.stats.resampling import (
+    bca_interval,
+    bootstrap_indices,
+    counts_from_indices,
+    percentile_interval,
+    swap_masks,
+)
+from comperbench.stats.vectorised import Groups, row_correlations, weighted_correlations
+
+X = np.array([1.0, 2, 3, 4, 5])
+Y = np.array([2.0, 4, 5, 4, 5])
+
+
+def _scipy(method: str):
+    if method == "pearson":
+        return lambda a, b: sps.pearsonr(a, b).statistic
+    if method == "spearman":
+        return lambda a, b: sps.spearmanr(a, b).statistic
+    return lambda a, b: sps.kendalltau(a, b, variant=method[-1]).statistic
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("pearson", 6 / np.sqrt(60)),  # centred cross-product 6, sums of squares 10 and 6
+        ("spearman", 7 / np.sqrt(90)),  # y ranks 1, 2.5, 4.5, 2.5, 4.5
+        ("kendall-b", 6 / np.sqrt(80)),  # 7 concordant, 1 discordant, 2 pairs tied in y
+        ("kendall-c", 12 / (25 * 2 / 3)),  # 2(C-D) / (n^2 (m-1)/m), m = 3 distinct y values
+    ],
+)
+def test_hand_computed_values(method: str, expected: float) -> None:
+    value, p, reason = point_correlation(X, Y, method)
+    assert value == pytest.approx(expected, abs=1e-12)
+    assert reason is None and 0 < p < 1
+
+
+def test_p_values_are_scipy_values() -> None:
+    assert point_correlation(X, Y, "pearson")[1] == pytest.approx(sps.pearsonr(X, Y).pvalue)
+    assert point_correlation(X, Y, "kendall-c")[1] == pytest.approx(
+        sps.kendalltau(X, Y, variant="c").pvalue
+    )
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "reason"),
+    [
+        ([1.0, 1, 1, 1], [1.0, 2, 3, 4], "metric scores are constant"),
+        ([1.0, 2, 3, 4], [3.0, 3, 3, 3], "human scores are constant"),
+        ([1.0, 2], [1.0, 2], "only 2 pair"),
+    ],
+)
+def test_undefined_correlations_are_nan_with_reason(x: list, y: list, reason: str) -> None:
+    result = correlate(x, y, n_resamples=20)
+    assert np.isnan(result.value) and np.isnan(result.p_value)
+    assert reason in (result.reason or "")
+    assert result.ci is None
+
+
+def test_missing_scores_are_dropped_pairwise_and_counted() -> None:
+    metric = np.array([1.0, 2, 3, np.nan, 5, 6])
+    human = np.array([2.0, np.nan, 5, 4, 5, 7])
+    result = correlate(metric, human, n_resamples=50)
+    keep = [0, 2, 4, 5]
+    assert result.n == 4 and result.n_dropped == 2
+    assert result.value == pytest.approx(sps.pearsonr(metric[keep], human[keep]).statistic)
+
+
+def test_system_level_correlates_system_means() -> None:
+    systems = np.array(["a", "a", "b", "b", "c", "c", "d"])
+    metric = np.array([1.0, 3, 2, 2, 5, 7, 0])
+    human = np.array([1.0, 2, 4, np.nan, 3, 5, 1])
+    result = correlate(metric, human, level="system", systems=systems, n_resamples=50)
+    # means over items with both scores: a (2, 1.5), b (2, 4), c (6, 4), d (0, 1)
+    expected = sps.pearsonr([2, 2, 6, 0], [1.5, 4, 4, 1]).statistic
+    assert result.value == pytest.approx(expected) and result.n == 4
+
+
+def test_grouped_is_the_mean_of_defined_within_group_correlations() -> None:
+    rng = np.random.default_rng(3)
+    groups = np.repeat(np.arange(6), 5)
+    human = rng.integers(1, 4, groups.size).astype(float)
+    human[groups == 2] = 2.0  # constant group: undefined, left out of the mean
+    metric = human + rng.normal(size=groups.size)
+    for method in ("pearson", "spearman", "kendall-b", "kendall-c"):
+        result = correlate(metric, human, groups=groups, method=method, n_resamples=50)
+        f = _scipy(method)
+        per_group = [f(metric[groups == g], human[groups == g]) for g in range(6) if g != 2]
+        assert result.value == pytest.approx(np.mean(per_group))
+        assert result.n == 5 and result.grouped
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall-b", "kendall-c"])
+@pytest.mark.parametrize("n", [30, 150])
+def test_bootstrap_equals_a_loop_over_scipy(method: str, n: int) -> None:
+    """Same seed => same index matrix => the vectorised values equal scipy on each resample."""
+    rng = np.random.default_rng(n)
+    human = rng.integers(1, 6, n).astype(float)
+    metrics = np.vstack([human + rng.normal(size=n), rng.integers(0, 4, n).astype(float)])
+    idx = bootstrap_indices(n, 40, seed=7)
+    fast = weighted_correlations(metrics, human, counts_from_indices(idx, n), method)
+    f = _scipy(method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        slow = np.array([[f(m[i], human[i]) for i in idx] for m in metrics])
+    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall-b", "kendall-c"])
+@pytest.mark.parametrize("grouped", [False, True])
+def test_permuted_rows_equal_a_loop_over_scipy(method: str, grouped: bool) -> None:
+    rng = np.random.default_rng(11)
+    groups = np.repeat(np.arange(10), 4)
+    human = rng.integers(1, 4, groups.size).astype(float)
+    a, b = human + rng.normal(size=groups.size), rng.integers(0, 3, groups.size).astype(float)
+    rows = np.where(swap_masks(groups.size, 25, seed=5), a, b)
+    fast = row_correlations(rows, human, method, Groups.of(groups) if grouped else None)
+    f = _scipy(method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if grouped:
+            slow = [
+                np.nanmean([f(r[groups == g], human[groups == g]) for g in range(10)]) for r in rows
+            ]
+        else:
+            slow = [f(r, human) for r in rows]
+    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+
+
+def test_same_seed_same_interval_and_signature() -> None:
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=80)
+    metric = human + rng.normal(size=80)
+    one = correlate(metric, human, seed=5, n_resamples=200, benchmark="toy@abc")
+    two = correlate(metric, human, seed=5, n_resamples=200, benchmark="toy@abc")
+    other = correlate(metric, human, seed=6, n_resamples=200)
+    assert one.ci == two.ci and one.ci != other.ci
+    assert one.signature.startswith("stat:pearson|level:turn|resample:bootstrap-percentile|n:200")
+    assert "seed:5" in one.signature and "bench:toy@abc" in one.signature
+
+
+def test_percentile_interval_is_the_quantiles() -> None:
+    boot = np.r_[np.arange(1.0, 101.0), np.nan]
+    interval = percentile_interval(boot, 0.9)
+    assert interval.low == pytest.approx(5.95) and interval.high == pytest.approx(95.05)
+    assert interval.n_valid == 100
+
+
+def test_bca_without_bias_or_skew_is_the_percentile_interval() -> None:
+    boot = np.linspace(-1, 1, 2001)
+    jack = np.linspace(-1, 1, 50)  # symmetric: acceleration 0
+    bca = bca_interval(0.0, boot, jack, 0.95)
+    pct = percentile_interval(boot, 0.95)
+    assert bca.low == pytest.approx(pct.low, abs=1e-3) and bca.high == pytest.approx(
+        pct.high, abs=1e-3
+    )
+
+
+def test_bca_agrees_with_scipy_bootstrap() -> None:
+    rng = np.random.default_rng(1)
+    human = rng.normal(size=200)
+    metric = 0.5 * human + rng.normal(size=200) ** 2
+    ours = correlate(metric, human, ci="bca", n_resamples=4000, seed=2).ci
+    ref = sps.bootstrap(
+        (metric, human),
+        lambda a, b: sps.pearsonr(a, b).statistic,
+        paired=True,
+        vectorized=False,
+        method="BCa",
+        n_resamples=4000,
+        rng=np.random.default_rng(3),
+    ).confidence_interval
+    assert ours is not None
+    assert ours.low == pytest.approx(ref.low, abs=0.03)
+    assert ours.high == pytest.approx(ref.high, abs=0.03)
+
+
+def test_table_shares_inputs_and_keeps_metric_order() -> None:
+    rng = np.random.default_rng(4)
+    human = rng.normal(size=50)
+    scores = {"b": human + rng.normal(size=50), "a": rng.normal(size=50)}
+    scores["a"][3] = np.nan
+    table = correlation_table(scores, human, method="spearman", n_resamples=100)
+    assert [r.metric for r in table] == ["b", "a"]
+    assert table[1].n == 49 and table[0].n == 50
+    single = correlate(scores["b"], human, method="spearman", n_resamples=100, metric="b")
+    assert table[0] == single
+
+
+def test_bad_inputs_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="unknown correlation method"):
+        correlate(X, Y, method="cosine")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs the system"):
+        correlate(X, Y, level="system")
+    with pytest.raises(ValueError, match="4 human scores for 5"):
+        correlate(X, Y[:4])
