@@ -1,0 +1,343 @@
+"""Loaders of the two Hub-only benchmarks, ComperDial and Soda-Eval, on fixture files.
+
+The fixtures under tests/fixtures/ follow the published Hub layouts; their rows are written for
+these tests. For ComperDial only `ComperDial_data.json` was seen: the fixtures of the two
+evaluation files follow the layout the loader ASSUMES (see comperbench.loaders.comperdial), so
+these tests check the loader against that assumption, not against the published files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from comperbench import get_metadata, load_benchmark
+from comperbench.errors import DataFormatError, DataMissingError
+from comperbench.loaders import comperdial, soda_eval
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _root(tmp_path: Path, *folders: str) -> Path:
+    """A data root holding copies of the fixture folders in the Hub layout."""
+    root = tmp_path / "data"
+    for folder in folders:
+        shutil.copytree(FIXTURES / folder, root / folder)
+    return root
+
+
+# ComperDial ------------------------------------------------------------------------------------
+
+TURN_FILE = f"comperdial/{comperdial.TURN_EVAL}"
+
+
+def _edit_json(root: Path, relative: str, edit: object) -> None:
+    path = root / relative
+    records = json.loads(path.read_text())
+    edit(records)  # type: ignore[operator]
+    path.write_text(json.dumps(records))
+
+
+def test_comperdial_turns_against_hand_values(tmp_path: Path) -> None:
+    """Turn level under the assumed evaluation layout: context, grounding, reference, scores."""
+    bench = load_benchmark("comperdial", data_dir=_root(tmp_path, "comperdial"), use_cache=False)
+    frame = bench.to_pandas().set_index("item_id")
+    assert len(frame) == 6
+    row = frame.loc["comperdial/100001/0003/human-1"]
+    assert row.system == "Human 1" and row.turn_index == 3
+    assert [u["speaker"] for u in row.context] == ["A", "B", "A"]
+    assert row.context[1]["text"] == "Tiring, I had four night shifts at the hospital."
+    assert row.response == "Yes, hiking with my dog Biscuit."
+    assert list(row.references) == ["I take Biscuit up the hill trail every Sunday."]
+    assert list(row.grounding) == [
+        "I work as a nurse at night.",
+        "My dog is called Biscuit.",
+        "I love hiking.",
+    ]
+    assert row.scores["overall"] == 5.0  # [5, null, 5]: the null is dropped, not counted as 0
+    assert frame.loc["comperdial/100001/0001/human-1"].response == (
+        "Busy! Night shifts at the ward again."
+    )
+    assert frame.loc["comperdial/100001/0001/agent-01"].scores["overall"] == pytest.approx(11 / 3)
+    assert bench.skipped == {"rating missing (null)": 1}
+    ratings = bench.ratings()
+    assert len(ratings) == 17 and ratings.annotator.isna().all()
+    systems = bench.systems()
+    assert systems.loc["agent_01", "items"] == 4
+    assert systems.loc["agent_01", "overall"] == pytest.approx(
+        np.mean([11 / 3, 5 / 3, 8 / 3, 4 / 3])
+    )
+
+
+def test_comperdial_dialogues_against_hand_values(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+    bench = load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False)
+    assert bench.item_ids == [
+        "comperdial/100001/agent-01",
+        "comperdial/100001/human-1",
+        "comperdial/100002/agent-01",
+    ]
+    np.testing.assert_allclose(bench.human_scores(), [8 / 3, 14 / 3, 1.5])
+    turns = bench.to_pandas().turns.iloc[1]
+    assert [u["speaker"] for u in turns] == ["A", "B", "A", "B"]
+    assert turns[3]["text"] == "Yes, hiking with my dog Biscuit."
+
+
+def test_comperdial_declares_pinned_hub_files() -> None:
+    meta = get_metadata("comperdial")
+    assert {s.path for s in meta.sources} == {
+        "comperdial/ComperDial_data.json",
+        "comperdial/ComperDial_turn_level_evaluation.json",
+        "comperdial/ComperDial_dialogue_level_evaluation.json",
+    }
+    for source in meta.sources:
+        assert source.sha256 is None and source.hub is not None
+        assert source.hub.repo_id == "Sony/ComperDial"
+        assert source.hub.revision == "c4884b9c81f3eedd9e93790e454009f87204d1fe"
+    assert any("not seen" in note for note in meta.notes)
+    assert "2406.11228" in meta.citation
+
+
+def test_comperdial_missing_file_offline_names_repo_file_and_revision(tmp_path: Path) -> None:
+    with pytest.raises(DataMissingError) as info:
+        load_benchmark("comperdial", data_dir=tmp_path, use_cache=False)
+    message = str(info.value)
+    assert "Sony/ComperDial" in message
+    assert "c4884b9c81f3eedd9e93790e454009f87204d1fe" in message
+    assert str(tmp_path / "comperdial" / "ComperDial_data.json") in message
+    assert "file ComperDial_data.json" in message
+
+
+def test_comperdial_wrong_field_names_the_expected_fields(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+
+    def rename(records: list[dict[str, object]]) -> None:
+        records[4]["score"] = records[4].pop("scores")
+
+    _edit_json(root, TURN_FILE, rename)
+    with pytest.raises(DataFormatError) as info:
+        load_benchmark("comperdial", data_dir=root, use_cache=False)
+    message = str(info.value)
+    assert info.value.record == 4 and info.value.field == "scores"
+    assert comperdial.TURN_EVAL in message
+    assert "Expected fields: dialogue_id, model, turn_index, response, scores" in message
+    assert "fields present: dialogue_id, model, response, score, turn_index" in message
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("turn_index", 4, r"turn_index 4 is outside 1\.\.3"),
+        ("dialogue_id", 123, "dialogue_id 123 is not a dialogue of ComperDial_data.json"),
+        ("scores", [4, "good"], "score 'good' is not a number"),
+        ("scores", [4, 6], "score 6 is outside the scale 1-5"),
+        ("turn_index", "1", "expected int, found str"),
+    ],
+)
+def test_comperdial_bad_values_are_located_errors(
+    tmp_path: Path, field: str, value: object, match: str
+) -> None:
+    root = _root(tmp_path, "comperdial")
+
+    def set_value(records: list[dict[str, object]]) -> None:
+        records[2][field] = value
+
+    _edit_json(root, TURN_FILE, set_value)
+    with pytest.raises(DataFormatError, match=match) as info:
+        load_benchmark("comperdial", data_dir=root, use_cache=False)
+    assert info.value.record == 2 and info.value.field == field
+
+
+def test_comperdial_utterance_without_speaker_names_its_place(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+
+    def drop_speaker(records: list[dict[str, object]]) -> None:
+        del records[1]["dialogue"][2]["persona_id"]  # type: ignore[index]
+
+    _edit_json(root, "comperdial/ComperDial_data.json", drop_speaker)
+    with pytest.raises(DataFormatError, match="Expected fields: persona_id, text") as info:
+        load_benchmark("comperdial", data_dir=root, use_cache=False)
+    assert info.value.record == "1.dialogue[2]"
+
+
+# Soda-Eval -------------------------------------------------------------------------------------
+
+SHARD = "soda_eval/data/test-00001-of-00002.parquet"
+
+
+def _rewrite(root: Path, relative: str, change: object) -> None:
+    """Rewrite one parquet shard after `change(table) -> table`."""
+    path = root / relative
+    pq.write_table(change(pq.read_table(path)), path)  # type: ignore[operator]
+
+
+def _set(table: pa.Table, name: str, row: int, value: object) -> pa.Table:
+    values = table.column(name).to_pylist()
+    values[row] = value
+    index = table.schema.get_field_index(name)
+    return table.set_column(index, table.field(name), pa.array(values, table.field(name).type))
+
+
+def test_soda_eval_rows_against_hand_values(tmp_path: Path) -> None:
+    bench = load_benchmark("soda-eval", data_dir=_root(tmp_path, "soda_eval"), use_cache=False)
+    frame = bench.to_pandas().set_index("item_id")
+    assert frame.split.value_counts().to_dict() == {"train": 3, "test": 4, "val": 1}
+    row = frame.loc["soda-eval/test/40/0003"]
+    assert [(u["speaker"], u["text"]) for u in row.context] == [
+        ("Mira", "The concert starts at eight."),
+        ("Tom", "Then we should leave at seven: traffic is bad."),
+        ("Mira", "Okay, I'll get my coat."),
+    ]
+    assert row.response == "The concert started at eight yesterday, I said it again and again."
+    assert row.system == "soda" and row.dialogue_id == "40" and row.turn_index == 3
+    flagged = {k for k, v in row.scores.items() if k.startswith("issue_") and v == 1.0}
+    assert flagged == {"issue_repetition", "issue_non_textual", "issue_gender_pronoun"}
+    assert row.scores["overall"] == 2.0 and row.scores["issue_coherence"] == 0.0
+    train = frame.loc["soda-eval/train/11/0003"]
+    assert train.response == "You have done great work there: ask for a raise."
+    missing = frame.loc["soda-eval/test/40/0002"]
+    assert missing.scores["overall"] is None and missing.scores["issue_fluency"] == 0.0
+    assert bench.skipped == {"score missing": 1}
+    ratings = bench.ratings()
+    assert set(ratings.annotator) == {"gpt-4"}
+    assert len(ratings) == 8 * 10 + 7  # ten issue flags per row, one score per scored row
+    assert np.nanmean(bench.human_scores()) == pytest.approx((5 + 4 + 3 + 5 + 5 + 2 + 1) / 7)
+
+
+def test_soda_eval_matches_an_independent_read_with_datasets(tmp_path: Path) -> None:
+    """The same shards read by `datasets` and split with plain Python give the same items."""
+    import datasets
+
+    root = _root(tmp_path, "soda_eval")
+    folder = root / "soda_eval"
+    files = {
+        s: sorted(str(p) for p in folder.glob(f"data/{s}-*.parquet")) for s in soda_eval.SPLITS
+    }
+    reference = datasets.load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "hf"))
+    loaded = load_benchmark("soda-eval", data_dir=root, use_cache=False).to_pandas()
+    for split in soda_eval.SPLITS:
+        ours = loaded[loaded.split == split]
+        theirs = reference[split]
+        assert len(ours) == theirs.num_rows
+        for (_, item), raw in zip(ours.iterrows(), theirs, strict=True):
+            lines = [line for line in raw["dialog_history"].split("\n") if line.strip()]
+            assert [f"{u['speaker']}: {u['text']}" for u in item.context] == lines
+            assert item.scores["overall"] == (None if raw["score"] is None else float(raw["score"]))
+            types = {i["type"].lower().replace(" ", "_").replace("-", "_") for i in raw["issues"]}
+            assert {k.removeprefix("issue_") for k, v in item.scores.items() if v == 1.0} - {
+                "overall"
+            } == types
+
+
+def test_soda_eval_split_filter(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    val = load_benchmark("soda-eval", split="val", data_dir=root, use_cache=False)
+    assert val.item_ids == ["soda-eval/val/27/0001"]
+
+
+def test_soda_eval_missing_card_offline_names_repo_file_and_revision(tmp_path: Path) -> None:
+    with pytest.raises(DataMissingError) as info:
+        load_benchmark("soda-eval", data_dir=tmp_path, use_cache=False)
+    message = str(info.value)
+    assert "Johndfm/soda_eval" in message and "file README.md" in message
+    assert "revision main" in message
+    assert str(tmp_path / "soda_eval" / "README.md") in message
+
+
+def test_soda_eval_missing_shards_offline_names_repo_pattern_and_revision(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    for shard in (root / "soda_eval" / "data").glob("val-*"):
+        shard.unlink()
+    with pytest.raises(DataMissingError) as info:
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    message = str(info.value)
+    assert "Johndfm/soda_eval" in message and "data/val-*" in message
+    assert "revision main" in message and str(root / "soda_eval") in message
+
+
+def test_soda_eval_wrong_column_names_the_expected_columns(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    _rewrite(
+        root,
+        SHARD,
+        lambda t: t.rename_columns(
+            ["dialogue_history" if c == "dialog_history" else c for c in t.column_names]
+        ),
+    )
+    with pytest.raises(DataFormatError) as info:
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    message = str(info.value)
+    assert info.value.field == "dialog_history" and info.value.file == str(root / SHARD)
+    assert "Expected columns: dialog_id int64, dialog_history string" in message
+    assert "found: dialog_id, dialogue_history" in message
+
+
+def test_soda_eval_wrong_column_type_is_named(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    _rewrite(
+        root, SHARD, lambda t: t.set_column(4, "score", pc.cast(t.column("score"), pa.float64()))
+    )
+    with pytest.raises(DataFormatError, match="type double, expected int64") as info:
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    assert info.value.field == "score"
+
+
+@pytest.mark.parametrize(
+    ("name", "row", "value", "field", "match"),
+    [
+        (
+            "dialog_history",
+            1,
+            "Lee: Hello!\nno speaker here",
+            "dialog_history",
+            "'no speaker here' is not",
+        ),
+        ("score", 0, 7, "score", "score 7 is outside 1-5"),
+        ("split", 1, "validation", "split", "split 'validation' in a shard of split 'test'"),
+        ("response", 0, None, "response", "value is null"),
+        ("issues", 1, [{"comment": "?", "type": "Boredom"}], "issues", "'Boredom' is not in the"),
+    ],
+)
+def test_soda_eval_bad_values_name_file_row_and_field(
+    tmp_path: Path, name: str, row: int, value: object, field: str, match: str
+) -> None:
+    root = _root(tmp_path, "soda_eval")
+    _rewrite(root, SHARD, lambda t: _set(t, name, row, value))
+    with pytest.raises(DataFormatError, match=match) as info:
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    assert info.value.file == str(root / SHARD)
+    assert info.value.record == f"row {row}" and info.value.field == field
+
+
+def test_soda_eval_row_count_is_checked_against_the_card(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    (root / SHARD).unlink()
+    with pytest.raises(DataFormatError, match=r"split 'test' has 2 rows in 1 shard.*declares 4"):
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+
+
+def test_soda_eval_duplicate_turn_is_an_error(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    _rewrite(root, SHARD, lambda t: _set(t, "dialog_id", 1, 40))
+    _rewrite(root, SHARD, lambda t: _set(t, "dialog_history", 1, "A: one\nB: two\nA: three"))
+    with pytest.raises(DataFormatError, match=r"soda-eval/test/40/0003 would not be unique"):
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+
+
+def test_soda_eval_content_fingerprint_follows_the_files_read(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    meta = get_metadata("soda-eval")
+    digests = soda_eval.shard_digests(root)
+    assert len(digests) == 5 and "soda_eval/data/test-00001-of-00002.parquet" in digests
+    before = soda_eval.content_fingerprint(meta, root)
+    assert soda_eval.content_fingerprint(meta, root) == before
+    _rewrite(root, SHARD, lambda t: _set(t, "score", 0, 3))
+    assert soda_eval.content_fingerprint(meta, root) != before
+    assert any("revision 'main'" in note for note in meta.notes)
