@@ -1,0 +1,310 @@
+"""The leaderboard database: one SQLite file in WAL mode, every write in one transaction.
+
+A submission's file hash is unique, so a re-submitted identical file is recognised, and two
+concurrent submissions of it leave exactly one row (the second one's insert is a no-op inside
+its own `BEGIN IMMEDIATE` transaction).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from comperbench import __version__
+from comperbench.leaderboard.scoring import Correlation
+from comperbench.leaderboard.submission import Submission
+
+DB_ENV = "COMPERBENCH_LEADERBOARD_DB"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    file_sha256 TEXT NOT NULL UNIQUE,
+    file_name TEXT NOT NULL,
+    format TEXT NOT NULL,
+    rows INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    authors TEXT NOT NULL,
+    link TEXT NOT NULL,
+    description TEXT NOT NULL,
+    reference_free INTEGER NOT NULL,
+    trained_on TEXT NOT NULL,
+    baseline INTEGER NOT NULL,
+    package_version TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    id INTEGER PRIMARY KEY,
+    submission_id INTEGER NOT NULL REFERENCES submissions(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    UNIQUE (submission_id, name)
+);
+CREATE TABLE IF NOT EXISTS coverage (
+    metric_id INTEGER NOT NULL REFERENCES metrics(id) ON DELETE CASCADE,
+    benchmark TEXT NOT NULL,
+    level TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    covered INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    scores BLOB NOT NULL,
+    PRIMARY KEY (metric_id, benchmark, level)
+);
+CREATE TABLE IF NOT EXISTS results (
+    metric_id INTEGER NOT NULL REFERENCES metrics(id) ON DELETE CASCADE,
+    benchmark TEXT NOT NULL,
+    level TEXT NOT NULL,
+    aspect TEXT NOT NULL,
+    statistic TEXT NOT NULL,
+    value REAL,
+    p_value REAL,
+    ci_low REAL,
+    ci_high REAL,
+    n INTEGER NOT NULL,
+    replicates BLOB NOT NULL,
+    signature TEXT NOT NULL,
+    PRIMARY KEY (metric_id, benchmark, level, aspect, statistic)
+);
+CREATE INDEX IF NOT EXISTS results_view ON results (benchmark, level, aspect, statistic);
+"""
+
+
+def default_path() -> Path:
+    """COMPERBENCH_LEADERBOARD_DB, else `leaderboard.sqlite` in the user data directory."""
+    explicit = os.environ.get(DB_ENV)
+    if explicit:
+        return Path(explicit)
+    return Path(platformdirs.user_data_dir("comperbench")) / "leaderboard.sqlite"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What `Store.add` did: the submission id, and whether the file was already there."""
+
+    submission_id: int
+    duplicate: bool
+    name: str
+
+
+@dataclass
+class Row:
+    """One metric's correlation on one benchmark view, with its submission's metadata."""
+
+    metric_id: int
+    submission_id: int
+    metric: str
+    authors: str
+    link: str
+    reference_free: bool
+    trained_on: list[str]
+    baseline: bool
+    value: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+    n: int
+    replicates: np.ndarray
+    signature: str
+
+
+def _nan_to_null(value: float) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def _null_to_nan(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
+
+
+class Store:
+    """The leaderboard database at `path` (created with its parent folder on first use)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA busy_timeout=60000")
+        return db
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._connect()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        finally:
+            db.close()
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        db = self._connect()
+        try:
+            yield db
+        finally:
+            db.close()
+
+    def find(self, file_sha256: str) -> Stored | None:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT id, name FROM submissions WHERE file_sha256 = ?", (file_sha256,)
+            ).fetchone()
+        return None if row is None else Stored(row[0], True, row[1])
+
+    def add(self, submission: Submission, results: dict[str, list[Correlation]]) -> Stored:
+        """Store a validated submission and its correlations (per metric name) atomically."""
+        meta = submission.meta
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
+                " link, description, reference_free, trained_on, baseline, package_version,"
+                " created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " ON CONFLICT (file_sha256) DO NOTHING",
+                (
+                    submission.file_sha256,
+                    submission.file_name,
+                    submission.format,
+                    submission.rows,
+                    meta.name,
+                    meta.authors,
+                    meta.link,
+                    meta.description,
+                    int(meta.reference_free),
+                    json.dumps(list(meta.trained_on)),
+                    int(meta.baseline),
+                    __version__,
+                    time.time(),
+                ),
+            )
+            if cursor.rowcount == 0:
+                row = db.execute(
+                    "SELECT id, name FROM submissions WHERE file_sha256 = ?",
+                    (submission.file_sha256,),
+                ).fetchone()
+                return Stored(row[0], True, row[1])
+            submission_id = int(cursor.lastrowid or 0)
+            for metric, coverages in submission.metrics.items():
+                metric_id = db.execute(
+                    "INSERT INTO metrics (submission_id, name) VALUES (?, ?)",
+                    (submission_id, metric),
+                ).lastrowid
+                db.executemany(
+                    "INSERT INTO coverage VALUES (?,?,?,?,?,?,?)",
+                    [
+                        (
+                            metric_id,
+                            c.benchmark,
+                            c.level,
+                            c.fingerprint,
+                            c.covered,
+                            c.total,
+                            c.scores.astype(np.float64).tobytes(),
+                        )
+                        for c in coverages
+                    ],
+                )
+                db.executemany(
+                    "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        (
+                            metric_id,
+                            r.benchmark,
+                            r.level,
+                            r.aspect,
+                            r.statistic,
+                            _nan_to_null(r.value),
+                            _nan_to_null(r.p_value),
+                            _nan_to_null(r.ci_low),
+                            _nan_to_null(r.ci_high),
+                            r.n,
+                            r.replicates.astype(np.float32).tobytes(),
+                            r.signature,
+                        )
+                        for r in results.get(metric, [])
+                    ],
+                )
+        return Stored(submission_id, False, meta.name)
+
+    def view(self, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:
+        """Every full-coverage metric's correlation for one benchmark, level, aspect, statistic."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT m.id, s.id, m.name, s.authors, s.link, s.reference_free, s.trained_on,"
+                " s.baseline, r.value, r.p_value, r.ci_low, r.ci_high, r.n, r.replicates,"
+                " r.signature FROM results r JOIN metrics m ON m.id = r.metric_id"
+                " JOIN submissions s ON s.id = m.submission_id"
+                " WHERE r.benchmark = ? AND r.level = ? AND r.aspect = ? AND r.statistic = ?"
+                " ORDER BY m.id",
+                (benchmark, level, aspect, statistic),
+            ).fetchall()
+        return [
+            Row(
+                metric_id=r[0],
+                submission_id=r[1],
+                metric=r[2],
+                authors=r[3],
+                link=r[4],
+                reference_free=bool(r[5]),
+                trained_on=json.loads(r[6]),
+                baseline=bool(r[7]),
+                value=_null_to_nan(r[8]),
+                p_value=_null_to_nan(r[9]),
+                ci_low=_null_to_nan(r[10]),
+                ci_high=_null_to_nan(r[11]),
+                n=r[12],
+                replicates=np.frombuffer(r[13], dtype=np.float32),
+                signature=r[14],
+            )
+            for r in rows
+        ]
+
+    def partial(self, benchmark: str, level: str) -> list[tuple[str, int, int]]:
+        """Metrics that cover part of a benchmark level: (name, covered, total)."""
+        with self._read() as db:
+            return db.execute(
+                "SELECT m.name, c.covered, c.total FROM coverage c"
+                " JOIN metrics m ON m.id = c.metric_id"
+                " WHERE c.benchmark = ? AND c.level = ? AND c.covered < c.total ORDER BY m.id",
+                (benchmark, level),
+            ).fetchall()
+
+    def item_scores(self, metric_id: int, benchmark: str, level: str) -> np.ndarray | None:
+        """A metric's scores aligned with the items of a benchmark level (NaN where absent)."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT scores FROM coverage WHERE metric_id = ? AND benchmark = ? AND level = ?",
+                (metric_id, benchmark, level),
+            ).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype=np.float64)
+
+    def submissions(self) -> list[dict[str, object]]:
+        """Every submission with its provenance, newest first."""
+        with self._read() as db:
+            db.row_factory = sqlite3.Row
+            rows = db.execute("SELECT * FROM submissions ORDER BY id DESC").fetchall()
+        return [dict(r) for r in rows]
+
+    def metric_names(self) -> list[str]:
+        with self._read() as db:
+            return [r[0] for r in db.execute("SELECT name FROM metrics ORDER BY id")]
+
+    def count(self) -> int:
+        with self._read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
