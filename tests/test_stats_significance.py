@@ -1,0 +1,163 @@
+"""Metric-vs-metric tests: PERM-BOTH, Williams, paired bootstrap, clusters."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from comperbench.stats.resampling import bootstrap_indices, swap_masks
+from comperbench.stats.significance import (
+    assign_ranks,
+    paired_bootstrap,
+    perm_both,
+    significance_matrix,
+    williams_test,
+)
+
+
+def _data(n: int = 60, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    human = rng.integers(1, 6, n).astype(float)
+    good = human + rng.normal(size=n)
+    weak = 0.3 * human + rng.normal(scale=2.0, size=n) + 10
+    return human, good, weak
+
+
+def _z(v: np.ndarray) -> np.ndarray:
+    return (v - v.mean()) / v.std()
+
+
+def _corr(method: str):
+    if method == "pearson":
+        return lambda a, b: sps.pearsonr(a, b).statistic
+    if method == "spearman":
+        return lambda a, b: sps.spearmanr(a, b).statistic
+    return lambda a, b: sps.kendalltau(a, b, variant=method[-1]).statistic
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall-b", "kendall-c"])
+def test_perm_both_equals_a_loop_with_the_same_swaps(method: str) -> None:
+    human, a, b = _data()
+    delta, p = perm_both(a, b, human, method=method, n_resamples=200, seed=3)
+    f = _corr(method)
+    za, zb = _z(a), _z(b)
+    expected_delta = f(a, human) - f(b, human)
+    count = 0
+    for swap in swap_masks(human.size, 200, 3):
+        ra, rb = f(np.where(swap, zb, za), human), f(np.where(swap, za, zb), human)
+        count += ra - rb >= expected_delta - 1e-12
+    assert delta == pytest.approx(expected_delta)
+    assert p == pytest.approx((count + 1) / 201)
+
+
+@pytest.mark.parametrize("method", ["pearson", "kendall-b"])
+def test_grouped_perm_both_equals_a_loop(method: str) -> None:
+    human, a, b = _data(48, seed=2)
+    groups = np.repeat(np.arange(12), 4)
+    delta, p = perm_both(a, b, human, method=method, groups=groups, n_resamples=100, seed=1)
+    f = _corr(method)
+
+    def grouped(m: np.ndarray) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.nanmean([f(m[groups == g], human[groups == g]) for g in range(12)])
+
+    za, zb = _z(a), _z(b)
+    expected_delta = grouped(a) - grouped(b)
+    count = sum(
+        grouped(np.where(s, zb, za)) - grouped(np.where(s, za, zb)) >= expected_delta - 1e-12
+        for s in swap_masks(human.size, 100, 1)
+    )
+    assert delta == pytest.approx(expected_delta)
+    assert p == pytest.approx((count + 1) / 101)
+
+
+def test_perm_both_separates_a_good_metric_from_a_weak_one() -> None:
+    human, good, weak = _data(300)
+    assert perm_both(good, weak, human, n_resamples=500)[1] < 0.01
+    assert perm_both(weak, good, human, n_resamples=500)[1] > 0.99
+
+
+def test_williams_hand_computed() -> None:
+    # det = 1 - .25 - .09 - .16 + 2(.5)(.3)(.4) = .62; t = .2 sqrt(29 * 1.4) / sqrt(2(.62)(29/27) + .4^2 (.6)^3)
+    t = 0.2 * np.sqrt(29 * 1.4) / np.sqrt(2 * 0.62 * 29 / 27 + 0.16 * 0.216)
+    assert t == pytest.approx(1.09019, abs=1e-5)
+    assert williams_test(0.5, 0.3, 0.4, 30) == pytest.approx(sps.t.sf(t, 27))
+    assert williams_test(0.5, 0.3, 0.4, 30) + williams_test(0.3, 0.5, 0.4, 30) == pytest.approx(1)
+    assert williams_test(0.5, 0.3, 0.4, 30, one_sided=False) == pytest.approx(2 * sps.t.sf(t, 27))
+
+
+def test_paired_bootstrap_equals_a_loop() -> None:
+    human, a, b = _data(50, seed=5)
+    delta, p, (low, high) = paired_bootstrap(
+        a, b, human, method="spearman", n_resamples=300, seed=9
+    )
+    f = _corr("spearman")
+    observed = f(a, human) - f(b, human)
+    deltas = np.array(
+        [f(a[i], human[i]) - f(b[i], human[i]) for i in bootstrap_indices(50, 300, 9)]
+    )
+    assert delta == pytest.approx(observed)
+    assert p == pytest.approx((np.sum(deltas - observed >= observed - 1e-12) + 1) / 301)
+    assert (low, high) == pytest.approx(tuple(np.quantile(deltas, [0.025, 0.975])))
+
+
+def test_assign_ranks_like_mtme() -> None:
+    # a ~ b, a > c, b ~ c, c > d: clusters {a, b}, {c}, {d}
+    p = np.array(
+        [
+            [np.nan, 0.30, 0.01, 0.001],
+            [0.70, np.nan, 0.20, 0.01],
+            [0.99, 0.80, np.nan, 0.02],
+            [0.999, 0.99, 0.98, np.nan],
+        ]
+    )
+    assert assign_ranks(p, 0.05) == [1, 1, 2, 3]
+    assert assign_ranks(p, 0.001) == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("test", ["perm-both", "paired-bootstrap", "williams"])
+def test_matrix_sorts_tests_and_clusters(test: str) -> None:
+    human, good, weak = _data(200, seed=4)
+    rng = np.random.default_rng(8)
+    scores = {"weak": weak, "good": good, "good2": human + rng.normal(size=200)}
+    scores["weak"][0] = np.nan
+    result = significance_matrix(scores, human, test=test, n_resamples=300, seed=2)  # type: ignore[arg-type]
+    assert set(result.metrics[:2]) == {"good", "good2"} and result.metrics[2] == "weak"
+    assert result.clusters()[-1] == ["weak"] and len(result.clusters()) == 2
+    assert result.n == 199 and result.n_dropped == 1
+    assert np.isnan(np.diag(result.p_values)).all()
+    assert result.signature.startswith(f"stat:{test}:pearson|level:turn")
+
+
+def test_matrix_pair_equals_single_test() -> None:
+    human, good, weak = _data(80, seed=6)
+    result = significance_matrix(
+        {"g": good, "w": weak}, human, method="spearman", n_resamples=200, seed=4
+    )
+    assert result.p_values[0, 1] == pytest.approx(
+        perm_both(good, weak, human, method="spearman", n_resamples=200, seed=4)[1]
+    )
+
+
+def test_system_level_matrix_uses_system_means() -> None:
+    rng = np.random.default_rng(0)
+    systems = np.repeat(list("abcdefgh"), 10)
+    human = np.repeat(np.arange(8.0), 10) + rng.normal(size=80)
+    result = significance_matrix(
+        {"m1": human + rng.normal(size=80), "m2": rng.normal(size=80)},
+        human,
+        level="system",
+        systems=systems,
+        n_resamples=200,
+    )
+    assert result.n == 8 and result.metrics[0] == "m1"
+
+
+def test_williams_rejects_other_methods() -> None:
+    human, good, weak = _data()
+    with pytest.raises(ValueError, match="Pearson correlations only"):
+        significance_matrix({"a": good, "b": weak}, human, test="williams", method="spearman")
