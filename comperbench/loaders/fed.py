@@ -86,9 +86,12 @@ DIALOGUE_ASPECTS = (
 )
 
 
+_NUMBER = (int, float)
+
+
 def scale_value(record: Record, aspect: Aspect, value: Any) -> float:
     """A rating as a float, or a located error when it is not a number on the aspect's scale."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if type(value) not in _NUMBER:  # exact types: JSON numbers only, never bool
         raise record.error(f"rating {value!r} is not a number", aspect.label)
     if not aspect.min <= value <= aspect.max:
         raise record.error(
