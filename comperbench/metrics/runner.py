@@ -1,0 +1,289 @@
+"""Scoring a benchmark: items from its table, metrics it can feed, cached scores, NaN counts.
+
+`run_metrics` scores every applicable metric on every item (or, for corpus metrics at system
+level, on every system's responses) and says why each skipped metric was skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from comperbench.benchmark import Benchmark
+from comperbench.errors import ComperbenchError
+from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
+from comperbench.metrics.cache import ScoreCache, item_key
+from comperbench.schema import Utterance
+
+TURN_SUITE = (
+    "bleu-1",
+    "bleu-2",
+    "bleu-3",
+    "bleu-4",
+    "chrf",
+    "chrf++",
+    "rouge-1",
+    "rouge-2",
+    "rouge-l",
+    "meteor",
+    "f1",
+    "length",
+    "bertscore-p",
+    "bertscore-r",
+    "bertscore-f1",
+    "embedding-average",
+    "greedy-matching",
+    "vector-extrema",
+    "context-cosine",
+)
+SYSTEM_SUITE = (*TURN_SUITE, "corpus-bleu", "distinct-1", "distinct-2")
+DEFAULT_BATCH = 256
+
+
+def default_suite(level: str) -> tuple[str, ...]:
+    """The metric names `--metrics default` runs at a level (corpus metrics only at system)."""
+    return SYSTEM_SUITE if level == "system" else TURN_SUITE
+
+
+def resolve_metrics(spec: str | Sequence[str], level: str) -> list[Metric]:
+    """Metrics from a comma-separated list of names; `default` expands to the default suite."""
+    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    expanded: list[str] = []
+    for name in names:
+        if not name:
+            continue
+        expanded += default_suite(level) if name == "default" else [name]
+    if not expanded:
+        raise ComperbenchError(
+            "no metric named: give --metrics default or a list such as bleu-4,f1"
+        )
+    from comperbench.metrics import get
+
+    return [get(name) for name in dict.fromkeys(expanded)]
+
+
+def _utterances(rows: list[dict[str, str]] | None) -> tuple[Utterance, ...]:
+    return tuple(Utterance(u["speaker"], u["text"]) for u in rows or ())
+
+
+def benchmark_items(bench: Benchmark) -> list[Item]:
+    """What metrics see of each row of a benchmark (turn or dialogue level)."""
+    table = bench.table
+    if bench.level == "dialogue":
+        return [
+            DialogueItem(item_id=i, turns=_utterances(t), system=s)
+            for i, t, s in zip(
+                table.column("item_id").to_pylist(),
+                table.column("turns").to_pylist(),
+                table.column("system").to_pylist(),
+                strict=True,
+            )
+        ]
+    columns = table.select(
+        ["item_id", "response", "context", "references", "grounding", "system"]
+    ).to_pydict()
+    return [
+        TurnItem(
+            item_id=columns["item_id"][k],
+            response=columns["response"][k],
+            context=_utterances(columns["context"][k]),
+            references=tuple(columns["references"][k] or ()),
+            grounding=tuple(columns["grounding"][k] or ()),
+            system=columns["system"][k],
+        )
+        for k in range(table.num_rows)
+    ]
+
+
+def skip_reason(metric: Metric, bench: Benchmark, items: Sequence[Item], level: str) -> str | None:
+    """Why a metric cannot run on a benchmark at a level, or None when it can."""
+    if metric.corpus and level != "system":
+        return "scores a whole set of responses: run it with --level system"
+    if metric.level != bench.level:
+        return f"a {metric.level}-level metric; {bench.name} is scored at {bench.level} level"
+    turns = [i for i in items if isinstance(i, TurnItem)]
+    for need, present in (
+        ("references", any(t.references for t in turns)),
+        ("grounding", any(t.grounding for t in turns)),
+        ("context", any(t.context for t in turns)),
+    ):
+        if need in metric.needs and not present:
+            return f"needs {need}, and {bench.name} has none"
+    return None
+
+
+@dataclass
+class MetricRun:
+    """One metric's scores over a benchmark and what the user must be told about them."""
+
+    metric: Metric
+    scores: np.ndarray
+    """Per item (turn/dialogue level) or per system in `systems` order (corpus metrics)."""
+    cached: int = 0
+    computed: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def nans(self) -> int:
+        return int(np.isnan(self.scores).sum())
+
+
+def _progress(total: int, label: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=label, unit="item", leave=False, disable=None)
+
+
+def score_items(
+    metric: Metric,
+    items: Sequence[Item],
+    cache: ScoreCache | None,
+    batch_size: int = DEFAULT_BATCH,
+) -> MetricRun:
+    """Scores of one metric on items, looked up in bulk in the cache, the rest computed."""
+    keys = [item_key(item, metric.needs) for item in items]
+    found = cache.lookup(metric, keys) if cache else {}
+    todo: dict[str, Item] = {}
+    for key, item in zip(keys, items, strict=True):
+        if key not in found:
+            todo.setdefault(key, item)
+    fresh: dict[str, float] = {}
+    pending = list(todo.items())
+    with _progress(len(pending), metric.name) as bar:
+        for start in range(0, len(pending), batch_size):
+            batch = pending[start : start + batch_size]
+            values = metric.score([item for _, item in batch])
+            if len(values) != len(batch):
+                raise ComperbenchError(
+                    f"metric {metric.name} returned {len(values)} scores for {len(batch)} items"
+                )
+            fresh.update((key, float(v)) for (key, _), v in zip(batch, values, strict=True))
+            bar.update(len(batch))
+    if cache and fresh:
+        cache.store(metric, fresh)
+    merged = {**found, **fresh}
+    scores = np.array([merged[key] for key in keys], dtype=float)
+    cached = sum(key in found for key in keys)
+    return MetricRun(metric, scores, cached=cached, computed=len(items) - cached)
+
+
+def score_corpus(
+    metric: Metric, items: Sequence[Item], systems: Sequence[str], cache: ScoreCache | None
+) -> MetricRun:
+    """A corpus metric on each system's items (cached under a hash of the items' keys)."""
+    values, computed = [], 0
+    for system in systems:
+        group = [item for item in items if item.system == system]
+        digest = hashlib.sha256()
+        for item in group:
+            digest.update(item_key(item, metric.needs).encode())
+        key = f"corpus:{digest.hexdigest()}"
+        found = cache.lookup(metric, [key]) if cache else {}
+        if key in found:
+            values.append(found[key])
+            continue
+        value = float(metric.score_corpus(group))
+        computed += 1
+        if cache:
+            cache.store(metric, {key: value})
+        values.append(value)
+    return MetricRun(metric, np.array(values), cached=len(systems) - computed, computed=computed)
+
+
+@dataclass
+class RunResult:
+    """Scores of the metrics that ran, and the reason of each metric that did not."""
+
+    benchmark: Benchmark
+    level: str
+    item_ids: list[str]
+    systems: list[str]
+    item_systems: list[str]
+    runs: list[MetricRun]
+    skipped: dict[str, str]
+
+    def item_frame(self) -> pd.DataFrame:
+        """item_id, system, one column per item-level metric."""
+        frame = pd.DataFrame({"item_id": self.item_ids, "system": self.item_systems})
+        for run in self.runs:
+            if not run.metric.corpus:
+                frame[run.metric.name] = run.scores
+        return frame
+
+    def system_frame(self) -> pd.DataFrame:
+        """One row per system: mean item score of each item metric (NaNs left out) and the
+        corpus metrics' own per-system values."""
+        items = self.item_frame().drop(columns="item_id")
+        means = items.groupby("system", sort=True).mean()
+        means = means.reindex(self.systems)
+        for run in self.runs:
+            if run.metric.corpus:
+                means[run.metric.name] = run.scores
+        means.index.name = "system"
+        return means
+
+
+def run_metrics(
+    bench: Benchmark,
+    metrics: Sequence[Metric],
+    level: str | None = None,
+    *,
+    cache: ScoreCache | None = None,
+    batch_size: int = DEFAULT_BATCH,
+) -> RunResult:
+    """Score a benchmark with each metric it can feed; system level adds the corpus metrics."""
+    level = level or bench.level
+    if level not in (bench.level, "system"):
+        raise ComperbenchError(
+            f"{bench.name} was loaded at {bench.level} level; it cannot be scored at {level} level"
+        )
+    items = benchmark_items(bench)
+    systems = sorted({item.system for item in items})
+    runs, skipped = [], {}
+    for metric in metrics:
+        reason = skip_reason(metric, bench, items, level)
+        if reason is not None:
+            skipped[metric.name] = reason
+            continue
+        if metric.corpus:
+            runs.append(score_corpus(metric, items, systems, cache))
+        else:
+            runs.append(score_items(metric, items, cache, batch_size))
+    return RunResult(
+        benchmark=bench,
+        level=level,
+        item_ids=[item.item_id for item in items],
+        systems=systems,
+        item_systems=[item.system for item in items],
+        runs=runs,
+        skipped=skipped,
+    )
+
+
+def correlations(metric: np.ndarray, human: np.ndarray) -> dict[str, float | int]:
+    """Pearson, Spearman and Kendall (tau-b) with p-values by scipy on the pairs where both
+    scores exist; `n` pairs used, `dropped` pairs with a missing score."""
+    from scipy import stats
+
+    metric, human = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
+    keep = np.isfinite(metric) & np.isfinite(human)
+    x, y = metric[keep], human[keep]
+    result: dict[str, float | int] = {"n": int(keep.sum()), "dropped": int((~keep).sum())}
+    constant = len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
+    for label, test in (
+        ("pearson", stats.pearsonr),
+        ("spearman", stats.spearmanr),
+        ("kendall", stats.kendalltau),
+    ):
+        if constant:
+            result[label], result[f"{label}_p"] = math.nan, math.nan
+        else:
+            statistic, pvalue = test(x, y)
+            result[label], result[f"{label}_p"] = float(statistic), float(pvalue)
+    return result
