@@ -10,12 +10,11 @@ from comperbench.loaders.base import (
     Record,
     SourceFiles,
     item_id,
-    prefixed,
     register,
 )
-from comperbench.loaders.fed import scale_value, skip_key
+from comperbench.loaders.fed import scale_value, skip_key, speaker_turns
 from comperbench.metadata import Aspect, BenchmarkMetadata, github_source
-from comperbench.schema import DialogueRecord, Rating, Utterance
+from comperbench.schema import DialogueRecord, Rating
 
 DSTC9_CITATION = """@article{gunasekara2020overview,
     title = "Overview of the Ninth Dialog System Technology Challenge: {DSTC9}",
@@ -50,7 +49,6 @@ SHA256 = {
     11: "8bbc99aecb1471b49f56298148ab85da5f592dc2998ef6eeb9c1e471c1350571",
 }
 
-SPEAKERS = ("User", "System")
 NOT_APPLICABLE = "N/A"
 
 DSTC9_ASPECTS = (
@@ -92,14 +90,6 @@ def _ratings(rec: Record, skipped: Counter[str]) -> list[Rating]:
     return ratings
 
 
-def _turns(rec: Record) -> list[Utterance]:
-    """'User:'/'System:' lines; a line without a prefix continues the utterance before it."""
-    utterances = prefixed(rec.text("context").split("\n"), SPEAKERS)
-    if not utterances or utterances[0].speaker not in SPEAKERS:
-        raise rec.error("expected lines that start with 'User:' or 'System:'", "context")
-    return [Utterance(u.speaker, u.text.strip()) for u in utterances]
-
-
 def parse_dstc9(files: SourceFiles, benchmark: str) -> Parsed:
     """Consecutive records with the same context are one dialogue, each record one rater.
 
@@ -134,7 +124,7 @@ def parse_dstc9(files: SourceFiles, benchmark: str) -> Parsed:
                     item_id=item_id(benchmark, system, count),
                     dialogue_id=f"{system}/{count:04d}",
                     system=system,
-                    turns=_turns(rec),
+                    turns=speaker_turns(rec, "context"),
                     ratings=[],
                 )
                 parsed.dialogues.append(current)

@@ -122,12 +122,12 @@ def _ratings(rec: Record, aspects: Sequence[Aspect], skipped: Counter[str]) -> l
     return ratings
 
 
-def _utterances(rec: Record, name: str) -> list[Utterance]:
-    lines = rec.text(name).split("\n")
-    utterances = prefixed(lines, SPEAKERS)
+def speaker_turns(rec: Record, name: str) -> list[Utterance]:
+    """'User:'/'System:' lines of a text field; a line without a prefix continues the one before."""
+    utterances = prefixed(rec.text(name).split("\n"), SPEAKERS)
     if not utterances or utterances[0].speaker not in SPEAKERS:
         raise rec.error("expected lines that start with 'User:' or 'System:'", name)
-    return utterances
+    return [Utterance(u.speaker, u.text.strip()) for u in utterances]
 
 
 def _response(rec: Record) -> str:
@@ -135,6 +135,34 @@ def _response(rec: Record) -> str:
     if not sep or head.strip() != "System":
         raise rec.error("expected a response that starts with 'System:'", "response")
     return text.strip()
+
+
+def _turn_record(
+    rec: Record,
+    dialogue: list[Utterance],
+    dialogue_id: str,
+    system: str,
+    benchmark: str,
+    skipped: Counter[str],
+) -> TurnRecord:
+    """A rated turn, checked to continue the start of the dialogue it belongs to."""
+    context = speaker_turns(rec, "context")
+    if dialogue[: len(context)] != context:
+        raise rec.error(
+            f"context is not the start of the dialogue {dialogue_id} in the next dialogue record",
+            "context",
+        )
+    if rec.text("system") != system:
+        raise rec.error(f"system differs from its dialogue's ({system!r})", "system")
+    return TurnRecord(
+        item_id=item_id(benchmark, int(dialogue_id), len(context)),
+        dialogue_id=dialogue_id,
+        system=system,
+        context=context,
+        response=_response(rec),
+        ratings=_ratings(rec, TURN_ASPECTS, skipped),
+        turn_index=len(context),
+    )
 
 
 def parse_fed(files: SourceFiles, level: str, benchmark: str) -> Parsed:
@@ -149,7 +177,6 @@ def parse_fed(files: SourceFiles, level: str, benchmark: str) -> Parsed:
     records = files.json(key)
     if not isinstance(records, list):
         raise Record({}, path, "top level").error("expected a JSON array of records")
-    aspects = TURN_ASPECTS if level == "turn" else DIALOGUE_ASPECTS
     pending: list[Record] = []
     dialogues = 0
     for index, raw in enumerate(records):
@@ -158,7 +185,7 @@ def parse_fed(files: SourceFiles, level: str, benchmark: str) -> Parsed:
             pending.append(rec)
             continue
         dialogue_id = f"{dialogues:04d}"
-        turns = _utterances(rec, "context")
+        turns = speaker_turns(rec, "context")
         system = rec.text("system")
         if level == "dialogue":
             parsed.dialogues.append(
@@ -167,30 +194,14 @@ def parse_fed(files: SourceFiles, level: str, benchmark: str) -> Parsed:
                     dialogue_id=dialogue_id,
                     system=system,
                     turns=turns,
-                    ratings=_ratings(rec, aspects, parsed.skipped),
+                    ratings=_ratings(rec, DIALOGUE_ASPECTS, parsed.skipped),
                 )
             )
-        for turn in pending if level == "turn" else ():
-            context = _utterances(turn, "context")
-            if turns[: len(context)] != context:
-                raise turn.error(
-                    f"context is not the start of the dialogue in the next dialogue record "
-                    f"({index})",
-                    "context",
+        if level == "turn":
+            for turn in pending:
+                parsed.turns.append(
+                    _turn_record(turn, turns, dialogue_id, system, benchmark, parsed.skipped)
                 )
-            if turn.text("system") != system:
-                raise turn.error(f"system differs from its dialogue's ({system!r})", "system")
-            parsed.turns.append(
-                TurnRecord(
-                    item_id=item_id(benchmark, dialogues, len(context)),
-                    dialogue_id=dialogue_id,
-                    system=system,
-                    context=context,
-                    response=_response(turn),
-                    ratings=_ratings(turn, aspects, parsed.skipped),
-                    turn_index=len(context),
-                )
-            )
         pending = []
         dialogues += 1
     if pending:
