@@ -318,8 +318,9 @@ def render_counts(counts: CardCounts) -> str:
             cells = " | ".join(f"{per.get(split, 0):,}" for split in splits)
             lines.append(f"| {system} | {cells} |")
     for level, reasons in counts.skipped.items():
-        dropped = ", ".join(f"{reason}: {n:,}" for reason, n in reasons.items())
-        lines += ["", f"Dropped by the loader ({level} level): {dropped}."]
+        lines += ["", f"Dropped by the loader ({level} level):", ""]
+        lines += ["| reason | ratings or records |", "|---|---|"]
+        lines += [f"| {reason} | {n:,} |" for reason, n in reasons.items()]
     if not counts.skipped and not counts.published_by:
         lines += ["", "The loader dropped nothing."]
     return "\n".join(lines)
