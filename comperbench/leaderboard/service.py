@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from comperbench.leaderboard.items import ItemIndex
-from comperbench.leaderboard.scoring import Correlation, score_coverage, standings
+from comperbench.leaderboard.scoring import N_RESAMPLES, Correlation, score_coverage, standings
 from comperbench.leaderboard.store import Row, Store, Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
 
@@ -44,6 +44,7 @@ def submit(
     meta: SubmissionMeta,
     store: Store,
     index: ItemIndex | None = None,
+    n_resamples: int = N_RESAMPLES,
 ) -> Outcome:
     """Validate, score (full-coverage parts) and store one uploaded file."""
     submission = parse(file_name, raw, meta, index)
@@ -51,7 +52,7 @@ def submit(
     if existing is not None:
         return Outcome(existing, submission)
     results: dict[str, list[Correlation]] = {
-        metric: [r for c in coverages if c.full for r in score_coverage(c)]
+        metric: [r for c in coverages if c.full for r in score_coverage(c, n_resamples=n_resamples)]
         for metric, coverages in submission.metrics.items()
     }
     return Outcome(store.add(submission, results), submission)
