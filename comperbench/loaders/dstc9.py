@@ -141,9 +141,9 @@ class Dstc9(BenchmarkLoader):
         version="1.0.0",
         description=(
             "DSTC9 Track 3 (Interactive Evaluation of Dialog): 2,200 conversations between "
-            "volunteers and 11 chatbots submitted to the challenge, 200 per chatbot, each rated "
-            "by up to three crowd workers with the FED dialogue-level questions plus an overall "
-            "score. Data as redistributed with FlowScore; please cite the DSTC9 overview paper."
+            "users and 11 chatbots submitted to the challenge, 200 per chatbot, each rated by "
+            "one to three annotators on the FED dialogue-level qualities and an overall score. "
+            "Data as redistributed with FlowScore; please cite the DSTC9 overview paper."
         ),
         homepage="https://github.com/ictnlp/DialoFlow/tree/main/FlowScore",
         license="MIT (ictnlp/DialoFlow repository license; users are asked to cite DSTC9)",
