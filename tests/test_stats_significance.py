@@ -133,14 +133,20 @@ def test_matrix_sorts_tests_and_clusters(test: str) -> None:
     assert result.signature.startswith(f"stat:{test}:pearson|level:turn")
 
 
-def test_matrix_pair_equals_single_test() -> None:
+@pytest.mark.parametrize("method", ["pearson", "spearman"])
+def test_matrix_pairs_equal_single_tests(method: str) -> None:
+    """The all-pairs Pearson product and the per-pair kernels give the same p-values."""
     human, good, weak = _data(80, seed=6)
-    result = significance_matrix(
-        {"g": good, "w": weak}, human, method="spearman", n_resamples=200, seed=4
-    )
-    assert result.p_values[0, 1] == pytest.approx(
-        perm_both(good, weak, human, method="spearman", n_resamples=200, seed=4)[1]
-    )
+    rng = np.random.default_rng(1)
+    scores = {"g": good, "w": weak, "n": human + 2 * rng.normal(size=80)}
+    result = significance_matrix(scores, human, method=method, n_resamples=200, seed=4)  # type: ignore[arg-type]
+    for i, a in enumerate(result.metrics):
+        for j, b in enumerate(result.metrics):
+            if i != j:
+                single = perm_both(
+                    scores[a], scores[b], human, method=method, n_resamples=200, seed=4
+                )  # type: ignore[arg-type]
+                assert result.p_values[i, j] == pytest.approx(single[1])
 
 
 def test_system_level_matrix_uses_system_means() -> None:

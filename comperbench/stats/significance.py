@@ -94,6 +94,39 @@ def perm_both(
     return delta, _p_at_least(ra - rb, delta)
 
 
+def _perm_both_pearson_all(
+    Z: np.ndarray, y: np.ndarray, swaps: np.ndarray
+) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+    """Permuted Pearson correlations of every pair (i < j) from one matrix product.
+
+    A permuted row of A is a + s(b - a) with s in {0, 1}, so its sum, sum of squares and
+    cross-product with the human scores are linear in the swap matrix: S @ [b - a, b^2 - a^2,
+    (b - a) h] gives them for all pairs and all permutations; B's follow as totals minus A's.
+    """
+    m, n = Z.shape
+    h = y - y.mean()
+    shh = h @ h
+    pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+    if not pairs:
+        return {}
+    first = np.array([i for i, _ in pairs])
+    second = np.array([j for _, j in pairs])
+    d = Z[second] - Z[first]
+    linear = swaps.astype(float) @ np.hstack([d.T, (Z[second] ** 2 - Z[first] ** 2).T, (d * h).T])
+    s1, s2, s3 = np.split(linear, 3, axis=1)
+    total, squares, cross = Z.sum(axis=1), (Z * Z).sum(axis=1), Z @ h
+    sum_a = total[first] + s1
+    sq_a = squares[first] + s2
+    cross_a = cross[first] + s3
+    sum_b = total[first] + total[second] - sum_a
+    sq_b = squares[first] + squares[second] - sq_a
+    cross_b = cross[first] + cross[second] - cross_a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r_a = cross_a / np.sqrt((sq_a - sum_a**2 / n) * shh)
+        r_b = cross_b / np.sqrt((sq_b - sum_b**2 / n) * shh)
+    return {pair: (r_a[:, c], r_b[:, c]) for c, pair in enumerate(pairs)}
+
+
 def _p_at_least(null: np.ndarray, observed: float) -> float:
     if not np.isfinite(observed):
         return np.nan
@@ -225,9 +258,13 @@ def significance_matrix(
     p = np.full((m, m), np.nan)
     if test == "perm-both":
         swaps = swap_masks(y.size, n_resamples, seed)
+        fast = _perm_both_pearson_all(Z, y, swaps) if (method, layout) == ("pearson", None) else {}
         for i in range(m):
             for j in range(i + 1, m):
-                ri, rj = perm_both_rows(Z[i], Z[j], y, swaps, method, layout)
+                if (i, j) in fast:
+                    ri, rj = fast[i, j]
+                else:
+                    ri, rj = perm_both_rows(Z[i], Z[j], y, swaps, method, layout)
                 p[i, j] = _p_at_least(ri - rj, deltas[i, j])
                 p[j, i] = _p_at_least(rj - ri, deltas[j, i])
     elif test == "paired-bootstrap":
