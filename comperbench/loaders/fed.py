@@ -217,7 +217,7 @@ def _fed_metadata(
         version="1.0.0",
         description=(
             f"FED {level}-level annotations: {summary} Conversations between a person and Meena, "
-            "Mitsuku or another person, rated by five crowd workers each."
+            "Mitsuku or another person, rated by five annotators each."
         ),
         homepage="https://github.com/Shikib/fed",
         license="unknown (not stated by the authors)",

@@ -236,7 +236,7 @@ def _grade_metadata(grade_set: GradeSet, sizes: str) -> BenchmarkMetadata:
         version="1.0.0",
         description=(
             f"GRADE human judgements on {grade_set.corpus}: {sizes} Each context (two turns) "
-            "and response was rated 1-5 for coherence/relevance by 8-11 crowd workers; every "
+            "and response was rated 1-5 for coherence/relevance by 8-11 annotators; every "
             "individual rating is kept, and the corpus reference reply is attached."
         ),
         homepage="https://github.com/li3cmz/GRADE",
