@@ -238,7 +238,8 @@ def _fed_metadata(
             "The rated turns of a conversation precede its dialogue record in the file; "
             "`dialogue_id` links each turn item to that dialogue (the loader checks that the "
             "turn's context is the start of the dialogue). Turn item ids are "
-            "<dialogue>/<number of context utterances>, unique although one context occurs twice (in two different conversations).",
+            "<dialogue>/<number of context utterances>, unique although one context occurs "
+            "twice (in two different conversations).",
             "The DSTC10 Track 5 copies (fed-turn, fed-dial) hold the same annotations and are "
             "not loaded separately.",
         ),
