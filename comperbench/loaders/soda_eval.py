@@ -17,10 +17,12 @@ of the unified schema.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -71,7 +73,8 @@ ISSUE_TYPES: dict[str, str] = {
 }
 """The issue taxonomy of the Soda-Eval paper, keyed by the normalised type (lower case, `_`)."""
 
-_SPEAKER_LINE = r"^(?P<speaker>[^:]{1,60}): ?(?P<text>.*)$"
+MAX_SPEAKER = 60
+"""Longest speaker name accepted before the colon of a `Speaker: text` line."""
 _NOT_KEY = re.compile(r"[^a-z0-9]+")
 
 CITATION = """@inproceedings{mendonca-etal-2024-soda,
@@ -262,21 +265,28 @@ class _Shard:
         flat = pc.utf8_trim_whitespace(pc.list_flatten(lines))
         keep = pc.not_equal(flat, "").to_numpy(zero_copy_only=False)
         parents, flat = parents[keep], flat.filter(pa.array(keep))
-        parts = pc.extract_regex(flat, _SPEAKER_LINE)
-        bad = _first(parts.is_null().to_numpy(zero_copy_only=False))
+        parts = pc.split_pattern(flat, ":", max_splits=1)
+        names = pc.utf8_trim_whitespace(pc.list_element(parts, 0))
+        length = pc.utf8_length(names).to_numpy()
+        has_text = pc.equal(pc.list_value_length(parts), 2).to_numpy(zero_copy_only=False)
+        bad = _first(~has_text | (length < 1) | (length > MAX_SPEAKER))
         if bad is not None:
             raise self.error(
                 int(parents[bad]),
-                f"line {flat[bad].as_py()!r} is not written 'Speaker: text'",
+                f"line {flat[bad].as_py()!r} is not written 'Speaker: text' "
+                f"(a speaker name of 1-{MAX_SPEAKER} characters, a colon, the utterance)",
                 "dialog_history",
             )
-        speakers = pc.utf8_trim_whitespace(pc.struct_field(parts, "speaker")).to_pylist()
-        texts = pc.utf8_trim_whitespace(pc.struct_field(parts, "text")).to_pylist()
-        bounds = np.searchsorted(parents, np.arange(self.rows + 1))
-        return [
-            [Utterance(s, t) for s, t in zip(speakers[a:b], texts[a:b], strict=True)]
-            for a, b in pairwise(bounds.tolist())
+        texts = pc.utf8_trim_whitespace(pc.list_element(parts, 1)).to_pylist()
+        speakers = names.to_pylist()
+        # Contexts are prefixes of one dialogue: share one immutable Utterance per distinct line.
+        known: dict[tuple[str, str], Utterance] = {}
+        utterances = [
+            known.get(key) or known.setdefault(key, Utterance(*key))
+            for key in zip(speakers, texts, strict=True)
         ]
+        bounds = np.searchsorted(parents, np.arange(self.rows + 1))
+        return [utterances[a:b] for a, b in pairwise(bounds.tolist())]
 
     def issue_flags(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row, 0/1 per issue type, and whether the row's issue list is present at all."""
@@ -321,17 +331,28 @@ def parse_shard(shard: _Shard, skipped: Counter[str]) -> list[TurnRecord]:
     flags, present = shard.issue_flags()
     skipped["score missing"] += int(np.isnan(scores).sum())
     skipped["issue list missing"] += int((~present).sum())
-    issue_names = [a.name for a in ASPECTS[1:]]
+    # Ratings are immutable: one shared Rating per (aspect, value), one list per issue pattern.
+    overall = {v: [Rating(OVERALL.name, float(v), ANNOTATOR)] for v in range(1, 6)}
+    patterns = (flags @ (1 << np.arange(flags.shape[1]))).astype(int).tolist()
+    issue_ratings: dict[int, list[Rating]] = {}
+    for pattern, row_flags in zip(patterns, flags.tolist(), strict=True):
+        if pattern not in issue_ratings:
+            issue_ratings[pattern] = [
+                Rating(a.name, flag, ANNOTATOR)
+                for a, flag in zip(ASPECTS[1:], row_flags, strict=True)
+            ]
     records = []
-    for row, (dialog, score, context, response) in enumerate(
-        zip(dialog_ids.tolist(), scores.tolist(), contexts, responses, strict=True)
+    for dialog, score, context, response, pattern, has_issues in zip(
+        dialog_ids.tolist(),
+        scores.tolist(),
+        contexts,
+        responses,
+        patterns,
+        present.tolist(),
+        strict=True,
     ):
-        ratings = [] if np.isnan(score) else [Rating(OVERALL.name, score, ANNOTATOR)]
-        if present[row]:
-            ratings.extend(
-                Rating(name, flag, ANNOTATOR)
-                for name, flag in zip(issue_names, flags[row].tolist(), strict=True)
-            )
+        ratings = [] if score != score else overall[int(score)]  # NaN: score missing
+        ratings = ratings + issue_ratings[pattern] if has_issues else list(ratings)
         records.append(
             TurnRecord(
                 item_id=item_id(NAME, shard.split, str(dialog), len(context)),
@@ -361,7 +382,24 @@ def _check_unique(records: list[TurnRecord], paths: list[Path]) -> None:
         seen[record.item_id] = index
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic GC: building ~2M acyclic objects otherwise triggers passes that double the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_soda_eval(files: SourceFiles) -> Parsed:
+    with _no_gc():
+        return _parse_soda_eval(files)
+
+
+def _parse_soda_eval(files: SourceFiles) -> Parsed:
     parsed = Parsed()
     folder = _folder(files)
     card_path = files.path(f"{FOLDER}/{CARD}")
