@@ -9,60 +9,17 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.leaderboard.items import cached_benchmark
-from comperbench.leaderboard.scoring import (
-    _item_replicates,
-    _system_means,
-    _system_replicates,
-    resample_counts,
-    score_coverage,
-    standings,
-)
+from comperbench.leaderboard.scoring import resample_counts, score_coverage, standings
 from comperbench.leaderboard.submission import Coverage
-
-
-def _explicit_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+from comperbench.stats import correlation_table
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
     counts = resample_counts(7, 5, 3)
-    idx = _explicit_indices(7, 5, 3)
+    idx = np.random.default_rng(3).integers(0, 7, size=(5, 7))
     for row, draws in zip(counts, idx, strict=True):
         np.testing.assert_array_equal(row, np.bincount(draws, minlength=7))
     assert (counts.sum(axis=1) == 7).all()
-
-
-@pytest.mark.parametrize("statistic", ["pearson", "spearman"])
-def test_item_replicates_match_scipy_on_explicit_resamples(statistic: str) -> None:
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=200)
-    y = np.round(x + rng.normal(size=200))  # many ties in y
-    reps = _item_replicates(statistic, resample_counts(200, 50, 9), x, y)
-    reference = getattr(sps, f"{statistic}r")
-    for b, draws in enumerate(_explicit_indices(200, 50, 9)):
-        assert reps[b] == pytest.approx(reference(x[draws], y[draws]).statistic, abs=1e-10)
-
-
-def test_constant_resample_is_nan_not_a_number() -> None:
-    x = np.array([1.0, 1.0, 1.0, 2.0])
-    y = np.array([1.0, 2.0, 3.0, 4.0])
-    w = np.array([[4.0, 0, 0, 0], [1, 1, 1, 1]])
-    reps = _item_replicates("pearson", w, x, y)
-    assert np.isnan(reps[0])
-    assert reps[1] == pytest.approx(sps.pearsonr(x, y).statistic)
-
-
-def test_system_means_and_kendall_by_hand() -> None:
-    x = np.array([1.0, 3.0, 2.0, 4.0, 6.0, 5.0])
-    codes = np.array([0, 0, 1, 1, 2, 2])
-    onehot = np.eye(3)[codes]
-    w = np.array([[1.0, 1, 1, 1, 1, 1], [2.0, 0, 0, 1, 0, 3]])
-    means = _system_means(w, x, onehot)
-    np.testing.assert_allclose(means, [[2.0, 3.0, 5.5], [1.0, 4.0, 5.0]])
-    # x means (2, 3, 5.5) vs (3, 1, 2): pairs (0,1) discordant, (0,2) discordant, (1,2) concordant
-    tau = _system_replicates("kendall", means[:1], np.array([[3.0, 1.0, 2.0]]))
-    assert tau[0] == pytest.approx(-1 / 3)
-    assert tau[0] == pytest.approx(sps.kendalltau([2, 3, 5.5], [3, 1, 2]).statistic)
 
 
 def test_standings_by_hand() -> None:
@@ -89,10 +46,14 @@ def topical(data_root: Path):
     return cached_benchmark("usr-topical", "turn")
 
 
+def _lengths(topical) -> np.ndarray:
+    return np.array([len(r) for r in topical.table.column("response").to_pylist()], float)
+
+
 def test_real_benchmark_scores_match_scipy(topical) -> None:
-    lengths = np.array([len(r) for r in topical.table.column("response").to_pylist()], float)
+    lengths = _lengths(topical)
     coverage = Coverage("usr-topical", "turn", topical.fingerprint, lengths)
-    results = score_coverage(coverage, n_resamples=200)
+    results = score_coverage(coverage, n_resamples=200, seed=5)
     found = {(r.level, r.aspect, r.statistic): r for r in results}
     human = topical.human_scores("overall")
     turn = found[("turn", "overall", "spearman")]
@@ -101,17 +62,42 @@ def test_real_benchmark_scores_match_scipy(topical) -> None:
     assert turn.p_value == pytest.approx(reference.pvalue)
     assert turn.ci_low < turn.value < turn.ci_high
     assert turn.n == 360 and len(turn.replicates) == 200
-    assert turn.signature.startswith("stat:spearman|level:turn|aspect:overall|resample:bootstrap")
+    # each replicate is scipy's Spearman on the explicit resample drawn with the same seed
+    for b, draws in enumerate(np.random.default_rng(5).integers(0, 360, size=(3, 360))):
+        explicit = sps.spearmanr(lengths[draws], human[draws]).statistic
+        assert turn.replicates[b] == pytest.approx(explicit, abs=1e-6)
+    assert "stat:spearman|level:turn|resample:bootstrap-percentile|n:200|seed:5" in turn.signature
     assert f"bench:usr-topical@{topical.fingerprint}" in turn.signature
     systems = topical.systems()
     means = topical.to_pandas().assign(x=lengths).groupby("system")["x"].mean()
-    system = found[("system", "overall", "kendall")]
+    system = found[("system", "overall", "kendall-b")]
     assert system.n == 6
     assert system.value == pytest.approx(
         sps.kendalltau(means.loc[systems.index], systems["overall"]).statistic
     )
-    assert ("turn", "overall", "kendall") not in found  # not resampled at item level
+    assert ("turn", "overall", "kendall-b") not in found  # not resampled at item level
     assert {r.aspect for r in results} == set(topical.metadata.aspect_names)
+
+
+@pytest.mark.parametrize("level", ["turn", "system"])
+def test_same_numbers_as_the_stats_package(topical, level: str) -> None:
+    lengths = _lengths(topical)
+    coverage = Coverage("usr-topical", "turn", topical.fingerprint, lengths)
+    ours = {
+        (r.level, r.aspect, r.statistic): r
+        for r in score_coverage(coverage, n_resamples=300, seed=2)
+    }[(level, "engaging", "pearson")]
+    [theirs] = correlation_table(
+        {"len": lengths},
+        topical.human_scores("engaging"),
+        level=level,
+        method="pearson",
+        systems=topical.table.column("system").to_pylist(),
+        n_resamples=300,
+        seed=2,
+    )
+    assert ours.value == pytest.approx(theirs.value)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
 
 
 def test_partial_coverage_is_not_scored(topical) -> None:

@@ -56,7 +56,7 @@ def test_round_trip_from_file_to_ranking(tmp_path: Path, index: ItemIndex) -> No
     provenance = store.submissions()[-1]
     assert provenance["package_version"] == __version__
     assert len(provenance["file_sha256"]) == 64
-    system = ranking(store, "usr-topical", "system", "overall", "kendall")
+    system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
     assert len(system) == 2 and system[0].row.n == 6
     p = significance_matrix([r.row for r in table])
     assert np.isnan(p[0, 0]) and p[1, 0] > 0.95 and p[0, 1] < 0.05
