@@ -341,3 +341,93 @@ def test_soda_eval_content_fingerprint_follows_the_files_read(tmp_path: Path) ->
     _rewrite(root, SHARD, lambda t: _set(t, "score", 0, 3))
     assert soda_eval.content_fingerprint(meta, root) != before
     assert any("revision 'main'" in note for note in meta.notes)
+
+
+def test_soda_eval_reads_shards_in_many_row_groups_alike(tmp_path: Path) -> None:
+    """Shards written one row a row group (chunked columns) give the same table."""
+    plain = load_benchmark(
+        "soda-eval", data_dir=_root(tmp_path / "a", "soda_eval"), use_cache=False
+    )
+    root = _root(tmp_path / "b", "soda_eval")
+    for shard in (root / "soda_eval" / "data").glob("*.parquet"):
+        pq.write_table(pq.read_table(shard), shard, row_group_size=1)
+    chunked = load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    assert chunked.table.equals(plain.table)
+
+
+def _online(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.setenv(name, "0")
+
+
+def test_soda_eval_downloads_missing_shards_of_the_pinned_revision_when_online(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Online, a split without local shards is fetched with snapshot_download(allow_patterns)."""
+    import huggingface_hub
+
+    root = _root(tmp_path, "soda_eval")
+    for shard in (root / "soda_eval" / "data").glob("test-*"):
+        shard.unlink()
+    calls: list[dict[str, object]] = []
+
+    def fake_snapshot(**kwargs: object) -> str:
+        calls.append(kwargs)
+        local = Path(str(kwargs["local_dir"]))
+        for shard in (FIXTURES / "soda_eval" / "data").glob("test-*"):
+            shutil.copy(shard, local / "data" / shard.name)
+        return str(local)
+
+    _online(monkeypatch)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
+    bench = load_benchmark("soda-eval", split="test", data_dir=root, use_cache=False)
+    assert len(bench) == 4
+    assert calls == [
+        {
+            "repo_id": "Johndfm/soda_eval",
+            "repo_type": "dataset",
+            "revision": "main",
+            "allow_patterns": ["data/test-*"],
+            "local_dir": root / "soda_eval",
+        }
+    ]
+
+
+def test_soda_eval_failed_download_names_the_cause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub
+
+    root = _root(tmp_path, "soda_eval")
+    for shard in (root / "soda_eval" / "data").glob("val-*"):
+        shard.unlink()
+
+    def unreachable(**kwargs: object) -> str:
+        raise OSError("network is unreachable")
+
+    _online(monkeypatch)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", unreachable)
+    with pytest.raises(DataMissingError, match="download failed: network is unreachable"):
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+
+
+def test_comperdial_downloads_each_file_at_the_pinned_revision_when_online(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub
+
+    fetched: list[tuple[str, str, str, str]] = []
+
+    def fake_download(repo_id: str, filename: str, revision: str, repo_type: str) -> str:
+        fetched.append((repo_id, filename, revision, repo_type))
+        return str(FIXTURES / "comperdial" / filename)
+
+    _online(monkeypatch)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    bench = load_benchmark("comperdial", data_dir=tmp_path, use_cache=False)
+    assert len(bench) == 6
+    assert sorted(fetched) == [
+        ("Sony/ComperDial", name, comperdial.REVISION, "dataset")
+        for name in sorted((comperdial.DIALOGUES, comperdial.TURN_EVAL, comperdial.DIALOGUE_EVAL))
+    ]
+    assert (tmp_path / "comperdial" / comperdial.TURN_EVAL).is_file()
