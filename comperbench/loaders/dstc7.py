@@ -162,7 +162,7 @@ def _comparable(text: str) -> bytes:
 
 
 def _rating(tsv: _Tsv, line: int, aspect: Aspect, text: str) -> float:
-    if not text.isdigit() or not aspect.min <= int(text) <= aspect.max:
+    if not (text.isascii() and text.isdigit()) or not aspect.min <= int(text) <= aspect.max:
         raise tsv.error(
             f"rating {text!r} is not an integer from {aspect.min:g} to {aspect.max:g}",
             line,
@@ -179,9 +179,10 @@ class Dstc7(BenchmarkLoader):
         description=(
             "Human evaluation of the DSTC7 grounded response generation task (Reddit): 1,000 "
             "test instances, each with a focal snippet of the web document the thread is about "
-            "and the responses of 10 systems (8 team systems, a seq2seq baseline, constant and "
-            "random baselines, and a held-out human reply), rated by three crowd judges each on "
-            "relevance and informativeness (1-5); multiple Reddit references per instance."
+            "and the responses of 10 systems (6 team systems, a seq2seq baseline, constant and "
+            "random baselines, and a held-out human reply), rated by three crowd judges each "
+            "(six for TeamCE) on relevance and informativeness (1-5); multiple Reddit references "
+            "per instance."
         ),
         homepage=f"https://github.com/{DSTC7_REPO}",
         license="O-UDA-1.0 (Open Use of Data Agreement v1.0)",
@@ -244,7 +245,7 @@ class Dstc7(BenchmarkLoader):
         snippets: dict[str, tuple[int, str]] = {}
         contexts = tables[CONTEXTS]
         for line, (instance, depth, snippet) in contexts.rows(3):
-            if not depth.isdigit():
+            if not (depth.isascii() and depth.isdigit()):
                 raise contexts.error(f"depth {depth!r} is not an integer", line, "Depth")
             if instance in snippets:
                 raise contexts.error(f"instance {instance} listed twice", line, "InstanceID")

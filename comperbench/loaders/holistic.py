@@ -47,7 +47,7 @@ def parse_holistic(
                 f"expected {width} columns, found {len(row)}", file=path, line=line
             )
         row_id = row[0].strip()
-        if not row_id.isdigit():
+        if not (row_id.isascii() and row_id.isdigit()):
             raise DataFormatError(
                 f"id {row_id!r} is not an integer", file=path, line=line, field="id"
             )
@@ -55,7 +55,10 @@ def parse_holistic(
         ratings = []
         for column, cell in enumerate(row[-RATERS:], start=1):
             value = cell.strip()
-            if not value.isdigit() or not aspect.min <= int(value) <= aspect.max:
+            if (
+                not (value.isascii() and value.isdigit())
+                or not aspect.min <= int(value) <= aspect.max
+            ):
                 raise DataFormatError(
                     f"rating {cell!r} is not an integer from {aspect.min:g} to {aspect.max:g}",
                     file=path,

@@ -44,7 +44,10 @@ Pair = tuple[str, str]
 
 def _score(text: str, path: str, line: int, record: str | int, field: str) -> float:
     value = text.strip()
-    if not value.isdigit() or not ENGAGEMENT.min <= int(value) <= ENGAGEMENT.max:
+    if (
+        not (value.isascii() and value.isdigit())
+        or not ENGAGEMENT.min <= int(value) <= ENGAGEMENT.max
+    ):
         raise DataFormatError(
             f"rating {text!r} is not an integer from {ENGAGEMENT.min:g} to {ENGAGEMENT.max:g}",
             file=path,
