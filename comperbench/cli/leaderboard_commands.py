@@ -1,0 +1,161 @@
+"""`comperbench submit | template | leaderboard seed|show|serve`: the leaderboard from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from comperbench.textutil import table as format_table
+
+
+def _store(args: argparse.Namespace):
+    from comperbench.leaderboard.store import Store
+
+    return Store(args.db)
+
+
+def run_submit(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.service import submit
+    from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
+
+    path = Path(args.file)
+    if path.stat().st_size > MAX_FILE_BYTES:
+        print(f"comperbench: error: {path} is larger than {MAX_FILE_BYTES} bytes", file=sys.stderr)
+        return 2
+    meta = SubmissionMeta(
+        name=args.name,
+        authors=args.authors,
+        link=args.link,
+        description=args.description,
+        reference_free=args.reference_free,
+        trained_on=tuple(t.strip() for t in args.trained_on.split(",") if t.strip()),
+    )
+    outcome = submit(path.name, path.read_bytes(), meta, _store(args))
+    print(outcome.summary())
+    return 0
+
+
+def run_template(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.items import cached_benchmark, stored_levels
+
+    levels = [args.level] if args.level else stored_levels(args.name)
+    lines = ["item_id,score"]
+    for level in levels:
+        lines += [f"{item}," for item in cached_benchmark(args.name, level).item_ids]
+    text = "\n".join(lines) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out} ({len(lines) - 1} items; fill the score column)")
+    return 0
+
+
+def run_seed(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.baselines import BASELINE_METRICS, seed
+
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else BASELINE_METRICS
+    benchmarks = args.benchmarks.split(",") if args.benchmarks else None
+    store = _store(args)
+    outcomes = seed(store, metrics, benchmarks)
+    added = sum(not o.stored.duplicate for o in outcomes)
+    print(
+        f"{added} baseline submissions added ({len(outcomes) - added} already there) in {store.path}"
+    )
+    return 0
+
+
+def _fmt(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.3f}"
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from comperbench.benchmark import get_metadata
+    from comperbench.leaderboard.items import stored_levels
+    from comperbench.leaderboard.service import ranking
+
+    meta = get_metadata(args.benchmark)
+    level = args.level or stored_levels(args.benchmark)[0]
+    aspect = meta.aspect(args.aspect).name
+    store = _store(args)
+    rows = [
+        [
+            r.rank,
+            f"{r.rank_low}-{r.rank_high}",
+            r.row.metric,
+            _fmt(r.row.value),
+            f"[{_fmt(r.row.ci_low)}, {_fmt(r.row.ci_high)}]",
+            "leader" if math.isnan(r.p_vs_leader) else f"{r.p_vs_leader:.3f}",
+            r.row.n,
+        ]
+        for r in ranking(store, args.benchmark, level, aspect, args.statistic)
+    ]
+    print(f"{meta.name} / {level} / {aspect} / {args.statistic}")
+    headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n"]
+    print(format_table(headers, rows))
+    for name, covered, total in store.partial(
+        args.benchmark, level if level != "system" else stored_levels(args.benchmark)[0]
+    ):
+        print(f"partial (not ranked): {name} {covered}/{total}")
+    return 0
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.app import serve
+
+    serve(db=args.db, host=args.host, port=args.port)
+    return 0
+
+
+def _db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        help="leaderboard database (default: $COMPERBENCH_LEADERBOARD_DB or the user data dir)",
+    )
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    submit = commands.add_parser("submit", help="validate, score and store a metric submission")
+    submit.add_argument("file", help="CSV, JSONL or parquet (optionally .gz or .zip)")
+    submit.add_argument("--name", required=True, help="metric name shown on the leaderboard")
+    submit.add_argument("--authors", default="")
+    submit.add_argument("--link", default="", help="paper or code URL")
+    submit.add_argument("--description", default="")
+    submit.add_argument("--reference-free", action="store_true")
+    submit.add_argument(
+        "--trained-on", default="", help="comma-separated benchmarks used to train or tune it"
+    )
+    _db_option(submit)
+    submit.set_defaults(run=run_submit)
+
+    template = commands.add_parser("template", help="a submission file to fill for a benchmark")
+    template.add_argument("name", metavar="NAME")
+    template.add_argument("--level", choices=["turn", "dialogue"])
+    template.add_argument("--out", default="-", help="output file (default: standard output)")
+    template.set_defaults(run=run_template)
+
+    board = commands.add_parser("leaderboard", help="seed, show or serve the leaderboard")
+    actions = board.add_subparsers(dest="action", metavar="ACTION", required=True)
+    seed = actions.add_parser("seed", help="store the package's own metrics as baselines")
+    seed.add_argument("--metrics", help="comma-separated metric names (default: fast baselines)")
+    seed.add_argument("--benchmarks", help="comma-separated benchmarks (default: all)")
+    _db_option(seed)
+    seed.set_defaults(run=run_seed)
+
+    show = actions.add_parser("show", help="print a ranking")
+    show.add_argument("benchmark")
+    show.add_argument("--level", choices=["turn", "dialogue", "system"])
+    show.add_argument("--aspect", help="default: the benchmark's default aspect")
+    show.add_argument(
+        "--statistic", default="spearman", choices=["pearson", "spearman", "kendall-b"]
+    )
+    _db_option(show)
+    show.set_defaults(run=run_show)
+
+    serve = actions.add_parser("serve", help="run the Gradio app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=7860)
+    _db_option(serve)
+    serve.set_defaults(run=run_serve)

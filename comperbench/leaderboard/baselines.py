@@ -1,0 +1,71 @@
+"""Seed the leaderboard with the package's own metrics, submitted through the normal path."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from comperbench import __version__
+from comperbench.benchmark import list_benchmarks
+from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
+from comperbench.leaderboard.service import Outcome, submit
+from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.submission import SubmissionMeta
+from comperbench.metrics.cache import ScoreCache
+from comperbench.metrics.runner import TURN_SUITE, resolve_metrics, run_metrics
+
+BASELINE_METRICS = tuple(m for m in TURN_SUITE if not m.startswith("bertscore"))
+"""The fast n-gram and embedding metrics (BERTScore is left to `--metrics` for its run time)."""
+
+
+def _csv(ids: Sequence[str], scores: Sequence[float]) -> bytes:
+    """A submission file of the finite scores (an item a metric could not score is left out)."""
+    out = io.StringIO()
+    out.write("item_id,score\n")
+    for item, score in zip(ids, scores, strict=True):
+        if np.isfinite(score):
+            out.write(f"{item},{float(score)!r}\n")
+    return out.getvalue().encode()
+
+
+def seed(
+    store: Store,
+    metrics: Sequence[str] = BASELINE_METRICS,
+    benchmarks: Sequence[str] | None = None,
+    progress: Callable[[str], None] = print,
+) -> list[Outcome]:
+    """Score every metric on every benchmark level it applies to; one submission per metric."""
+    names = list(benchmarks) if benchmarks is not None else list_benchmarks()
+    index = ItemIndex()
+    cache = ScoreCache()
+    ids: dict[str, list[str]] = {}
+    scores: dict[str, list[float]] = {}
+    needs: dict[str, frozenset[str]] = {}
+    for name in names:
+        for level in stored_levels(name):
+            bench = cached_benchmark(name, level)
+            result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
+            for run in result.runs:
+                metric = run.metric.name
+                ids.setdefault(metric, []).extend(result.item_ids)
+                scores.setdefault(metric, []).extend(run.scores.tolist())
+                needs[metric] = frozenset(run.metric.needs)
+                progress(f"scored {metric} on {name} ({level}): {len(run.scores)} items")
+            for metric, reason in result.skipped.items():
+                progress(f"skipped {metric} on {name} ({level}): {reason}")
+    outcomes = []
+    for metric in ids:
+        meta = SubmissionMeta(
+            name=metric,
+            authors="comperbench",
+            link="",
+            description=f"comperbench {__version__} baseline",
+            reference_free="references" not in needs[metric],
+            baseline=True,
+        )
+        outcome = submit(f"{metric}.csv", _csv(ids[metric], scores[metric]), meta, store, index)
+        progress(f"{metric}: {outcome.summary()}")
+        outcomes.append(outcome)
+    return outcomes
