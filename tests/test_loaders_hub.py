@@ -9,6 +9,7 @@ these tests check the loader against that assumption, not against the published 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -431,3 +432,60 @@ def test_comperdial_downloads_each_file_at_the_pinned_revision_when_online(
         for name in sorted((comperdial.DIALOGUES, comperdial.TURN_EVAL, comperdial.DIALOGUE_EVAL))
     ]
     assert (tmp_path / "comperdial" / comperdial.TURN_EVAL).is_file()
+
+
+def _synthetic_soda_eval(
+    folder: Path, sizes: dict[str, int], seed: int = 0
+) -> dict[str, np.ndarray]:
+    """A Soda-Eval copy of the given split sizes (12 rated turns a dialogue); returns the scores."""
+    rng = np.random.default_rng(seed)
+    (folder / "data").mkdir(parents=True)
+    card = (FIXTURES / "soda_eval" / "README.md").read_text()
+    schema = pa.schema(list(soda_eval.COLUMNS.items()))
+    types = list(soda_eval.ISSUE_TYPES)
+    scores = {}
+    for offset, (split, n) in enumerate(sizes.items()):
+        turns = np.arange(n) % 12 + 1
+        dialogs = np.arange(n) // 12 + offset * 1_000_000
+        lines = [f"{'Ann' if i % 2 == 0 else 'Bob'}: line {i}: some words here" for i in range(13)]
+        scores[split] = rng.integers(1, 6, n)
+        issue_counts = rng.integers(0, 3, n)
+        table = pa.Table.from_pydict(
+            {
+                "dialog_id": dialogs,
+                "dialog_history": ["\n".join(lines[:t]) for t in turns.tolist()],
+                "response": [lines[t] for t in turns.tolist()],
+                "overall_comment": ["comment"] * n,
+                "score": scores[split],
+                "issues": [
+                    [{"comment": "c", "type": types[(i + k) % len(types)]} for k in range(c)]
+                    for i, c in enumerate(issue_counts.tolist())
+                ],
+                "split": [split] * n,
+            },
+            schema=schema,
+        )
+        pq.write_table(table, folder / "data" / f"{split}-00000-of-00001.parquet")
+        card = re.sub(
+            rf"(- name: {split}\n\s+num_bytes: \d+\n\s+num_examples: )\d+", rf"\g<1>{n}", card
+        )
+    (folder / "README.md").write_text(card)
+    return scores
+
+
+@pytest.mark.slow
+def test_soda_eval_at_full_size(tmp_path: Path) -> None:
+    """A synthetic copy with the published split sizes (122,648 rows) loads completely and right."""
+    sizes = {"train": 85_876, "val": 24_535, "test": 12_237}
+    root = tmp_path / "data"
+    scores = _synthetic_soda_eval(root / "soda_eval", sizes)
+    bench = load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    assert len(bench) == sum(sizes.values()) and len(set(bench.item_ids)) == len(bench)
+    for split, n in sizes.items():
+        part = bench.table.filter(pc.equal(bench.table.column("split"), split))
+        assert part.num_rows == n
+        values = pc.struct_field(part.column("scores"), "overall").to_numpy()
+        np.testing.assert_array_equal(values, scores[split].astype(float))
+        lengths = pc.list_value_length(part.column("context")).to_numpy()
+        np.testing.assert_array_equal(lengths, part.column("turn_index").to_numpy())
+    assert bench.table.column("item_id")[0].as_py() == "soda-eval/train/0/0001"
