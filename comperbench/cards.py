@@ -466,6 +466,16 @@ def collection_header(metas: Sequence[BenchmarkMetadata]) -> str:
     return f"---\n{data.to_yaml()}\n---"
 
 
+def check_collection(text: str, metas: Sequence[BenchmarkMetadata]) -> list[str]:
+    """How the collection card disagrees with the registered benchmarks (empty when it agrees)."""
+    header = _HEADER.match(text)
+    if not header:
+        return ["no YAML header at the top"]
+    if header.group(0) != collection_header(metas):
+        return ["YAML header (configs of the benchmarks) differs from the code"]
+    return []
+
+
 def with_collection_header(text: str, metas: Sequence[BenchmarkMetadata]) -> str:
     if not _HEADER.match(text):
         raise CardError("the collection card does not start with a YAML header")
@@ -489,7 +499,7 @@ def citations(metas: Sequence[BenchmarkMetadata]) -> str:
     """BibTeX of the benchmarks (each entry once) followed by comperbench's own entry."""
     entries: list[str] = []
     for meta in metas:
-        entry = meta.citation.strip()
-        if entry not in entries:
-            entries.append(entry)
+        for entry in re.split(r"\n(?=@)", meta.citation.strip()):
+            if entry.strip() and entry.strip() not in entries:
+                entries.append(entry.strip())
     return "\n\n".join([*entries, comperbench_bibtex()]) + "\n"

@@ -194,7 +194,10 @@ def push_release(
     endpoint: str | None = None,
     private: bool = False,
 ) -> str:
-    """Upload a release folder as a Hugging Face dataset repository; the URL of the commit."""
+    """Upload a release folder as a Hugging Face dataset repository, tagged `v<version>`.
+
+    Returns the URL of the commit. A tag that exists already is an error: releases are immutable.
+    """
     import httpx2  # the HTTP client huggingface_hub uses; its errors mean the Hub is unreachable
     import huggingface_hub
     from huggingface_hub import HfApi
@@ -214,15 +217,23 @@ def push_release(
             f"cannot push to {repo_id}: no Hugging Face token. Run `hf auth login` or set HF_TOKEN "
             f"to a token with write access; the release stays in {root}."
         )
+    version = json.loads((root / MANIFEST).read_text())["comperbench_version"]
+    tag = f"v{version}"
     api = HfApi(endpoint=endpoint, token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        if any(t.name == tag for t in api.list_repo_refs(repo_id, repo_type="dataset").tags):
+            raise ReleaseError(
+                f"{repo_id} already has a release tagged {tag}; a release is never replaced: "
+                "publish a new comperbench version instead"
+            )
         info = api.upload_folder(
             folder_path=root,
             repo_id=repo_id,
             repo_type="dataset",
-            commit_message=f"comperbench {__version__} release",
+            commit_message=f"comperbench {version} release",
         )
+        api.create_tag(repo_id, tag=tag, revision=info.oid, repo_type="dataset")
     except huggingface_hub.errors.HfHubHTTPError as exc:
         raise ReleaseError(f"the Hugging Face Hub refused the upload to {repo_id}: {exc}") from exc
     except (httpx2.HTTPError, OSError) as exc:  # connection refused, DNS failure, timeouts

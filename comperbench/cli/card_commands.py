@@ -31,9 +31,26 @@ def run_card(args: argparse.Namespace) -> int:
             print(cards.render_header(meta, counts))
             for block, body in cards.render_blocks(meta, counts).items():
                 print(f"\n<!-- facts:start {block} -->\n{body}\n<!-- facts:end {block} -->")
+    if args.all:
+        failed += _collection(args.write, args.check, cards_dir)
     if args.check and not failed:
         print(f"{len(names)} card(s) agree with the code")
     return 1 if failed else 0
+
+
+def _collection(write: bool, check: bool, cards_dir: Path | None) -> int:
+    """Rewrite or check the header of the collection card (README.md of the cards folder)."""
+    path = (cards_dir or cards.CARDS_DIR) / "README.md"
+    metas = [get_metadata(name) for name in list_benchmarks()]
+    if write:
+        path.write_text(cards.with_collection_header(path.read_text(encoding="utf-8"), metas))
+        print(f"wrote {path}")
+    elif check:
+        problems = cards.check_collection(path.read_text(encoding="utf-8"), metas)
+        for problem in problems:
+            print(f"{path}: {problem}")
+        return int(bool(problems))
+    return 0
 
 
 def run_cite(args: argparse.Namespace) -> int:
