@@ -39,27 +39,17 @@ APPROPRIATENESS = Aspect(
 )
 
 
-def _listed(rec: Record, name: str, value: Any) -> list[Any]:
-    """A list field, also when the file stores it as a string holding a Python list literal."""
+def _literal(rec: Record, field: str, value: Any, kind: type) -> Any:
+    """`value` as a `kind`, also when the file stores it as a string holding a Python literal."""
     if isinstance(value, str):
         try:
             value = ast.literal_eval(value)
         except (ValueError, SyntaxError) as exc:
-            raise rec.error(f"string {value[:60]!r} is not a list literal ({exc})", name) from exc
-    if not isinstance(value, list):
-        raise rec.error(f"expected a list, found {type(value).__name__}", name)
-    return value
-
-
-def _annotations(rec: Record) -> dict[str, Any]:
-    value = rec.get("annotations", (dict, str))
-    if isinstance(value, str):
-        try:
-            value = ast.literal_eval(value)
-        except (ValueError, SyntaxError) as exc:
-            raise rec.error(f"string is not a dict literal ({exc})", "annotations") from exc
-        if not isinstance(value, dict):
-            raise rec.error(f"expected an object, found {type(value).__name__}", "annotations")
+            raise rec.error(
+                f"string {value[:60]!r} is not a {kind.__name__} literal ({exc})", field
+            ) from exc
+    if not isinstance(value, kind):
+        raise rec.error(f"expected a {kind.__name__}, found {type(value).__name__}", field)
     return value
 
 
@@ -86,17 +76,17 @@ def parse_zhao(files: SourceFiles, key: str, benchmark: str, aspects: tuple[Aspe
         texts = [t.strip() for t in context_text.split("\n") if t.strip()]
         if not texts:
             raise rec.error("empty context", "context")
-        references = _listed(rec, "reference", rec.get("reference"))
+        references = _literal(rec, "reference", rec.get("reference"), list)
         for position, reference in enumerate(references):
             if not isinstance(reference, str) or not reference.strip():
                 raise rec.error(f"reference {position} is {reference!r}, not text", "reference")
-        annotations = _annotations(rec)
+        annotations = _literal(rec, "annotations", rec.get("annotations"), dict)
         ratings: list[Rating] = []
         for aspect in aspects:
             field = f"annotations.{aspect.label}"
             if aspect.label not in annotations:
                 raise rec.error(f"missing (present: {', '.join(sorted(annotations))})", field)
-            values = _listed(rec, field, annotations[aspect.label])
+            values = _literal(rec, field, annotations[aspect.label], list)
             if len(values) != RATINGS_PER_ITEM:
                 raise rec.error(f"{len(values)} ratings, expected {RATINGS_PER_ITEM}", field)
             for value in values:
