@@ -250,9 +250,8 @@ class ComperDial(BenchmarkLoader):
             "ComperDial_dialogue_level_evaluation.json were not seen when this loader was written: "
             "they are assumed (see the module docstring of comperbench.loaders.comperdial), and a "
             "file that does not match fails with the expected fields named.",
-            "The aspect is assumed to be one 1-5 human rating per annotator of each response and "
-            "each dialogue (the overall/humanness judgment of the CPD challenge human evaluation); "
-            "this was not checked against the published files.",
+            "The aspect is assumed to be the single 1-5 human score of the CPD challenge evaluation "
+            "(the paper reports one human score per response and per dialogue).",
             "Files are addressed by the pinned Hub revision c4884b9c81f3eedd9e93790e454009f87204d1fe; "
             "their sha256 was never seen, so the revision is their identity.",
         ),
