@@ -25,7 +25,7 @@ from comperbench.benchmark import get_metadata, load_benchmark
 from comperbench.data import is_offline, sha256_file
 from comperbench.errors import ComperbenchError, DataMissingError
 from comperbench.metadata import BenchmarkMetadata
-from comperbench.schema import SCHEMA_VERSION
+from comperbench.schema import SCHEMA_VERSION, dialogue_schema, turn_schema
 
 MANIFEST = "manifest.json"
 FORMATS = ("parquet", "jsonl")
@@ -47,16 +47,26 @@ def _file_entry(out: Path, path: Path, **extra: Any) -> dict[str, Any]:
     return {"path": path.relative_to(out).as_posix(), **extra, "sha256": sha256_file(path)}
 
 
-def _release_table(meta: BenchmarkMetadata, table: pa.Table, skipped: dict[str, int]) -> pa.Table:
-    """The table with fixed schema metadata, so the file's bytes depend on its content only."""
-    return table.replace_schema_metadata(
-        {
-            "comperbench.benchmark": meta.name,
-            "comperbench.version": meta.version,
-            "comperbench.fingerprint": meta.fingerprint,
-            "comperbench.schema": SCHEMA_VERSION,
-            "comperbench.skipped": json.dumps(skipped, sort_keys=True),
-        }
+def _release_table(
+    meta: BenchmarkMetadata, level: str, table: pa.Table, skipped: dict[str, int]
+) -> pa.Table:
+    """The table in the canonical schema with fixed metadata, so its bytes depend on its content.
+
+    (A table read back from the parquet cache names its list items `element`, a fresh one `item`.)
+    """
+    schema = (turn_schema if level == "turn" else dialogue_schema)(meta.aspect_names)
+    return (
+        table.cast(schema)
+        .combine_chunks()
+        .replace_schema_metadata(
+            {
+                "comperbench.benchmark": meta.name,
+                "comperbench.version": meta.version,
+                "comperbench.fingerprint": meta.fingerprint,
+                "comperbench.schema": SCHEMA_VERSION,
+                "comperbench.skipped": json.dumps(skipped, sort_keys=True),
+            }
+        )
     )
 
 
@@ -94,9 +104,8 @@ def export_benchmark(
     files = []
     for level, table in tables.items():
         for split in meta.splits:
-            part = _release_table(
-                meta, table.filter(pc.equal(table.column("split"), split)), skipped[level]
-            )
+            rows = table.filter(pc.equal(table.column("split"), split))
+            part = _release_table(meta, level, rows, skipped[level])
             path = out / cards.release_path(meta.name, level, split, fmt)
             _write(part, path, fmt)
             files.append(_file_entry(out, path, level=level, split=split, rows=part.num_rows))

@@ -1,0 +1,151 @@
+"""Release export: parquet files, cards, manifest, round trip through `datasets`, Hub push errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import huggingface_hub
+import pyarrow.parquet as pq
+import pytest
+
+from comperbench import __version__, cards, get_metadata, load_benchmark
+from comperbench.data import sha256_file
+from comperbench.errors import DataMissingError
+from comperbench.release import ReleaseError, export_release, push_release, verify_release
+
+NAMES = ["usr-persona", "fed-dialogue", "predictive-engagement"]
+
+
+@pytest.fixture(scope="module")
+def release(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("release")
+    export_release(NAMES, out)
+    return out
+
+
+def test_manifest_lists_every_file_with_its_sha256(release: Path) -> None:
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["comperbench_version"] == __version__
+    assert set(manifest["benchmarks"]) == set(NAMES)
+    for name, entry in manifest["benchmarks"].items():
+        meta = get_metadata(name)
+        assert entry["version"] == meta.version and entry["fingerprint"] == meta.fingerprint
+        paths = {f["path"] for f in entry["files"]}
+        expected = {
+            f"{name}/{level}-{split}.parquet"
+            for level in cards.stored_levels(meta)
+            for split in meta.splits
+        }
+        assert paths == expected
+        for f in [*entry["files"], entry["card"]]:
+            assert sha256_file(release / f["path"]) == f["sha256"]
+    assert manifest["card"]["path"] == "README.md"
+    assert verify_release(release) == []
+
+
+def test_release_holds_cards_and_collection_card(release: Path) -> None:
+    for name in NAMES:
+        assert (release / name / "README.md").read_text() == cards.read_card(name)
+    top = huggingface_hub.DatasetCard((release / "README.md").read_text()).data.to_dict()
+    names = sorted(c["config_name"] for c in top["configs"])
+    assert names == ["fed-dialogue-dialogue", "predictive-engagement-turn", "usr-persona-turn"]
+    for config in top["configs"]:
+        for f in config["data_files"]:
+            assert (release / f["path"]).is_file()
+
+
+def test_parquet_round_trips_through_datasets(release: Path, tmp_path: Path) -> None:
+    import datasets
+
+    for name, level in [("usr-persona", "turn"), ("fed-dialogue", "dialogue")]:
+        path = release / name / f"{level}-test.parquet"
+        loaded = datasets.load_dataset(
+            "parquet", data_files={"test": str(path)}, cache_dir=str(tmp_path / "hf")
+        )["test"]
+        expected = load_benchmark(name, level).table.to_pylist()
+        assert loaded.num_rows == len(expected)
+        assert loaded.to_list() == expected
+
+
+def test_exported_file_metadata_names_benchmark_and_fingerprint(release: Path) -> None:
+    meta = get_metadata("fed-dialogue")
+    schema = pq.read_schema(release / "fed-dialogue" / "dialogue-test.parquet")
+    assert schema.metadata[b"comperbench.fingerprint"].decode() == meta.fingerprint
+    skipped = json.loads(schema.metadata[b"comperbench.skipped"])
+    assert skipped == load_benchmark("fed-dialogue").skipped and skipped
+
+
+def test_export_is_byte_for_byte_reproducible(release: Path, tmp_path: Path) -> None:
+    export_release(NAMES, tmp_path)
+    assert (tmp_path / "manifest.json").read_text() == (release / "manifest.json").read_text()
+
+
+def test_tampered_file_is_found(release: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(release, copy)
+    with (copy / "usr-persona" / "turn-test.parquet").open("ab") as handle:
+        handle.write(b"x")
+    (copy / "fed-dialogue" / "README.md").unlink()
+    assert sorted(verify_release(copy)) == [
+        "fed-dialogue/README.md: missing",
+        "usr-persona/turn-test.parquet: sha256 differs from the manifest",
+    ]
+
+
+def test_stale_card_stops_the_export(data_root: Path, tmp_path: Path) -> None:
+    cards_dir = tmp_path / "cards"
+    shutil.copytree(cards.CARDS_DIR, cards_dir)
+    card = cards_dir / "usr-persona" / "README.md"
+    card.write_text(card.read_text().replace("| 5,400 |", "| 5,401 |"))
+    with pytest.raises(ReleaseError, match=r"block 'counts' differs.*card usr-persona --write"):
+        export_release(["usr-persona"], tmp_path / "out", cards_dir=cards_dir)
+
+
+def test_hub_only_benchmark_is_named_when_left_out(data_root: Path, tmp_path: Path) -> None:
+    with pytest.raises(DataMissingError, match="Sony/ComperDial"):
+        export_release(["comperdial"], tmp_path / "strict")
+    result = export_release(["comperdial", "usr-persona"], tmp_path / "out", skip_missing=True)
+    assert set(result.missing) == {"comperdial"}
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert "comperdial" in manifest["missing"] and list(manifest["benchmarks"]) == ["usr-persona"]
+    assert not (tmp_path / "out" / "comperdial").exists()
+
+
+def test_jsonl_export(data_root: Path, tmp_path: Path) -> None:
+    export_release(["usr-persona"], tmp_path, fmt="jsonl", with_cards=False)
+    lines = (tmp_path / "usr-persona" / "turn-test.jsonl").read_text().splitlines()
+    assert len(lines) == 300
+    assert json.loads(lines[0])["item_id"] == load_benchmark("usr-persona").item_ids[0]
+
+
+@pytest.fixture
+def online(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo the offline switches of conftest for one test (nothing here reaches a network)."""
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "COMPERBENCH_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+
+
+def test_push_offline_says_so(release: Path) -> None:
+    with pytest.raises(ReleaseError, match="cannot push to me/bench: offline mode is set"):
+        push_release(release, "me/bench", token="hf_x")
+
+
+def test_push_without_token_says_so(
+    release: Path, online: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    with pytest.raises(ReleaseError, match=r"no Hugging Face token.*HF_TOKEN"):
+        push_release(release, "me/bench")
+
+
+def test_push_without_network_says_so(release: Path, online: None) -> None:
+    with pytest.raises(ReleaseError, match=r"cannot reach the Hugging Face Hub \(http://127"):
+        push_release(release, "me/bench", token="hf_x", endpoint="http://127.0.0.1:9")
+
+
+def test_push_needs_a_release_folder(tmp_path: Path) -> None:
+    with pytest.raises(ReleaseError, match="not a release folder"):
+        push_release(tmp_path, "me/bench", token="hf_x")
