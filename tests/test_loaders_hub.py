@@ -489,3 +489,26 @@ def test_soda_eval_at_full_size(tmp_path: Path) -> None:
         lengths = pc.list_value_length(part.column("context")).to_numpy()
         np.testing.assert_array_equal(lengths, part.column("turn_index").to_numpy())
     assert bench.table.column("item_id")[0].as_py() == "soda-eval/train/0/0001"
+
+
+def test_soda_eval_card_without_the_split_patterns_is_named(tmp_path: Path) -> None:
+    root = _root(tmp_path, "soda_eval")
+    card = root / "soda_eval" / "README.md"
+    card.write_text(card.read_text().replace("  - split: val\n    path: data/val-*\n", ""))
+    with pytest.raises(DataFormatError, match=r"names splits \['test', 'train'\]") as info:
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    assert info.value.file == str(card) and info.value.field == "configs"
+
+
+def test_soda_eval_download_that_finds_nothing_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub
+
+    root = _root(tmp_path, "soda_eval")
+    for shard in (root / "soda_eval" / "data").glob("val-*"):
+        shard.unlink()
+    _online(monkeypatch)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", lambda **kwargs: "")
+    with pytest.raises(DataMissingError, match="the download matched no file"):
+        load_benchmark("soda-eval", data_dir=root, use_cache=False)

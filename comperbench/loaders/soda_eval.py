@@ -135,15 +135,22 @@ def split_patterns(card: Mapping[str, Any], path: Path) -> dict[str, str]:
     return patterns
 
 
-def declared_rows(card: Mapping[str, Any]) -> dict[str, int]:
+def declared_rows(card: Mapping[str, Any], path: Path) -> dict[str, int]:
     """Rows per split declared by `dataset_info.splits[].num_examples` (absent: not checked)."""
     info = card.get("dataset_info")
     splits = info.get("splits") if isinstance(info, dict) else None
-    return {
-        str(s["name"]): int(s["num_examples"])
-        for s in splits or []
-        if isinstance(s, dict) and "name" in s and "num_examples" in s
-    }
+    rows: dict[str, int] = {}
+    for entry in splits if isinstance(splits, list) else []:
+        if isinstance(entry, dict) and "name" in entry and "num_examples" in entry:
+            count = entry["num_examples"]
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise DataFormatError(
+                    f"num_examples of split {entry['name']!r} is {count!r}, not an integer",
+                    file=str(path),
+                    field="dataset_info.splits",
+                )
+            rows[str(entry["name"])] = count
+    return rows
 
 
 def _fetch_shards(folder: Path, pattern: str) -> None:
@@ -161,17 +168,19 @@ def _fetch_shards(folder: Path, pattern: str) -> None:
 def resolve_shards(folder: Path, pattern: str) -> list[Path]:
     """The parquet shards matching `pattern` under `folder`, downloaded first when online."""
     shards = sorted(folder.glob(pattern))
-    if not shards and not data.is_offline():
+    if not shards:
+        if data.is_offline():
+            raise DataMissingError(_missing(folder, pattern, "offline mode is set"))
         try:
             _fetch_shards(folder, pattern)
         except Exception as exc:  # any network or permission failure means the files are missing
             raise DataMissingError(_missing(folder, pattern, f"download failed: {exc}")) from exc
         shards = sorted(folder.glob(pattern))
-    if not shards:
-        raise DataMissingError(_missing(folder, pattern, "offline mode is set"))
+        if not shards:
+            raise DataMissingError(_missing(folder, pattern, "the download matched no file"))
     wrong = [s for s in shards if s.suffix != ".parquet"]
     if wrong:
-        raise DataFormatError(f"{wrong[0].name} matches {pattern} but is not a parquet file")
+        raise DataFormatError(f"matches {pattern} but is not a parquet file", file=str(wrong[0]))
     return shards
 
 
@@ -405,7 +414,7 @@ def _parse_soda_eval(files: SourceFiles) -> Parsed:
     folder = _folder(files)
     card_path = files.path(f"{FOLDER}/{CARD}")
     card = _card(card_path)
-    declared = declared_rows(card)
+    declared = declared_rows(card, card_path)
     for split, pattern in split_patterns(card, card_path).items():
         paths = resolve_shards(folder, pattern)
         records = [r for p in paths for r in parse_shard(_Shard(p, split), parsed.skipped)]
