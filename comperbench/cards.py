@@ -179,6 +179,15 @@ def measure(
     )
 
 
+def card_counts(
+    meta: BenchmarkMetadata,
+    tables: Mapping[str, pa.Table],
+    skipped: Mapping[str, Mapping[str, int]],
+) -> CardCounts:
+    """The counts a card states: the published ones of a Hub-only benchmark, else measured ones."""
+    return PUBLISHED_COUNTS.get(meta.name) or measure(meta, tables, skipped)
+
+
 def load_counts(meta: BenchmarkMetadata, data_dir: str | Path | None = None) -> CardCounts:
     """The published counts of a Hub-only benchmark, else counts measured on its loaded tables."""
     if meta.name in PUBLISHED_COUNTS:

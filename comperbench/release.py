@@ -95,7 +95,7 @@ def export_benchmark(
     card_text = None
     if with_card:
         card_text = cards.read_card(meta.name, cards_dir)
-        problems = cards.check(card_text, meta, cards.measure(meta, tables, skipped))
+        problems = cards.check(card_text, meta, cards.card_counts(meta, tables, skipped))
         if problems:
             raise ReleaseError(
                 f"the card {cards.card_path(meta.name, cards_dir)} disagrees with the code: "

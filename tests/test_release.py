@@ -149,3 +149,20 @@ def test_push_without_network_says_so(release: Path, online: None) -> None:
 def test_push_needs_a_release_folder(tmp_path: Path) -> None:
     with pytest.raises(ReleaseError, match="not a release folder"):
         push_release(tmp_path, "me/bench", token="hf_x")
+
+
+def test_hub_only_benchmark_with_files_exports_against_its_published_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ComperDial's card states the published counts; a release from local files still passes."""
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fixtures = Path(__file__).parent / "fixtures"
+    result = export_release(["comperdial"], tmp_path / "out", data_dir=fixtures)
+    entry = result.manifest["benchmarks"]["comperdial"]
+    assert [f["path"] for f in entry["files"]] == [
+        "comperdial/turn-test.parquet",
+        "comperdial/dialogue-test.parquet",
+    ]
+    assert (tmp_path / "out" / "comperdial" / "README.md").read_text() == cards.read_card(
+        "comperdial"
+    )

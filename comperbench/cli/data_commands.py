@@ -1,4 +1,4 @@
-"""`comperbench list | show | export`: what the benchmarks are and their release files."""
+"""`comperbench list | show | export`: the benchmarks and their release files."""
 
 from __future__ import annotations
 

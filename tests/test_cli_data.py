@@ -1,0 +1,116 @@
+"""`comperbench list | show | export | card | cite` through the console entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from comperbench import __version__, cards, get_metadata, list_benchmarks
+from comperbench.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_without_sizes_names_every_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "--no-sizes")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines()[2:]]
+    assert names == list_benchmarks()
+    assert "overall(1-5)" in out
+
+
+def test_show_prints_facts_and_citation(
+    data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "show", "usr-persona")
+    assert code == 0
+    assert get_metadata("usr-persona").fingerprint in out
+    assert "turn level: 300 items, 60 dialogues, 5 systems, 5400 individual ratings" in out
+    assert "@inproceedings{mehri-eskenazi-2020-usr" in out
+
+
+def test_export_names(data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "export", "usr-persona", "--out", str(tmp_path))
+    assert code == 0
+    assert f"wrote {tmp_path / 'usr-persona' / 'turn-test.parquet'} (300 rows)" in out
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert list(manifest["benchmarks"]) == ["usr-persona"]
+    assert (tmp_path / "usr-persona" / "README.md").is_file()
+    assert (tmp_path / "README.md").is_file()
+
+
+def test_export_needs_names_or_all(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "export", "--out", "x")
+    assert code == 2 and "name the benchmarks to export, or pass --all" in err
+    code, _, err = run(capsys, "export", "usr-topical", "--all", "--out", "x")
+    assert code == 2
+
+
+def test_export_all_then_push_offline(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "export", "--all", "--out", str(tmp_path), "--push", "me/bench")
+    assert code == 2
+    assert "cannot push to me/bench: offline mode is set" in err
+    for name in ("comperdial", "soda-eval"):
+        assert f"warning: {name} is not in the release" in err
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    exported = set(list_benchmarks()) - {"comperdial", "soda-eval"}
+    assert set(manifest["benchmarks"]) == exported
+    assert set(manifest["missing"]) == {"comperdial", "soda-eval"}
+    assert manifest["comperbench_version"] == __version__
+    assert f"wrote {tmp_path / 'manifest.json'}" in out
+
+
+def test_card_prints_the_facts(data_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "card", "usr-topical")
+    assert code == 0
+    meta = get_metadata("usr-topical")
+    assert out.startswith("---\n") and "license: other" in out
+    assert f"| fingerprint | `{meta.fingerprint}` |" in out
+    for block in cards.BLOCKS:
+        assert f"<!-- facts:start {block} -->" in out
+    assert "| turn | test | 360 | 60 | 6 | 6,480 |" in out
+
+
+def test_card_check_write_and_new_card(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cards_dir = tmp_path / "cards"
+    shutil.copytree(cards.CARDS_DIR, cards_dir)
+    code, out, _ = run(capsys, "card", "--all", "--check", "--cards-dir", str(cards_dir))
+    assert code == 0 and f"{len(list_benchmarks())} card(s) agree with the code" in out
+
+    card = cards_dir / "usr-persona" / "README.md"
+    original = card.read_text()
+    card.write_text(original.replace("| 5,400 |", "| 5,401 |"))
+    code, out, _ = run(capsys, "card", "usr-persona", "--check", "--cards-dir", str(cards_dir))
+    assert code == 1 and "block 'counts' differs from the code" in out
+    code, _, _ = run(capsys, "card", "usr-persona", "--write", "--cards-dir", str(cards_dir))
+    assert code == 0 and card.read_text() == original
+
+    shutil.rmtree(cards_dir / "holistic-fluency")
+    code, out, _ = run(capsys, "card", "holistic-fluency", "--check", "--cards-dir", str(cards_dir))
+    assert code == 2
+    code, out, _ = run(capsys, "card", "holistic-fluency", "--write", "--cards-dir", str(cards_dir))
+    new = (cards_dir / "holistic-fluency" / "README.md").read_text()
+    assert "| turn | test | 200 | 200 | 1 | 2,000 |" in new
+    code, out, _ = run(capsys, "card", "holistic-fluency", "--check", "--cards-dir", str(cards_dir))
+    assert code == 1 and "has no prose" in out and "differs" not in out
+
+
+def test_cite(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "cite", "usr-topical")
+    assert code == 0
+    assert out.startswith("@inproceedings{mehri-eskenazi-2020-usr,\n")
+    assert 'title = "{USR}: An Unsupervised and Reference Free Evaluation Metric' in out
+    assert f"version = {{{__version__}}}" in out and "@software{comperbench," in out
+    code, _, err = run(capsys, "cite", "usr-topicl")
+    assert code == 2 and "usr-topical" in err
