@@ -28,6 +28,11 @@ def test_every_benchmark_has_a_card_that_agrees_with_the_code(
     assert problems == [], f"run `comperbench card {name} --write` and review: {problems}"
 
 
+@pytest.mark.parametrize("name", list_benchmarks())
+def test_card_metadata_blocks_agree_without_data(name: str) -> None:
+    assert cards.check(cards.read_card(name), get_metadata(name), None) == []
+
+
 def test_collection_card_lists_every_benchmark() -> None:
     text = (cards.CARDS_DIR / "README.md").read_text()
     metas = [get_metadata(name) for name in list_benchmarks()]
