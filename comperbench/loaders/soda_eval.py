@@ -197,13 +197,14 @@ def shard_digests(root: Path) -> dict[str, str]:
     """sha256 of the card and of every shard the loader reads under `root`, by relative path.
 
     The Hub revision is "main", so these digests, not the revision, identify the data: a cache
-    key or a result fingerprint must include them. Call it once the files are in place.
+    key or a result fingerprint must include them. The card must be in place; missing shards
+    are downloaded when online, as for loading.
     """
     folder = root / FOLDER
     card = folder / CARD
     files = [card]
     for pattern in split_patterns(_card(card), card).values():
-        files.extend(sorted(folder.glob(pattern)))
+        files.extend(resolve_shards(folder, pattern))
     return {str(p.relative_to(root)): data.sha256_file(p) for p in files}
 
 
