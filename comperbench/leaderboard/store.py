@@ -301,6 +301,11 @@ class Store:
             rows = db.execute("SELECT * FROM submissions ORDER BY id DESC").fetchall()
         return [dict(r) for r in rows]
 
+    def ranked_benchmarks(self) -> list[str]:
+        """Benchmarks with at least one ranked (full-coverage) metric."""
+        with self._read() as db:
+            return [r[0] for r in db.execute("SELECT DISTINCT benchmark FROM results ORDER BY 1")]
+
     def metric_names(self) -> list[str]:
         with self._read() as db:
             return [r[0] for r in db.execute("SELECT name FROM metrics ORDER BY id")]

@@ -1,0 +1,351 @@
+"""The Gradio leaderboard: ranking, metric page, comparison, dataset browser, upload, about.
+
+Everything is served from the local store and the local benchmark tables; the theme uses system
+fonts so that the page makes no request outside the machine.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from comperbench import __version__
+from comperbench.benchmark import get_metadata, list_benchmarks
+from comperbench.errors import ComperbenchError
+from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
+from comperbench.leaderboard.scoring import STATISTICS
+from comperbench.leaderboard.service import ranking, significance_matrix, submit
+from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
+
+RANKING_COLUMNS = [
+    "rank",
+    "rank range",
+    "metric",
+    "value",
+    "CI low",
+    "CI high",
+    "p vs leader",
+    "tied with leader",
+    "n",
+    "reference-free",
+    "baseline",
+    "trained on this benchmark",
+    "authors",
+]
+FORMAT_HELP = f"""
+**Submission format.** A CSV, JSONL or parquet file (optionally `.gz` or a `.zip` holding one
+file, at most {MAX_FILE_BYTES // 2**20} MB) with an `item_id` column and a `score` column, or one
+column per metric (named with letters, digits, `_`, `.`, `-`). Item ids are the release ids
+(`benchmark/...`; download a template with `comperbench template NAME`); one file may cover
+several benchmarks. Every score must be a finite number. Unknown or duplicate ids, missing
+values, wrong columns, non-UTF-8 text and oversize files are refused with the line of each
+problem, and nothing is stored. A file that covers only part of a benchmark is listed as
+partial and not ranked. An identical file submitted twice is recognised.
+"""
+
+
+def _levels(benchmark: str) -> list[str]:
+    return [*stored_levels(benchmark), "system"]
+
+
+def _item_level(benchmark: str, level: str) -> str:
+    return stored_levels(benchmark)[0] if level == "system" else level
+
+
+def ranking_frame(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str
+) -> pd.DataFrame:
+    rows = []
+    for r in ranking(store, benchmark, level, aspect, statistic):
+        rows.append(
+            [
+                r.rank,
+                f"{r.rank_low}-{r.rank_high}",
+                r.row.metric,
+                round(r.row.value, 4),
+                round(r.row.ci_low, 4),
+                round(r.row.ci_high, 4),
+                None if math.isnan(r.p_vs_leader) else round(r.p_vs_leader, 4),
+                "yes" if r.tied_with_leader else "no",
+                r.row.n,
+                "yes" if r.row.reference_free else "no",
+                "yes" if r.row.baseline else "no",
+                "yes" if benchmark in r.row.trained_on else "no",
+                r.row.authors,
+            ]
+        )
+    return pd.DataFrame(rows, columns=RANKING_COLUMNS)
+
+
+def _partial_text(store: Store, benchmark: str, level: str) -> str:
+    partial = store.partial(benchmark, _item_level(benchmark, level))
+    if not partial:
+        return "No partial submissions on this benchmark."
+    return "Partial submissions (not ranked): " + "; ".join(
+        f"{name} ({covered}/{total} items)" for name, covered, total in partial
+    )
+
+
+def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> str:
+    """Paired bootstrap p-values of 'row better than column' as a coloured, escaped HTML table."""
+    ranked = ranking(store, benchmark, level, aspect, statistic)
+    if len(ranked) < 2:
+        return "<p>At least two ranked metrics are needed for a comparison.</p>"
+    p = significance_matrix([r.row for r in ranked])
+    names = [html.escape(r.row.metric) for r in ranked]
+    head = "".join(f'<th scope="col">{n}</th>' for n in names)
+    body = []
+    for i, name in enumerate(names):
+        cells = []
+        for j in range(len(names)):
+            if i == j:
+                cells.append('<td style="background:#ddd">-</td>')
+                continue
+            value = p[i, j]
+            shade = "#2e7d32" if value < 0.05 else "#ffffff"
+            colour = "#fff" if value < 0.05 else "#000"
+            cells.append(f'<td style="background:{shade};color:{colour}">{value:.3f}</td>')
+        body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
+    return (
+        '<table class="significance"><caption>p-value that the row metric correlates better '
+        "than the column metric (paired bootstrap); green: p &lt; 0.05</caption>"
+        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def metric_view(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str, metric: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Scatter data (metric vs human per item) and per-system means of one ranked metric."""
+    empty = pd.DataFrame({"metric score": [], "human score": [], "system": []})
+    rows = {r.row.metric: r.row for r in ranking(store, benchmark, level, aspect, statistic)}
+    if metric not in rows:
+        return empty, pd.DataFrame()
+    item_level = _item_level(benchmark, level)
+    scores = store.item_scores(rows[metric].metric_id, benchmark, item_level)
+    bench = cached_benchmark(benchmark, item_level)
+    frame = pd.DataFrame(
+        {
+            "metric score": scores,
+            "human score": bench.human_scores(aspect),
+            "system": bench.table.column("system").to_pylist(),
+        }
+    )
+    means = (
+        frame.groupby("system", sort=True)
+        .agg(
+            items=("metric score", "size"),
+            metric=("metric score", "mean"),
+            human=("human score", "mean"),
+        )
+        .reset_index()
+        .round(4)
+    )
+    return frame.dropna(), means
+
+
+def item_view(benchmark: str, level: str, position: float) -> tuple[dict[str, Any], str]:
+    bench = cached_benchmark(benchmark, level)
+    k = int(min(max(position, 0), len(bench) - 1))
+    row = bench.table.slice(k, 1).to_pylist()[0]
+    row.pop("ratings", None)
+    return row, f"item {k + 1} of {len(bench)}"
+
+
+def about_markdown() -> str:
+    parts = [
+        f"# comperbench leaderboard ({__version__})",
+        "Correlation of automatic dialogue metrics with human judgments. Intervals are 95% "
+        "percentile bootstrap intervals over items (systems at system level), seeded and shared "
+        "by all metrics so that comparisons are paired. Kendall is computed at system level.",
+        FORMAT_HELP,
+        "## Cite the benchmarks",
+    ]
+    for name in list_benchmarks():
+        meta = get_metadata(name)
+        parts.append(f"### {name}\n{meta.description}\n\n```bibtex\n{meta.citation.strip()}\n```")
+    return "\n\n".join(parts)
+
+
+def build(db: str | os.PathLike[str] | None = None) -> Any:
+    """The Gradio Blocks app on the store at `db`."""
+    import gradio as gr
+
+    store = Store(db)
+    index = ItemIndex()
+    benchmarks = list_benchmarks()
+    first = (store.ranked_benchmarks() or benchmarks)[0]
+    meta = get_metadata(first)
+
+    def choices(benchmark: str) -> tuple[Any, Any]:
+        meta = get_metadata(benchmark)
+        return (
+            gr.update(choices=_levels(benchmark), value=_levels(benchmark)[0]),
+            gr.update(choices=list(meta.aspect_names), value=meta.default_aspect),
+        )
+
+    def refresh(benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
+        meta = get_metadata(benchmark)
+        if level not in _levels(benchmark):
+            level = _levels(benchmark)[0]
+        if aspect not in meta.aspect_names:
+            aspect = meta.default_aspect
+        frame = ranking_frame(store, benchmark, level, aspect, statistic)
+        metrics = frame["metric"].tolist()
+        signature = ranking(store, benchmark, level, aspect, statistic)
+        sig = signature[0].row.signature if signature else "no ranked submissions yet"
+        return (
+            frame,
+            _partial_text(store, benchmark, level),
+            sig,
+            gr.update(choices=metrics, value=metrics[0] if metrics else None),
+            heatmap_html(store, benchmark, level, aspect, statistic),
+        )
+
+    def on_upload(
+        file: str | None,
+        name: str,
+        authors: str,
+        link: str,
+        description: str,
+        reference_free: bool,
+        trained_on: list[str],
+    ) -> str:
+        if not file:
+            return "Choose a file to upload."
+        path = Path(file)
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes"
+        meta = SubmissionMeta(
+            name=name,
+            authors=authors,
+            link=link.strip(),
+            description=description,
+            reference_free=reference_free,
+            trained_on=tuple(trained_on or ()),
+        )
+        try:
+            return submit(path.name, path.read_bytes(), meta, store, index).summary()
+        except SubmissionError as exc:
+            return str(exc)
+        except ComperbenchError as exc:
+            return f"rejected: {exc}"
+
+    with gr.Blocks(title="comperbench leaderboard", analytics_enabled=False) as app:
+        gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
+        with gr.Row():
+            benchmark = gr.Dropdown(benchmarks, value=first, label="benchmark")
+            level = gr.Dropdown(_levels(first), value=_levels(first)[0], label="level")
+            aspect = gr.Dropdown(list(meta.aspect_names), value=meta.default_aspect, label="aspect")
+            statistic = gr.Dropdown(list(STATISTICS), value="spearman", label="correlation")
+        with gr.Tabs():
+            with gr.Tab("Ranking", id="ranking"):
+                table = gr.Dataframe(
+                    headers=RANKING_COLUMNS,
+                    datatype=[
+                        "number",
+                        "str",
+                        "str",
+                        *["number"] * 4,
+                        *["str"] * 1,
+                        "number",
+                        *["str"] * 4,
+                    ],
+                    interactive=False,
+                    label="full-coverage submissions",
+                    elem_id="ranking-table",
+                )
+                partial = gr.Markdown(elem_id="partial")
+                signature = gr.Textbox(label="signature", interactive=False)
+            with gr.Tab("Metric", id="metric"):
+                metric = gr.Dropdown([], label="metric")
+                scatter = gr.ScatterPlot(
+                    x="metric score", y="human score", color="system", label="metric vs human"
+                )
+                means = gr.Dataframe(label="per-system means", interactive=False)
+            with gr.Tab("Comparison", id="comparison"):
+                heatmap = gr.HTML(elem_id="heatmap")
+            with gr.Tab("Dataset", id="dataset"):
+                with gr.Row():
+                    data_bench = gr.Dropdown(benchmarks, value=first, label="benchmark")
+                    data_level = gr.Dropdown(
+                        stored_levels(first), value=stored_levels(first)[0], label="level"
+                    )
+                    position = gr.Number(value=0, precision=0, label="item (0-based)")
+                counter = gr.Markdown()
+                item = gr.JSON(label="item")
+            with gr.Tab("Upload", id="upload"):
+                gr.Markdown(FORMAT_HELP)
+                upload = gr.File(
+                    label="submission file",
+                    file_count="single",
+                    type="filepath",
+                    elem_id="upload-file",
+                )
+                with gr.Row():
+                    up_name = gr.Textbox(label="metric name")
+                    up_authors = gr.Textbox(label="authors")
+                    up_link = gr.Textbox(label="link (paper or code)")
+                up_description = gr.Textbox(label="description", lines=2)
+                with gr.Row():
+                    up_free = gr.Checkbox(label="reference-free")
+                    up_trained = gr.Dropdown(
+                        benchmarks, multiselect=True, label="trained or tuned on"
+                    )
+                send = gr.Button("Submit", variant="primary")
+                result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
+            with gr.Tab("About", id="about"):
+                gr.Markdown(about_markdown())
+
+        view = [benchmark, level, aspect, statistic]
+        outputs = [table, partial, signature, metric, heatmap]
+        benchmark.change(choices, benchmark, [level, aspect]).then(refresh, view, outputs)
+        for control in (level, aspect, statistic):
+            control.input(refresh, view, outputs)
+        metric.change(lambda *a: metric_view(store, *a), [*view, metric], [scatter, means])
+        data_bench.change(
+            lambda b: gr.update(choices=stored_levels(b), value=stored_levels(b)[0]),
+            data_bench,
+            data_level,
+        )
+        for control in (data_bench, data_level, position):
+            control.change(item_view, [data_bench, data_level, position], [item, counter])
+        send.click(
+            on_upload,
+            [upload, up_name, up_authors, up_link, up_description, up_free, up_trained],
+            result,
+        ).then(refresh, view, outputs)
+        app.load(refresh, view, outputs).then(
+            item_view, [data_bench, data_level, position], [item, counter]
+        )
+    return app
+
+
+def launch_options() -> dict[str, Any]:
+    """`launch` arguments: system fonts (no font CDN), no share link, size limit, no SSR node."""
+    import gradio as gr
+
+    theme = gr.themes.Default(
+        font=["ui-sans-serif", "system-ui", "sans-serif"],
+        font_mono=["ui-monospace", "monospace"],
+    )
+    return {
+        "theme": theme,
+        "share": False,
+        "ssr_mode": False,
+        "max_file_size": MAX_FILE_BYTES,
+        "footer_links": [],
+    }
+
+
+def serve(
+    db: str | os.PathLike[str] | None = None, host: str = "127.0.0.1", port: int = 7860
+) -> None:
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    build(db).launch(server_name=host, server_port=port, **launch_options())

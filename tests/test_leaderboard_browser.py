@@ -1,0 +1,211 @@
+"""The Gradio app in Debian's Chromium (Playwright): ranking, uploads, escaping, switching benchmark.
+
+One app start per module, on 127.0.0.1, seeded with two fast baselines on the USR benchmarks.
+Every request to a host other than 127.0.0.1 is recorded and refused; screenshots of each tab
+go to test-artifacts/leaderboard/.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "leaderboard"
+XSS_NAME = "<img src=x onerror=alert(1)>"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.store import Store
+
+    folder = tmp_path_factory.mktemp("leaderboard")
+    os.environ["GRADIO_TEMP_DIR"] = str(folder / "gradio")
+    store = Store(folder / "lb.sqlite")
+    seed(store, ["length", "f1"], ["usr-topical", "usr-persona"], progress=lambda _: None)
+    app = build(store.path)
+    port = _free_port()
+    app.launch(
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_options(),
+    )
+    try:
+        yield {"url": f"http://127.0.0.1:{port}/", "store": store, "folder": folder}
+    finally:
+        app.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: dict[str, Any]) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    outside: list[str] = []
+    dialogs: list[str] = []
+
+    def guard(route: Any) -> None:
+        host = urlparse(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(server["url"])
+    _grid(page).get_by_role("row").nth(1).wait_for(timeout=30_000)
+    yield page
+    context.close()
+    assert outside == [], f"the app made requests outside the machine: {outside}"
+    assert dialogs == [], f"a script ran in the page: {dialogs}"
+
+
+def _grid(page: Any) -> Any:
+    return page.locator("#ranking-table").get_by_role("grid")
+
+
+def _metric_cells(page: Any) -> list[str]:
+    rows = _grid(page).get_by_role("row")
+    return [
+        rows.nth(i).get_by_role("gridcell").nth(2).inner_text().strip()
+        for i in range(1, rows.count())
+    ]
+
+
+def _choose(page: Any, label: str, option: str) -> None:
+    page.get_by_label(label, exact=True).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _upload(page: Any, path: Path, name: str) -> str:
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("#upload-file input[type=file]").set_input_files(str(path))
+    page.get_by_label("metric name").fill(name)
+    page.get_by_role("button", name="Submit").click()
+    result = page.locator("#result textarea")
+    page.wait_for_function(
+        "() => document.querySelector('#result textarea').value.length > 0", timeout=60_000
+    )
+    return str(result.input_value())
+
+
+def _noisy_file(folder: Path, name: str, seed: int) -> Path:
+    from comperbench.leaderboard.items import cached_benchmark
+
+    bench = cached_benchmark("usr-topical", "turn")
+    human = np.nan_to_num(bench.human_scores("overall"))
+    noisy = human + np.random.default_rng(seed).normal(scale=0.5, size=len(human))
+    path = folder / name
+    path.write_text(
+        "item_id,score\n"
+        + "".join(f"{i},{float(s)!r}\n" for i, s in zip(bench.item_ids, noisy, strict=True))
+    )
+    return path
+
+
+def test_ranking_renders_the_seeded_baselines(page: Any) -> None:
+    assert sorted(_metric_cells(page)) == ["f1", "length"]
+    assert "stat:spearman|level:turn" in page.get_by_label("signature").input_value()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for tab in ("Ranking", "Metric", "Comparison", "Dataset", "Upload", "About"):
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / f"tab-{tab.lower()}.png"), full_page=True)
+
+
+def test_switching_benchmark_updates_the_table(page: Any) -> None:
+    shown = page.get_by_label("benchmark", exact=True).first.input_value()
+    other = "usr-persona" if shown == "usr-topical" else "usr-topical"
+    before = _grid(page).inner_text()
+    _choose(page, "benchmark", other)
+    page.wait_for_function(
+        "([before]) => document.querySelector('#ranking-table [role=grid]').innerText !== before",
+        arg=[before],
+        timeout=10_000,
+    )
+    n = _grid(page).get_by_role("row").nth(1).get_by_role("gridcell").nth(8).inner_text()
+    assert n.strip() == ("300" if other == "usr-persona" else "360")
+
+
+def test_valid_upload_appears_in_the_ranking(page: Any, server: dict[str, Any]) -> None:
+    path = _noisy_file(server["folder"], "good.csv", 1)
+    message = _upload(page, path, "noisy-oracle")
+    assert "stored as submission" in message and "360/360 items, ranked" in message
+    page.get_by_role("tab", name="Ranking").click()
+    _choose(page, "benchmark", "usr-topical")
+    page.wait_for_function(
+        "() => document.querySelector('#ranking-table [role=grid]').innerText.includes('noisy-oracle')",
+        timeout=15_000,
+    )
+    assert _metric_cells(page)[0] == "noisy-oracle"
+
+
+def test_invalid_upload_shows_its_error_and_stores_nothing(
+    page: Any, server: dict[str, Any]
+) -> None:
+    before = server["store"].count()
+    message = _upload(page, FIXTURES / "bad.jsonl", "broken")
+    assert "submission bad.jsonl was rejected" in message
+    assert (
+        "line 2, item_id 'usr-topical/0000/original-ground-truth', column 'score': missing value"
+        in message
+    )
+    assert server["store"].count() == before
+    page.screenshot(path=str(ARTIFACTS / "upload-rejected.png"), full_page=True)
+
+
+def test_markup_in_a_name_is_shown_as_text(page: Any, server: dict[str, Any]) -> None:
+    path = _noisy_file(server["folder"], "xss.csv", 2)
+    assert "stored as submission" in _upload(page, path, XSS_NAME)
+    page.get_by_role("tab", name="Ranking").click()
+    _choose(page, "benchmark", "usr-topical")
+    page.wait_for_function(
+        "(name) => document.querySelector('#ranking-table [role=grid]').innerText.includes(name)",
+        arg=XSS_NAME,
+        timeout=15_000,
+    )
+    assert XSS_NAME in _metric_cells(page)
+    assert page.locator("img[src=x]").count() == 0
+    page.get_by_role("tab", name="Comparison").click()
+    assert XSS_NAME in page.locator("#heatmap").inner_text()
+    assert page.locator("img[src=x]").count() == 0
