@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,4 +65,6 @@ def wordnet_reader() -> Any:
     root = prepare()
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))
-    return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+    with warnings.catch_warnings():  # "multilingual functions are not available": not needed
+        warnings.simplefilter("ignore", UserWarning)
+        return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)

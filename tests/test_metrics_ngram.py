@@ -1,0 +1,157 @@
+"""N-gram metrics against the libraries they wrap, hand-computed values, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from comperbench.metrics import TurnItem, available, get
+from comperbench.metrics.base import MetricInputError
+from comperbench.metrics.ngram import normalize_answer
+
+HYPS = [
+    "the cat sat on the mat",
+    "I do n't know , what do you like to read ?",
+    "héllo wörld, ça va ?",
+    "yes",
+]
+REFS = [
+    ("a cat sat on the mat", "there is a cat on the mat"),
+    ("i like reading books , what about you ?",),
+    ("hello world, ça va bien ?",),
+    ("no", "yes it is"),
+]
+ITEMS = [
+    TurnItem(f"i{k}", h, references=r) for k, (h, r) in enumerate(zip(HYPS, REFS, strict=True))
+]
+
+
+def test_registry_lists_the_suite() -> None:
+    names = set(available())
+    for name in ("bleu-1", "bleu-4", "corpus-bleu", "chrf", "chrf++", "rouge-l", "meteor", "f1"):
+        assert name in names
+    assert get("bleu-4").name == "bleu-4"
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_bleu_equals_sacrebleu_sentence_bleu(order: int) -> None:
+    from sacrebleu.metrics import BLEU
+
+    bleu = BLEU(max_ngram_order=order, effective_order=True, smooth_method="exp")
+    expected = [
+        bleu.sentence_score(h, list(r)).score / 100 for h, r in zip(HYPS, REFS, strict=True)
+    ]
+    assert get(f"bleu-{order}").score(ITEMS) == pytest.approx(expected, abs=1e-12)
+
+
+def test_bleu_1_by_hand() -> None:
+    # 5 of 6 unigrams match "a cat sat on the mat"; lengths equal, so no brevity penalty.
+    item = TurnItem("x", "the cat sat on the mat", references=("a cat sat on the mat",))
+    assert get("bleu-1").score([item]) == [pytest.approx(5 / 6)]
+
+
+def test_corpus_bleu_equals_sacrebleu_corpus_score() -> None:
+    import sacrebleu
+
+    streams = [[r[0] for r in REFS], [r[1] if len(r) > 1 else None for r in REFS]]
+    expected = sacrebleu.corpus_bleu(HYPS, streams).score / 100
+    assert get("corpus-bleu").score_corpus(ITEMS) == pytest.approx(expected)
+    with pytest.raises(NotImplementedError, match="corpus"):
+        get("corpus-bleu").score(ITEMS)
+
+
+@pytest.mark.parametrize(("name", "word_order"), [("chrf", 0), ("chrf++", 2)])
+def test_chrf_equals_sacrebleu(name: str, word_order: int) -> None:
+    from sacrebleu.metrics import CHRF
+
+    chrf = CHRF(word_order=word_order)
+    expected = [
+        chrf.sentence_score(h, list(r)).score / 100 for h, r in zip(HYPS, REFS, strict=True)
+    ]
+    assert get(name).score(ITEMS) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"), [("rouge-1", "rouge1"), ("rouge-2", "rouge2"), ("rouge-l", "rougeL")]
+)
+def test_rouge_equals_rouge_score_best_reference(name: str, key: str) -> None:
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer([key], use_stemmer=True)
+    expected = [
+        max(scorer.score(r, h)[key].fmeasure for r in refs)
+        for h, refs in zip(HYPS, REFS, strict=True)
+    ]
+    assert get(name).score(ITEMS) == pytest.approx(expected)
+
+
+def test_meteor_equals_nltk_with_prepared_wordnet() -> None:
+    from nltk.tokenize import NLTKWordTokenizer
+    from nltk.translate.meteor_score import meteor_score
+
+    from comperbench.metrics.wordnet import wordnet_reader
+
+    tok = NLTKWordTokenizer().tokenize
+    reader = wordnet_reader()
+    assert reader.synsets("dog")  # the LF copy is readable at the right byte offsets
+    expected = [
+        meteor_score([tok(r) for r in refs], tok(h), wordnet=reader)
+        for h, refs in zip(HYPS, REFS, strict=True)
+    ]
+    assert get("meteor").score(ITEMS) == pytest.approx(expected)
+    # a synonym match through WordNet raises the score above the exact-match one
+    syn = get("meteor").score([TurnItem("s", "the dog ran", references=("the hound ran",))])[0]
+    none = get("meteor").score([TurnItem("s", "the cat ran", references=("the hound ran",))])[0]
+    assert syn > none
+
+
+def test_word_f1_by_hand_parlai_normalisation() -> None:
+    assert normalize_answer("The Cat, an apple!") == "cat apple"
+    # pred {cat, sat}, gold {cat, sat, down}: P = 1, R = 2/3, F1 = 0.8
+    item = TurnItem("x", "The cat sat.", references=("a cat sat down", "dogs"))
+    assert get("f1").score([item]) == [pytest.approx(0.8)]
+
+
+def test_distinct_by_hand() -> None:
+    items = [TurnItem("a", "I like it"), TurnItem("b", "i like cats")]
+    # unigrams: i like it i like cats -> 4 distinct of 6; bigrams: 3 distinct of 4
+    assert get("distinct-1").score_corpus(items) == pytest.approx(4 / 6)
+    assert get("distinct-2").score_corpus(items) == pytest.approx(3 / 4)
+    assert math.isnan(get("distinct-2").score_corpus([TurnItem("c", "hi")]))
+
+
+def test_length_counts_13a_tokens() -> None:
+    assert get("length").score([TurnItem("a", "Hello, world!"), TurnItem("b", "")]) == [4.0, 0.0]
+
+
+REFERENCE_METRICS = ["bleu-4", "chrf", "chrf++", "rouge-1", "rouge-l", "meteor", "f1"]
+
+
+@pytest.mark.parametrize("name", REFERENCE_METRICS)
+def test_bad_and_unusual_input(name: str) -> None:
+    metric = get(name)
+    long_text = " ".join(f"w{k % 300}" for k in range(1_000))
+    empty, no_refs, non_ascii, long = metric.score(
+        [
+            TurnItem("empty", "", references=("a reference",)),
+            TurnItem("norefs", "a response", references=()),
+            TurnItem("utf", "привет мир 你好", references=("привет мир",)),
+            TurnItem("long", long_text, references=(long_text,)),
+        ]
+    )
+    assert empty == 0.0
+    assert math.isnan(no_refs)  # counted and reported by the runner
+    assert 0.0 <= non_ascii <= 1.0
+    assert long == pytest.approx(1.0)
+    with pytest.raises(MetricInputError, match=r"item 'bad', field 'response'"):
+        metric.score([TurnItem("bad", 3)])  # type: ignore[arg-type]
+    with pytest.raises(MetricInputError, match=r"item 'bad', field 'references'"):
+        metric.score([TurnItem("bad", "x", references=("ok", None))])  # type: ignore[arg-type]
+
+
+def test_unknown_argument_is_refused() -> None:
+    from comperbench.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="no bracketed argument"):
+        get("bleu-4[x]")
