@@ -1,0 +1,105 @@
+"""The score cache: bulk lookups, no stale scores, keys that follow what a metric reads."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from comperbench.metrics import TurnItem, get
+from comperbench.metrics.base import Item, Metric
+from comperbench.metrics.cache import ScoreCache, item_key, metric_key
+from comperbench.metrics.runner import score_items
+from comperbench.schema import Utterance
+
+
+class CountingBleu(Metric):
+    """bleu-2 that records which responses it was asked to score."""
+
+    family = "ngram"
+    needs = frozenset({"response", "references"})
+    name = "bleu-2"
+
+    def __init__(self, smooth: str = "exp") -> None:
+        self.inner, self.smooth, self.seen = get("bleu-2"), smooth, []
+
+    def config(self) -> dict[str, Any]:
+        return {**self.inner.config(), "smooth_method": self.smooth}
+
+    def library_version(self) -> str:
+        return self.inner.library_version()
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        self.seen += [i.response for i in items]  # type: ignore[union-attr]
+        return self.inner.score(items)
+
+
+def _items(n: int = 50) -> list[TurnItem]:
+    return [
+        TurnItem(
+            f"d{k}",
+            f"response number {k} about cats",
+            context=(Utterance("A", f"context {k}"),),
+            references=(f"reference {k} about cats",) if k % 10 else (),
+        )
+        for k in range(n)
+    ]
+
+
+def test_changed_response_is_the_only_item_recomputed(tmp_path: Path) -> None:
+    cache, items = ScoreCache(tmp_path), _items()
+    first_metric = CountingBleu()
+    first = score_items(first_metric, items, cache, batch_size=7)
+    assert first.computed == 50 and first.cached == 0
+    assert first.nans == 5  # the items without references
+
+    changed = list(items)
+    changed[3] = dataclasses.replace(items[3], response="a completely different reply")
+    again = CountingBleu()
+    second = score_items(again, changed, cache)
+    assert again.seen == ["a completely different reply"]
+    assert (second.cached, second.computed) == (49, 1)
+    assert second.scores[3] != first.scores[3]
+    assert second.scores[3] == get("bleu-2").score([changed[3]])[0]
+    same = [k for k in range(50) if k != 3]
+    np.testing.assert_array_equal(second.scores[same], first.scores[same])
+
+
+def test_changed_reference_or_config_is_never_served_stale(tmp_path: Path) -> None:
+    cache, items = ScoreCache(tmp_path), _items(5)
+    score_items(CountingBleu(), items, cache)
+    changed = [dataclasses.replace(items[1], references=("something else entirely",))]
+    metric = CountingBleu()
+    assert score_items(metric, changed, cache).computed == 1
+    other = CountingBleu(smooth="floor")
+    assert metric_key(other) != metric_key(metric)
+    assert score_items(other, items, cache).computed == 5
+
+
+def test_keys_follow_the_metric_needs() -> None:
+    item = _items(2)[1]
+    other_context = dataclasses.replace(item, context=(Utterance("B", "elsewhere"),))
+    refs = frozenset({"response", "references"})
+    assert item_key(item, refs) == item_key(other_context, refs)
+    with_context = frozenset({"response", "context"})
+    assert item_key(item, with_context) != item_key(other_context, with_context)
+    renamed = dataclasses.replace(item, item_id="another id")
+    assert item_key(item, refs) == item_key(renamed, refs)
+
+
+def test_nan_survives_the_round_trip(tmp_path: Path) -> None:
+    cache, metric = ScoreCache(tmp_path), get("f1")
+    cache.store(metric, {"a": math.nan, "b": 0.25})
+    found = cache.lookup(metric, ["a", "b", "missing"])
+    assert math.isnan(found["a"]) and found["b"] == 0.25 and "missing" not in found
+
+
+def test_bulk_lookup_beyond_the_sqlite_parameter_limit(tmp_path: Path) -> None:
+    cache, metric = ScoreCache(tmp_path), get("length")
+    cache.store(metric, {f"k{i}": float(i) for i in range(2500)})
+    found = cache.lookup(metric, [f"k{i}" for i in range(2600)])
+    assert len(found) == 2500 and found["k2499"] == 2499.0
