@@ -23,16 +23,19 @@ from comperbench.metadata import BenchmarkMetadata
 from comperbench.schema import SCHEMA_VERSION, STORED_LEVELS
 
 CARDS_DIR = Path(__file__).resolve().parents[1] / "dataset_cards"
-BLOCKS = ("summary", "aspects", "counts", "notes", "citation")
+BLOCKS = ("summary", "aspects", "counts", "notes", "usage", "citation")
 SECTIONS = (
     "## How it was collected",
     "## Fields of the unified schema",
     "## Aspects and scales",
     "## Counts",
     "## Known issues and loader handling",
+    "## Using it",
     "## License and terms",
     "## Citation",
 )
+GENERATED_SECTIONS = ("## Using it", "## Citation")
+"""Sections whose content is a fact block only."""
 TASK_CATEGORIES = ("text-generation",)
 TASK_IDS = ("dialogue-modeling",)
 TAGS = ("dialogue-evaluation", "human-judgments", "meta-evaluation", "comperbench")
@@ -341,6 +344,30 @@ def render_notes(meta: BenchmarkMetadata) -> str:
     return "\n".join(f"- {note}" for note in meta.notes)
 
 
+def render_usage(meta: BenchmarkMetadata) -> str:
+    """How to load the benchmark with comperbench and its release files with `datasets`."""
+    level = stored_levels(meta)[0]
+    split = meta.splits[-1]
+    files = ", ".join(f'"{s}": "{release_path(meta.name, level, s)}"' for s in meta.splits)
+    return "\n".join(
+        [
+            "```python",
+            "from comperbench import load_benchmark",
+            "",
+            f'bench = load_benchmark("{meta.name}", "{level}", split="{split}")',
+            f'scores = bench.human_scores("{meta.default_aspect}")  # item means, NaN where none',
+            "ratings = bench.ratings()  # one row per individual rating",
+            "systems = bench.systems()  # the derived system level",
+            "",
+            "# the same rows from a release folder written by `comperbench export`",
+            "from datasets import load_dataset",
+            "",
+            f'ds = load_dataset("parquet", data_files={{{files}}})',
+            "```",
+        ]
+    )
+
+
 def render_citation(meta: BenchmarkMetadata) -> str:
     return f"```bibtex\n{meta.citation.strip()}\n```"
 
@@ -351,6 +378,7 @@ def render_blocks(meta: BenchmarkMetadata, counts: CardCounts) -> dict[str, str]
         "aspects": render_aspects(meta),
         "counts": render_counts(counts),
         "notes": render_notes(meta),
+        "usage": render_usage(meta),
         "citation": render_citation(meta),
     }
 
@@ -374,6 +402,7 @@ def skeleton(meta: BenchmarkMetadata) -> str:
             "## Aspects and scales": "aspects",
             "## Counts": "counts",
             "## Known issues and loader handling": "notes",
+            "## Using it": "usage",
             "## Citation": "citation",
         }.get(section)
         if block:
@@ -425,7 +454,7 @@ def check(text: str, meta: BenchmarkMetadata, counts: CardCounts | None) -> list
             problems.append(f"section {section!r} is missing")
     prose = _prose(text)
     for section, words in prose.items():
-        if words < 15 and section != "## Citation":
+        if words < 15 and section not in GENERATED_SECTIONS:
             problems.append(f"section {section!r} has no prose ({words} words outside fact blocks)")
     return problems
 

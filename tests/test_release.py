@@ -166,3 +166,16 @@ def test_hub_only_benchmark_with_files_exports_against_its_published_card(
     assert (tmp_path / "out" / "comperdial" / "README.md").read_text() == cards.read_card(
         "comperdial"
     )
+
+
+def test_usage_snippet_of_a_card_runs_in_the_release(
+    release: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(release)
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))
+    text = (release / "usr-persona" / "README.md").read_text()
+    code = text.split("<!-- facts:start usage -->\n```python\n")[1].split("```")[0]
+    namespace: dict[str, object] = {}
+    exec(compile(code, "usage", "exec"), namespace)
+    assert len(namespace["scores"]) == 300 and len(namespace["ratings"]) == 5400
+    assert namespace["ds"]["test"].num_rows == 300
