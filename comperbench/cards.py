@@ -8,7 +8,7 @@ metadata in code and from the loaded tables; everything else is prose written fo
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,10 +123,13 @@ class CardCounts:
 PUBLISHED_COUNTS: dict[str, CardCounts] = {
     "comperdial": CardCounts(
         splits=(
-            SplitCounts("turn", "test", 10395, 1485, 99, None),
-            SplitCounts("dialogue", "test", 1485, 1485, 99, None),
+            SplitCounts("turn", "test", 10395, 15, 99, None),
+            SplitCounts("dialogue", "test", 1485, 15, 99, None),
         ),
-        published_by="the Sony/ComperDial dataset card (97 challenge agents and 2 human subjects)",
+        published_by=(
+            "the Sony/ComperDial dataset card (15 base dialogues; 97 challenge agents and "
+            "2 human subjects)"
+        ),
     ),
     "soda-eval": CardCounts(
         splits=(
@@ -161,16 +164,16 @@ def measure(
         systems: dict[str, dict[str, int]] = defaultdict(dict)
         for split in meta.splits:
             part = table.filter(pc.equal(table.column("split"), split))
-            names = part.column("system").to_pylist()
-            for system in sorted(set(names)):
-                systems[system][split] = names.count(system)
+            names = Counter(part.column("system").to_pylist())
+            for system, n in names.items():
+                systems[system][split] = n
             rows.append(
                 SplitCounts(
                     level=level,
                     split=split,
                     items=part.num_rows,
                     dialogues=len(part.column("dialogue_id").unique()),
-                    systems=len(set(names)),
+                    systems=len(names),
                     ratings=int(pc.sum(pc.list_value_length(part.column("ratings"))).as_py() or 0),
                 )
             )
@@ -321,8 +324,9 @@ def render_counts(counts: CardCounts) -> str:
             f"| {s.level} | {s.split} | {_n(s.items)} | {_n(s.dialogues)} | {_n(s.systems)} "
             f"| {_n(s.ratings)} |"
         )
+    lines += ["", "Dialogues count distinct `dialogue_id` values (contexts or conversations)."]
     for level, systems in counts.per_system.items():
-        splits = sorted({split for per in systems.values() for split in per})
+        splits = [s.split for s in counts.splits if s.level == level]
         lines += ["", f"Items per system ({level} level):", ""]
         lines.append("| system | " + " | ".join(splits) + " |")
         lines.append("|---|" + "---|" * len(splits))
