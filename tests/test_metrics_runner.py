@@ -1,0 +1,127 @@
+"""The runner and `comperbench evaluate`: items from a benchmark, skips, NaN counts, tables."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from comperbench import load_benchmark
+from comperbench.cli import main
+from comperbench.metrics import get
+from comperbench.metrics.cache import ScoreCache
+from comperbench.metrics.runner import (
+    benchmark_items,
+    correlations,
+    default_suite,
+    resolve_metrics,
+    run_metrics,
+)
+
+NGRAM = "bleu-2,f1,length"
+
+
+def test_correlations_by_hand() -> None:
+    metric = np.array([1.0, 2.0, 3.0, 4.0, np.nan])
+    human = np.array([1.0, 3.0, 2.0, 4.0, 5.0])
+    result = correlations(metric, human)
+    assert (result["n"], result["dropped"]) == (4, 1)
+    # x and y both have mean 2.5 and variance sum 5; the cross products sum to 4
+    assert result["pearson"] == pytest.approx(0.8)
+    # one discordant pair of six: (5 - 1) / 6
+    assert result["kendall"] == pytest.approx(4 / 6)
+    assert result["spearman"] == pytest.approx(stats.spearmanr([1, 2, 3, 4], [1, 3, 2, 4])[0])
+    assert result["pearson_p"] == pytest.approx(stats.pearsonr([1, 2, 3, 4], [1, 3, 2, 4])[1])
+    constant = correlations(np.ones(5), np.arange(5.0))
+    assert math.isnan(constant["pearson"]) and constant["n"] == 5
+
+
+def test_default_suite_depends_on_level() -> None:
+    assert "corpus-bleu" not in default_suite("turn")
+    assert {"corpus-bleu", "distinct-1", "distinct-2"} <= set(default_suite("system"))
+    names = [m.name for m in resolve_metrics("default,bleu-4", "turn")]
+    assert names.count("bleu-4") == 1
+    assert "bertscore-f1[all-MiniLM-L6-v2:L6]" in names
+
+
+def test_items_carry_the_benchmark_fields(data_root: Path) -> None:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    items = benchmark_items(bench)
+    assert len(items) == 360
+    first = items[0]
+    assert first.item_id == bench.item_ids[0]
+    assert first.references and first.grounding and first.context
+    assert first.response == bench.table.column("response")[0].as_py()
+
+
+def test_turn_run_matches_direct_scores_and_human_correlation(
+    data_root: Path, tmp_path: Path
+) -> None:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics(NGRAM, "turn"), cache=ScoreCache(tmp_path))
+    frame = result.item_frame()
+    items = benchmark_items(bench)
+    assert list(frame["f1"]) == pytest.approx(get("f1").score(items))
+    human = bench.human_scores("overall")
+    expected = stats.pearsonr(frame["bleu-2"], human)[0]
+    assert correlations(frame["bleu-2"].to_numpy(), human)["pearson"] == pytest.approx(expected)
+
+
+def test_system_run_uses_means_and_corpus_metrics(data_root: Path) -> None:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    metrics = resolve_metrics("f1,corpus-bleu,distinct-1", "system")
+    result = run_metrics(bench, metrics, "system")
+    systems = result.system_frame()
+    assert list(systems.index) == sorted(bench.systems().index)
+    items = benchmark_items(bench)
+    one = systems.index[0]
+    group = [i for i in items if i.system == one]
+    assert systems.loc[one, "f1"] == pytest.approx(np.mean(get("f1").score(group)))
+    assert systems.loc[one, "corpus-bleu"] == pytest.approx(get("corpus-bleu").score_corpus(group))
+    turn = run_metrics(bench, metrics, "turn")
+    assert set(turn.skipped) == {"corpus-bleu", "distinct-1"}
+
+
+def test_reference_metrics_are_skipped_without_references(data_root: Path) -> None:
+    bench = load_benchmark("fed-turn", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics("bleu-4,length", "turn"))
+    assert result.skipped == {"bleu-4": "needs references, and fed-turn has none"}
+    assert [r.metric.name for r in result.runs] == ["length"]
+
+
+def test_evaluate_command_prints_and_writes(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", NGRAM, "--out", str(out)]
+    assert main([*args, "--data-dir", str(data_root)]) == 0
+    printed = capsys.readouterr().out
+    assert "usr-topical" in printed and "pearson" in printed and "bleu-2" in printed
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert list(scores.columns) == ["item_id", "system", "bleu-2", "f1", "length"]
+    assert len(scores) == 360
+    table = json.loads((out / "table.json").read_text())
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    assert table["fingerprint"] == bench.fingerprint
+    assert table["metrics"]["bleu-2"]["config"]["smooth_method"] == "exp"
+    row = {r["metric"]: r for r in table["rows"]}["length"]
+    assert row["spearman"] == pytest.approx(
+        stats.spearmanr(scores["length"], bench.human_scores("overall"))[0]
+    )
+    # a second run is served from the cache
+    assert main([*args, "--data-dir", str(data_root)]) == 0
+    assert "0 scores computed" in capsys.readouterr().out
+
+
+def test_evaluate_reports_skips_on_a_benchmark_without_references(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "fed-turn", "--metrics", "bleu-4,length"]
+    assert main([*args, "--out", str(tmp_path), "--data-dir", str(data_root)]) == 0
+    printed = capsys.readouterr().out
+    assert "skipped bleu-4: needs references, and fed-turn has none" in printed
