@@ -261,7 +261,7 @@ def render_header(meta: BenchmarkMetadata, counts: CardCounts) -> str:
     return f"---\n{data.to_yaml()}\n---"
 
 
-def _source_line(meta: BenchmarkMetadata) -> list[str]:
+def _source_rows(meta: BenchmarkMetadata) -> list[str]:
     lines = []
     for source in meta.sources:
         if source.hub:
@@ -279,7 +279,7 @@ def _yes(flag: bool) -> str:
 
 def render_summary(meta: BenchmarkMetadata) -> str:
     lines = [
-        "| | |",
+        "| fact | value |",
         "|---|---|",
         f"| benchmark | `{meta.name}` |",
         f"| version | {meta.version} |",
@@ -294,7 +294,7 @@ def render_summary(meta: BenchmarkMetadata) -> str:
         f"| annotator ids | {_yes(meta.annotator_ids)} |",
         f"| license (as declared) | {meta.license} |",
         f"| homepage | {meta.homepage} |",
-        *_source_line(meta),
+        *_source_rows(meta),
     ]
     return "\n".join([meta.description, "", *lines])
 
