@@ -79,19 +79,22 @@ def test_real_benchmark_scores_match_scipy(topical) -> None:
     assert {r.aspect for r in results} == set(topical.metadata.aspect_names)
 
 
-@pytest.mark.parametrize("level", ["turn", "system"])
-def test_same_numbers_as_the_stats_package(topical, level: str) -> None:
+@pytest.mark.parametrize(
+    ("level", "statistic"),
+    [("turn", "pearson"), ("turn", "spearman"), ("system", "pearson"), ("system", "kendall-b")],
+)
+def test_same_numbers_as_the_stats_package(topical, level: str, statistic: str) -> None:
     lengths = _lengths(topical)
     coverage = Coverage("usr-topical", "turn", topical.fingerprint, lengths)
     ours = {
         (r.level, r.aspect, r.statistic): r
         for r in score_coverage(coverage, n_resamples=300, seed=2)
-    }[(level, "engaging", "pearson")]
+    }[(level, "engaging", statistic)]
     [theirs] = correlation_table(
         {"len": lengths},
         topical.human_scores("engaging"),
         level=level,
-        method="pearson",
+        method=statistic,
         systems=topical.table.column("system").to_pylist(),
         n_resamples=300,
         seed=2,
