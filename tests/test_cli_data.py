@@ -54,19 +54,25 @@ def test_export_needs_names_or_all(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_export_all_then_push_offline(
-    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_root: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    code, out, err = run(capsys, "export", "--all", "--out", str(tmp_path), "--push", "me/bench")
+    # a fresh table cache: tables cached from fixture files of the Hub-only benchmarks must not count
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    out_dir = tmp_path / "release"
+    code, out, err = run(capsys, "export", "--all", "--out", str(out_dir), "--push", "me/bench")
     assert code == 2
     assert "cannot push to me/bench: offline mode is set" in err
     for name in ("comperdial", "soda-eval"):
         assert f"warning: {name} is not in the release" in err
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest = json.loads((out_dir / "manifest.json").read_text())
     exported = set(list_benchmarks()) - {"comperdial", "soda-eval"}
     assert set(manifest["benchmarks"]) == exported
     assert set(manifest["missing"]) == {"comperdial", "soda-eval"}
     assert manifest["comperbench_version"] == __version__
-    assert f"wrote {tmp_path / 'manifest.json'}" in out
+    assert f"wrote {out_dir / 'manifest.json'}" in out
 
 
 def test_card_prints_the_facts(data_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
