@@ -1,0 +1,74 @@
+"""`comperbench template | submit | leaderboard seed|show`: a submission round-trips from file to ranking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from comperbench.cli import main
+from comperbench.leaderboard.items import cached_benchmark
+from comperbench.leaderboard.store import Store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
+
+
+def test_template_then_submit_then_show(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    template = tmp_path / "template.csv"
+    assert main(["template", "usr-persona", "--out", str(template)]) == 0
+    lines = template.read_text().splitlines()
+    assert lines[0] == "item_id,score" and len(lines) == 301
+    assert lines[1] == "usr-persona/0000/original-ground-truth,"
+
+    bench = cached_benchmark("usr-persona", "turn")
+    lengths = [len(r.split()) for r in bench.table.column("response").to_pylist()]
+    filled = tmp_path / "words.csv"
+    filled.write_text(
+        "item_id,score\n"
+        + "".join(f"{line[:-1]},{n}\n" for line, n in zip(lines[1:], lengths, strict=True))
+    )
+    db = str(tmp_path / "lb.sqlite")
+    args = ["submit", str(filled), "--name", "word-count", "--reference-free", "--db", db]
+    assert main([*args, "--trained-on", "usr-topical"]) == 0
+    assert "300/300 items, ranked" in capsys.readouterr().out
+    assert main([*args, "--trained-on", "usr-topical"]) == 0
+    assert "identical file already submitted as #1" in capsys.readouterr().out
+
+    assert main(["leaderboard", "show", "usr-persona", "--db", db, "--statistic", "pearson"]) == 0
+    out = capsys.readouterr().out
+    assert "usr-persona / turn / overall / pearson" in out
+    [row] = [line for line in out.splitlines() if "word-count" in line]
+    human = bench.human_scores("overall")
+    expected = np.corrcoef(np.array(lengths, float), human)[0, 1]
+    assert row.split()[:4] == ["1", "1-1", "word-count", f"{expected:.3f}"]
+    stored = Store(db).submissions()[0]
+    assert stored["reference_free"] == 1 and stored["trained_on"] == '["usr-topical"]'
+
+
+def test_rejected_submission_exits_2_with_located_errors(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lb.sqlite"
+    code = main(["submit", str(FIXTURES / "bad.jsonl"), "--name", "x", "--db", str(db)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "submission bad.jsonl was rejected (2 problems)" in err
+    assert "line 3, item_id 'usr-topical/0000/nucleus-decoding-p-0.3'" in err
+    assert Store(db).count() == 0
+
+
+def test_seed_stores_baselines_once(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "lb.sqlite")
+    seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
+    assert main(seed) == 0
+    assert "1 baseline submissions added (0 already there)" in capsys.readouterr().out
+    assert main(seed) == 0
+    assert "0 baseline submissions added (1 already there)" in capsys.readouterr().out
+    [stored] = Store(db).submissions()
+    assert stored["baseline"] == 1 and stored["name"] == "length"
+    assert stored["reference_free"] == 1
