@@ -1,0 +1,135 @@
+"""Embedding metrics: hand-computed vector formulas, and the model metrics against bert-score
+and a plain transformers computation on the same inputs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from comperbench.metrics import TurnItem, get
+from comperbench.metrics.embedding import (
+    EncoderError,
+    _embedding_average,
+    _greedy_matching,
+    _vector_extrema,
+    resolve_encoder,
+)
+from comperbench.schema import Utterance
+
+X = np.array([[1.0, 0.0], [0.0, 1.0]])
+Y = np.array([[1.0, 0.0]])
+
+
+def test_vector_formulas_by_hand() -> None:
+    # means (0.5, 0.5) and (1, 0): cosine 0.5 / (sqrt(0.5) * 1)
+    assert _embedding_average(X, Y) == pytest.approx(1 / math.sqrt(2))
+    # X -> Y best cosines 1 and 0 (mean 0.5); Y -> X best 1; average 0.75
+    assert _greedy_matching(X, Y) == pytest.approx(0.75)
+    # extrema keep the value of largest magnitude per dimension, sign included
+    negative = np.array([[0.5, -2.0], [1.0, 1.0]])
+    assert _vector_extrema(negative, np.array([[1.0, -2.0]])) == pytest.approx(1.0)
+
+
+def test_names_say_which_model() -> None:
+    assert get("bertscore-f1").name == "bertscore-f1[all-MiniLM-L6-v2:L6]"
+    assert get("bertscore-p[all-MiniLM-L6-v2:L6]").name == "bertscore-p[all-MiniLM-L6-v2:L6]"
+    assert get("greedy-matching").name == "greedy-matching[all-MiniLM-L6-v2]"
+    assert get("bertscore-f1").config()["rescale_with_baseline"] is False
+
+
+def test_encoder_errors_say_what_is_wrong(tmp_path: Path) -> None:
+    with pytest.raises(EncoderError, match=r"no config\.json"):
+        get(f"embedding-average[{tmp_path}]")
+    model = resolve_encoder(None).path
+    with pytest.raises(EncoderError, match="give the layer"):
+        get(f"bertscore-f1[{model}]")
+    assert get(f"bertscore-r[{model}:L3]").name == "bertscore-r[model:L3]"
+
+
+CANDIDATES = ["the cat sat on the mat", "I really like reading books about space", "ok"]
+REFERENCES = [("a cat was sitting on the mat",), ("i like books", "space is big"), ("fine", "ok")]
+ITEMS = [
+    TurnItem(f"i{k}", c, context=(Utterance("A", f"do you like {c.split()[-1]} ?"),), references=r)
+    for k, (c, r) in enumerate(zip(CANDIDATES, REFERENCES, strict=True))
+]
+
+
+@pytest.mark.slow
+def test_bertscore_equals_bert_score_score() -> None:
+    import bert_score
+
+    path = str(resolve_encoder(None).path)
+    p, r, f = bert_score.score(
+        CANDIDATES, [list(refs) for refs in REFERENCES], model_type=path, num_layers=6
+    )
+    assert get("bertscore-p").score(ITEMS) == pytest.approx(p.tolist(), abs=1e-5)
+    assert get("bertscore-r").score(ITEMS) == pytest.approx(r.tolist(), abs=1e-5)
+    assert get("bertscore-f1").score(ITEMS) == pytest.approx(f.tolist(), abs=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name", ["bertscore-f1", "embedding-average", "greedy-matching", "vector-extrema"]
+)
+def test_empty_missing_non_ascii_and_long_input(name: str) -> None:
+    long_text = " ".join(["word"] * 3000)
+    empty, missing, blank_refs, utf, long = get(name).score(
+        [
+            TurnItem("e", "", references=("a reference",)),
+            TurnItem("m", "a response", references=()),
+            TurnItem("b", "a response", references=("", " ")),
+            TurnItem("u", "привет мир 你好", references=("привет мир",)),
+            TurnItem("l", long_text, references=(long_text,)),
+        ]
+    )
+    assert empty == 0.0
+    assert math.isnan(missing) and math.isnan(blank_refs)
+    assert 0.0 < utf <= 1.0 + 1e-6
+    assert long == pytest.approx(1.0, abs=1e-5)
+
+
+def _independent_static_vectors(text: str) -> np.ndarray:
+    import transformers
+
+    path = resolve_encoder(None).path
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return model.embeddings.word_embeddings.weight[ids].detach().numpy()
+
+
+@pytest.mark.slow
+def test_embedding_average_equals_a_plain_computation() -> None:
+    expected = []
+    for candidate, refs in zip(CANDIDATES, REFERENCES, strict=True):
+        c = _independent_static_vectors(candidate).mean(axis=0)
+        best = -1.0
+        for ref in refs:
+            r = _independent_static_vectors(ref).mean(axis=0)
+            best = max(best, float(c @ r / np.linalg.norm(c) / np.linalg.norm(r)))
+        expected.append(best)
+    assert get("embedding-average").score(ITEMS) == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.slow
+def test_context_cosine_equals_mean_pooled_embeddings() -> None:
+    import torch
+    import transformers
+
+    path = resolve_encoder(None).path
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+
+    def embed(text: str) -> torch.Tensor:
+        with torch.no_grad():
+            return model(**tokenizer(text, return_tensors="pt")).last_hidden_state[0].mean(0)
+
+    expected = [
+        float(torch.cosine_similarity(embed(i.context[-1].text), embed(i.response), dim=0))
+        for i in ITEMS
+    ]
+    assert get("context-cosine").score(ITEMS) == pytest.approx(expected, abs=1e-5)
+    assert math.isnan(get("context-cosine").score([TurnItem("n", "hi")])[0])
