@@ -139,6 +139,10 @@ def export_release(
     """
     if fmt not in FORMATS:
         raise ReleaseError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if with_cards and fmt != "parquet":
+        raise ReleaseError(
+            "the cards describe the parquet files of a release; export jsonl without cards"
+        )
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {
