@@ -1,0 +1,120 @@
+"""Agreement statistics against the krippendorff package, statsmodels and scikit-learn."""
+
+from __future__ import annotations
+
+import itertools
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from comperbench.stats.agreement import BY_ID, BY_POSITION, RatingTable, agreement
+from comperbench.stats.resampling import bootstrap_indices
+
+
+def _frame(matrix: np.ndarray, ids: bool = True) -> pd.DataFrame:
+    """items x raters matrix (NaN = not rated) -> rating rows."""
+    rows = [
+        {
+            "item_id": f"i{i}",
+            "aspect": "q",
+            "annotator": f"r{r}" if ids else None,
+            "value": float(v),
+        }
+        for i, row in enumerate(matrix)
+        for r, v in enumerate(row)
+        if np.isfinite(v)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _random_matrix(seed: int, items: int = 40, raters: int = 4, missing: float = 0.2) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, 6, items)
+    m = np.clip(truth[:, None] + rng.integers(-1, 2, (items, raters)), 1, 5).astype(float)
+    m[rng.random(m.shape) < missing] = np.nan
+    return m
+
+
+def _value(frame: pd.DataFrame, statistic: str) -> float:
+    return agreement(frame, "q", (statistic,), n_resamples=0)[0].value
+
+
+def test_alpha_hand_computed_nominal() -> None:
+    # Two raters, four items: (1,1), (1,2), (2,2), (2,2). Coincidences: o11 = 2, o12 = o21 = 1,
+    # o22 = 4; n = 8, n1 = 3, n2 = 5. alpha = 1 - (n-1) o12*2 / (2 n1 n2) = 1 - 7*2/30.
+    frame = _frame(np.array([[1, 1], [1, 2], [2, 2], [2, 2]], dtype=float))
+    assert _value(frame, "alpha-nominal") == pytest.approx(1 - 14 / 30)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_alpha_equals_krippendorff_package(level: str, seed: int) -> None:
+    m = _random_matrix(seed)
+    expected = krippendorff.alpha(reliability_data=m.T, level_of_measurement=level)
+    assert _value(_frame(m), f"alpha-{level}") == pytest.approx(expected, abs=1e-10)
+
+
+def test_fleiss_equals_statsmodels_with_equal_rating_counts() -> None:
+    m = _random_matrix(3, missing=0.0)
+    counts, _ = aggregate_raters(m.astype(int))
+    assert _value(_frame(m), "fleiss") == pytest.approx(sm_fleiss(counts, method="fleiss"))
+
+
+def test_fleiss_hand_computed_with_unequal_counts() -> None:
+    # item 1: (1,1,2) -> P = (4+1-3)/6 = 1/3; item 2: (2,2) -> P = 1; mean 2/3.
+    # pooled shares: 1 -> 2/5, 2 -> 3/5; chance = 4/25 + 9/25 = 13/25.
+    frame = _frame(np.array([[1, 1, 2], [2, 2, np.nan]]))
+    assert _value(frame, "fleiss") == pytest.approx((2 / 3 - 13 / 25) / (1 - 13 / 25))
+
+
+def test_mean_cohen_equals_sklearn_pairs() -> None:
+    m = _random_matrix(4, raters=3, missing=0.1)
+    kappas = []
+    for a, b in itertools.combinations(range(3), 2):
+        ok = np.isfinite(m[:, a]) & np.isfinite(m[:, b])
+        kappas.append(cohen_kappa_score(m[ok, a], m[ok, b]))
+    assert _value(_frame(m), "cohen") == pytest.approx(np.mean(kappas))
+
+
+def test_bootstrap_equals_a_loop_over_the_package() -> None:
+    m = _random_matrix(5, items=30)
+    frame = _frame(m)
+    result = agreement(frame, "q", ("alpha-ordinal", "fleiss"), n_resamples=40, seed=2)
+    table = RatingTable.from_ratings(frame, "q")
+    order = [int(i[1:]) for i in table.item_ids]
+    boot = []
+    for idx in bootstrap_indices(len(order), 40, 2):
+        sample = m[np.array(order)[idx]]
+        boot.append(krippendorff.alpha(reliability_data=sample.T, level_of_measurement="ordinal"))
+    ci = result[0].ci
+    assert ci is not None
+    assert (ci.low, ci.high) == pytest.approx(tuple(np.quantile(boot, [0.025, 0.975])))
+    assert result[0].signature.startswith("stat:alpha-ordinal|level:item|resample:bootstrap")
+
+
+def test_without_ids_the_kth_rating_is_rater_k() -> None:
+    m = _random_matrix(6, raters=3, missing=0.0)
+    with_ids, without = (
+        agreement(_frame(m), "q", n_resamples=0),
+        agreement(_frame(m, ids=False), "q", n_resamples=0),
+    )
+    assert with_ids[0].rater_assignment == BY_ID and without[0].rater_assignment == BY_POSITION
+    for a, b in zip(with_ids, without, strict=True):
+        assert a.value == pytest.approx(b.value)
+
+
+def test_single_category_is_undefined_with_reason() -> None:
+    result = agreement(_frame(np.full((5, 2), 3.0)), "q", ("alpha-interval",), n_resamples=10)[0]
+    assert np.isnan(result.value) and "single category" in (result.reason or "")
+
+
+def test_a_rater_rating_an_item_twice_is_an_error() -> None:
+    frame = _frame(np.array([[1.0, 2.0]]))
+    frame = pd.concat([frame, frame.iloc[[0]]])
+    with pytest.raises(ValueError, match="annotator 'r0' rated aspect 'q' twice"):
+        agreement(frame, "q", n_resamples=0)
