@@ -1,0 +1,189 @@
+"""Every prompt the LLM judges send, in one place.
+
+Written for this package after the published designs: CPDScore (Wakaki et al. 2024, ComperDial),
+the SODA-EVAL evaluator (Mendonça et al. 2024) and G-Eval form filling (Liu et al. 2023).
+Placeholders are `str.format` fields; `render_dialogue` turns utterances into the `Speaker: text`
+lines the prompts show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from comperbench.schema import Utterance
+
+SYSTEM = "You are a careful, impartial evaluator of open-domain dialogue."
+
+
+def render_dialogue(utterances: Sequence[Utterance]) -> str:
+    return "\n".join(f"{u.speaker or 'Speaker'}: {u.text}" for u in utterances) or "(no context)"
+
+
+def render_list(lines: Sequence[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# CPDScore (ComperDial): one overall 1-5 score, humanness first.
+
+CPD_CRITERIA = (
+    "Rate the overall quality of the response on a scale from 1 to 5, judging above all how "
+    "human-like it is, with these qualities in mind: fluency (well-formed, natural language), "
+    "consistency (no contradiction of itself or of the earlier turns), coherence (follows from "
+    "and fits the conversation), engagingness (interesting, makes one want to continue) and "
+    "persona consistency (agrees with the speaker's persona, when one is given)."
+)
+
+CPD_SCALE = (
+    "1 = clearly not human-like: broken, off-topic or contradictory.\n"
+    "2 = poor: several problems a person would notice at once.\n"
+    "3 = acceptable: a plausible reply with noticeable weaknesses.\n"
+    "4 = good: natural and fitting, with minor flaws.\n"
+    "5 = excellent: indistinguishable from a thoughtful human reply."
+)
+
+CPD_STEPS = (
+    "1. Read the conversation and, if given, the speaker's persona.\n"
+    "2. Read the response and check whether it is fluent and well formed.\n"
+    "3. Check whether it is consistent with itself, with earlier turns and with the persona.\n"
+    "4. Check whether it is a coherent continuation of the last turn.\n"
+    "5. Judge how engaging it is and, overall, how likely a person would have said it.\n"
+    "6. Give one score from 1 to 5."
+)
+
+CPD_ANSWER = "Answer with one line of the form `Score: N`, N an integer from 1 to 5."
+
+CPD_TURN_SIMPLE = """{criteria}
+
+{persona}Conversation:
+{context}
+
+Response to rate:
+{response}
+{reference}
+{answer}"""
+
+CPD_TURN_DETAILED = """You will be given a conversation and one candidate response for its next turn.
+
+Evaluation criteria:
+{criteria}
+
+Scale:
+{scale}
+
+Evaluation steps:
+{steps}
+
+{persona}Conversation:
+{context}
+
+Response to rate:
+{response}
+{reference}
+{answer}"""
+
+CPD_REFERENCE = """
+Reference response written by a person (for comparison only; a different but good reply may
+still deserve a high score):
+{reference}
+"""
+
+CPD_PERSONA = """Persona of the responding speaker:
+{persona}
+
+"""
+
+CPD_DIALOGUE_ADJUST = """You will be given a whole conversation and an intermediate score for it, the average of
+per-turn scores from 1 to 5 that judged each turn on its own.
+
+Per-turn judgments miss what only shows across turns: repetition of the same content, loss of
+consistency or persona over the conversation, a conversation that never develops, or one that
+stays engaging from beginning to end. Adjust the intermediate score for these multi-turn traits:
+keep it when they do not matter, lower or raise it when they do.
+
+{criteria}
+
+Conversation:
+{dialogue}
+
+Intermediate score: {intermediate:.2f}
+
+{answer}"""
+
+CPD_DIALOGUE_ANSWER = "Answer with one line of the form `Score: N`, N a number from 1 to 5."
+
+# ---------------------------------------------------------------------------------------------
+# SODA-EVAL evaluator: issues from the taxonomy, then an overall score and a comment, as JSON.
+
+SODA_EVAL_ISSUES = {
+    "coherence": "contradicts or ignores earlier turns, or does not follow from the last one",
+    "commonsense": "goes against common sense or world knowledge",
+    "assumption": "states or assumes things that the context does not support",
+    "repetition": "repeats earlier content of the conversation or of itself",
+    "engagement": "is dull, generic, or does not invite the conversation to continue",
+    "antisocial": "is rude, offensive, unsafe or otherwise antisocial",
+    "fluency": "has grammatical errors or reads unnaturally",
+    "gender pronoun": "uses a wrong or inconsistent gender pronoun",
+    "non-textual": "refers to non-textual content (images, sounds, actions) as if it were present",
+    "other": "any other problem",
+}
+
+SODA_EVAL = """You will be given a conversation and the response of its last speaker. First list the
+issues of the response, using only these issue types:
+{taxonomy}
+
+Then give an overall score from 1 (very poor) to 5 (excellent) and a short comment.
+
+Conversation:
+{context}
+
+Response:
+{response}
+
+Answer with JSON only, in this form:
+{{"issues": [{{"type": "<issue type>", "explanation": "<one sentence>"}}], "score": <1-5>, "comment": "<one sentence>"}}
+Use an empty list when the response has no issue."""
+
+# ---------------------------------------------------------------------------------------------
+# G-Eval form filling for any aspect.
+
+GEVAL_DEFINITIONS = {
+    "coherence": "the response continues the conversation logically and fits what was said before",
+    "engagingness": "the response is interesting and makes the other speaker want to continue",
+    "naturalness": "the response is something a person would naturally say in this conversation",
+    "groundedness": "the response uses the given knowledge or persona correctly",
+    "fluency": "the response is well-formed, grammatical language",
+    "relevance": "the response is on topic for the last turn of the conversation",
+    "consistency": "the response does not contradict the conversation or itself",
+    "understandability": "the response can be understood without confusion",
+    "specificity": "the response is specific to this conversation rather than generic",
+    "interestingness": "the response is interesting or informative",
+    "overall": "the overall quality of the response as the next turn of the conversation",
+}
+
+GEVAL_GENERIC_DEFINITION = "the {aspect} of the response, as the word is commonly understood"
+
+GEVAL = """You will be given a conversation and one response for its next turn. Rate the response on
+one aspect only.
+
+Evaluation criterion:
+{aspect_title} (1-5): {definition}.
+
+Evaluation steps:
+1. Read the conversation to understand its topic and what was said last.
+2. Read the response and judge its {aspect} as defined above.
+3. Assign a score from 1 (worst) to 5 (best).
+
+{grounding}Conversation:
+{context}
+
+Response:
+{response}
+
+Evaluation Form (scores ONLY):
+- {aspect_title}:"""
+
+GEVAL_GROUNDING = """Knowledge or persona given to the responder:
+{grounding}
+
+"""

@@ -1,0 +1,284 @@
+"""HTTP backend and judges against an OpenAI chat-completions server on 127.0.0.1 run by the test."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from comperbench import metrics
+from comperbench.metrics import llm_judge
+from comperbench.metrics.base import TurnItem
+from comperbench.metrics.llm_backends import (
+    BackendError,
+    ChatRequest,
+    Completion,
+    Failure,
+    HttpBackend,
+)
+from comperbench.schema import Utterance
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Behaviour chosen by the requested model name; every request body is recorded."""
+
+    seen: ClassVar[list[dict[str, Any]]] = []
+    failures_left: ClassVar[dict[str, int]] = {}
+    in_flight: ClassVar[int] = 0
+    peak: ClassVar[int] = 0
+    lock = threading.Lock()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def reply(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def message(self, content: str | None, refusal: str | None = None, **extra: Any) -> bytes:
+        message = {"role": "assistant", "content": content, "refusal": refusal}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"} | extra
+        return json.dumps({"id": "x", "object": "chat.completion", "choices": [choice]}).encode()
+
+    def do_POST(self) -> None:
+        assert self.path == "/v1/chat/completions"
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with Handler.lock:
+            Handler.seen.append(body)
+            Handler.in_flight += 1
+            Handler.peak = max(Handler.peak, Handler.in_flight)
+        try:
+            self.behave(body["model"], body)
+        finally:
+            with Handler.lock:
+                Handler.in_flight -= 1
+
+    def behave(self, model: str, body: dict[str, Any]) -> None:
+        if model.startswith("flaky"):  # 500 twice, then an answer
+            with Handler.lock:
+                left = Handler.failures_left.setdefault(model, 2)
+                Handler.failures_left[model] = left - 1
+            if left > 0:
+                self.reply(500, b'{"error": "overloaded"}')
+                return
+            self.reply(200, self.message("Score: 4"))
+        elif model == "down":
+            self.reply(503, b"unavailable")
+        elif model == "slow":
+            time.sleep(1.0)
+            self.reply(200, self.message("Score: 3"))
+        elif model == "malformed":
+            self.reply(200, b'{"choices": [{"message": ')
+        elif model == "no-choices":
+            self.reply(200, b'{"object": "chat.completion"}')
+        elif model == "refuse":
+            self.reply(200, self.message(None, refusal="I can't help with that."))
+        elif model == "filtered":
+            self.reply(200, self.message("", finish_reason="content_filter"))
+        elif model == "chatty":
+            self.reply(200, self.message("It is a nice reply, I think."))
+        elif model == "bad-request":
+            self.reply(400, b'{"error": "bad model"}')
+        elif model == "logprobs":
+            top = [
+                {"token": "4", "logprob": math.log(0.6)},
+                {"token": "5", "logprob": math.log(0.2)},
+                {"token": "3", "logprob": math.log(0.1)},
+                {"token": "Score", "logprob": math.log(0.1)},
+            ]
+            logprobs = {"content": [{"token": "4", "logprob": math.log(0.6), "top_logprobs": top}]}
+            self.reply(200, self.message("4", logprobs=logprobs))
+        elif model == "soda":
+            verdict = {
+                "issues": [{"type": "Repetition", "explanation": "says hi twice"}],
+                "score": 2,
+                "comment": "Repetitive.",
+            }
+            self.reply(200, self.message("```json\n" + json.dumps(verdict) + "\n```"))
+        elif model == "seeded":  # the score follows the seed, so that n calls can be told apart
+            self.reply(200, self.message(f"Score: {body['seed'] % 5 + 1}"))
+        else:
+            self.reply(200, self.message("Score: 5"))
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_state(server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    Handler.seen.clear()
+    Handler.failures_left.clear()
+    Handler.peak = 0
+    monkeypatch.setenv("COMPERBENCH_LLM_BASE_URL", server)
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path))
+    llm_judge._BACKENDS.clear()
+    monkeypatch.setattr(llm_judge, "HttpBackend", functools.partial(HttpBackend, backoff_s=0.01))
+
+
+def backend(server: str, model: str, **kwargs: Any) -> HttpBackend:
+    options = {"timeout_s": 5.0, "retries": 2, "backoff_s": 0.01} | kwargs
+    return HttpBackend(base_url=server, model=model, **options)
+
+
+def request(seed: int = 0, options: tuple[str, ...] = ()) -> ChatRequest:
+    return ChatRequest(
+        (("user", "rate"),), max_tokens=8, temperature=0.0, seed=seed, options=options
+    )
+
+
+def item(i: int = 0) -> TurnItem:
+    return TurnItem(f"t{i}", "I like pizza.", context=(Utterance("User", "What do you eat?"),))
+
+
+def test_a_plain_answer_and_what_was_sent(server: str) -> None:
+    [out] = backend(server, "plain").complete([request(seed=7)])
+    assert isinstance(out, Completion) and out.text == "Score: 5"
+    sent = Handler.seen[0]
+    assert sent["model"] == "plain" and sent["seed"] == 7 and sent["temperature"] == 0.0
+    assert sent["messages"] == [{"role": "user", "content": "rate"}]
+
+
+def test_500s_are_retried_with_backoff(server: str) -> None:
+    [out] = backend(server, "flaky-a").complete([request()])
+    assert isinstance(out, Completion) and out.text == "Score: 4"
+    assert len(Handler.seen) == 3
+
+
+def test_a_server_that_keeps_failing_gives_a_failure_with_the_reason(server: str) -> None:
+    [out] = backend(server, "down").complete([request()])
+    assert isinstance(out, Failure) and "HTTP 503" in out.error and out.attempts == 3
+
+
+def test_timeouts_are_retried_then_reported(server: str) -> None:
+    [out] = backend(server, "slow", timeout_s=0.2, retries=1).complete([request()])
+    assert isinstance(out, Failure) and "timed out" in out.error and out.attempts == 2
+
+
+@pytest.mark.parametrize("model", ["malformed", "no-choices"])
+def test_malformed_json_is_retried_then_reported(server: str, model: str) -> None:
+    [out] = backend(server, model).complete([request()])
+    assert isinstance(out, Failure) and "malformed response body" in out.error
+    assert len(Handler.seen) == 3
+
+
+def test_a_client_error_is_not_retried(server: str) -> None:
+    [out] = backend(server, "bad-request").complete([request()])
+    assert isinstance(out, Failure) and "HTTP 400" in out.error and len(Handler.seen) == 1
+
+
+@pytest.mark.parametrize("model", ["refuse", "filtered"])
+def test_refusals_are_recognised(server: str, model: str) -> None:
+    [out] = backend(server, model).complete([request()])
+    assert isinstance(out, Completion) and out.refusal
+
+
+def test_concurrency_is_limited(server: str) -> None:
+    outs = backend(server, "slow", concurrency=2).complete([request(seed=i) for i in range(4)])
+    assert all(isinstance(o, Completion) for o in outs)
+    assert Handler.peak == 2
+
+
+def test_top_logprobs_give_option_probabilities(server: str) -> None:
+    [out] = backend(server, "logprobs").complete([request(options=("1", "2", "3", "4", "5"))])
+    assert isinstance(out, Completion)
+    assert out.option_probs == pytest.approx({"4": 0.6 / 0.9, "5": 0.2 / 0.9, "3": 0.1 / 0.9})
+    assert Handler.seen[0]["logprobs"] is True and Handler.seen[0]["top_logprobs"] == 20
+
+
+def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COMPERBENCH_LLM_BASE_URL")
+    with pytest.raises(BackendError, match="COMPERBENCH_LLM_BASE_URL"):
+        HttpBackend(model="m")
+
+
+def test_cpdscore_averages_n_calls_and_records_settings(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:seeded,n=3,seed=10]")
+    assert metric.name == "cpdscore-simple[http:seeded]"
+    [score] = metric.score([item()])
+    # seeds 10, 11, 12 -> scores 1, 2, 3
+    assert score == pytest.approx(2.0)
+    assert sorted(s["seed"] for s in Handler.seen) == [10, 11, 12]
+    assert metric.notes["temperature"] == 0.7 and metric.notes["seed"] == 10
+    assert metric.notes["backend"]["model"] == "seeded"
+
+
+def test_raw_outputs_are_stored_for_audit_and_reused(server: str, tmp_path: Any) -> None:
+    metric = metrics.get("cpdscore-detailed[http:plain,n=2]")
+    assert metric.score([item()]) == [5.0]
+    files = sorted((tmp_path / "llm").rglob("*.json"))
+    assert len(files) == 2
+    record = json.loads(files[0].read_text())
+    assert record["text"] == "Score: 5" and record["backend"]["model"] == "plain"
+    assert "Evaluation steps" in record["request"]["messages"][1][1]
+    again = metrics.get("cpdscore-detailed[http:plain,n=2]")
+    assert again.score([item()]) == [5.0]
+    assert len(Handler.seen) == 2 and again.notes["cached_calls"] == 2
+
+
+def test_unparsable_output_is_retried_then_counted_never_scored(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:chatty,n=1,retries=2]")
+    [score] = metric.score([item()])
+    assert math.isnan(score)
+    assert len(Handler.seen) == 3
+    assert [s["seed"] for s in Handler.seen] == [0, 1000, 2000]
+    assert metric.notes["unparsable_calls"] == 1 and metric.notes["retried_calls"] == 2
+    assert metric.notes["unscored_items"] == ["t0"]
+
+
+def test_refusals_are_counted_apart(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:refuse,n=1,retries=0]")
+    assert math.isnan(metric.score([item()])[0])
+    assert metric.notes["refused_calls"] == 1 and metric.notes["unparsable_calls"] == 0
+
+
+def test_a_dead_endpoint_fails_the_run_clearly(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:down,n=1]")
+    with pytest.raises(BackendError, match="every request"):
+        metric.score([item()])
+
+
+def test_reference_variant_puts_the_reference_in_the_prompt(server: str) -> None:
+    with_ref = TurnItem("r", "I like pizza.", references=("Pasta, mostly.",))
+    metrics.get("cpdscore-simple-ref[http:plain,n=1]").score([with_ref])
+    assert "Pasta, mostly." in Handler.seen[0]["messages"][1]["content"]
+    with pytest.raises(ValueError, match="no reference"):
+        metrics.get("cpdscore-simple-ref[http:plain,n=1]").score([item()])
+
+
+def test_geval_weights_scores_by_probability(server: str) -> None:
+    metric = metrics.get("geval[engagingness,http:logprobs]")
+    assert metric.name == "geval[engagingness,http:logprobs]"
+    [score] = metric.score([item()])
+    assert score == pytest.approx((4 * 0.6 + 5 * 0.2 + 3 * 0.1) / 0.9)
+    assert "Engagingness (1-5)" in Handler.seen[0]["messages"][1]["content"]
+
+
+def test_geval_any_aspect_parses_text_without_logprobs(server: str) -> None:
+    metric = metrics.get("geval[wit,http:plain]")
+    # "Score: 5" does not start with a digit: unparsable, so retried and counted.
+    assert math.isnan(metric.score([item()])[0])
+    assert "the wit of the response" in Handler.seen[0]["messages"][1]["content"]
+
+
+def test_soda_eval_reads_issues_score_and_comment(server: str) -> None:
+    metric = metrics.get("soda-eval[http:soda]")
+    assert metric.score([item()]) == [2.0]
+    assert metric.details["t0"][0]["issues"] == ["repetition"]
+    assert metric.details["t0"][0]["comment"] == "Repetitive."
