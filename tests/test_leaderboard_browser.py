@@ -209,3 +209,16 @@ def test_markup_in_a_name_is_shown_as_text(page: Any, server: dict[str, Any]) ->
     page.get_by_role("tab", name="Comparison").click()
     assert XSS_NAME in page.locator("#heatmap").inner_text()
     assert page.locator("img[src=x]").count() == 0
+
+
+def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None:
+    assert "stored as submission" in _upload(page, FIXTURES / "partial.csv", XSS_NAME)
+    page.get_by_role("tab", name="Ranking").click()
+    _choose(page, "benchmark", "usr-persona")
+    _choose(page, "benchmark", "usr-topical")
+    page.wait_for_function(
+        "(name) => document.querySelector('#partial textarea').value.includes(name)",
+        arg=XSS_NAME,
+        timeout=15_000,
+    )
+    assert page.locator("img[src=x]").count() == 0

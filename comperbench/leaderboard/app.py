@@ -151,7 +151,10 @@ def metric_view(
 
 
 def item_view(benchmark: str, level: str, position: float) -> tuple[dict[str, Any], str]:
-    bench = cached_benchmark(benchmark, level)
+    try:
+        bench = cached_benchmark(benchmark, level)
+    except ComperbenchError as exc:
+        return {}, f"cannot load {benchmark}: {exc}"
     k = int(min(max(position, 0), len(bench) - 1))
     row = bench.table.slice(k, 1).to_pylist()[0]
     row.pop("ratings", None)
@@ -261,7 +264,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
                     label="full-coverage submissions",
                     elem_id="ranking-table",
                 )
-                partial = gr.Markdown(elem_id="partial")
+                partial = gr.Textbox(label="partial", interactive=False, elem_id="partial")
                 signature = gr.Textbox(label="signature", interactive=False)
             with gr.Tab("Metric", id="metric"):
                 metric = gr.Dropdown([], label="metric")

@@ -9,6 +9,7 @@ import numpy as np
 
 from comperbench import __version__
 from comperbench.benchmark import list_benchmarks
+from comperbench.errors import DataMissingError
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.service import Outcome, submit
 from comperbench.leaderboard.store import Store
@@ -36,7 +37,10 @@ def seed(
     benchmarks: Sequence[str] | None = None,
     progress: Callable[[str], None] = print,
 ) -> list[Outcome]:
-    """Score every metric on every benchmark level it applies to; one submission per metric."""
+    """Score every metric on every benchmark level it applies to; one submission per metric.
+
+    Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
+    """
     names = list(benchmarks) if benchmarks is not None else list_benchmarks()
     index = ItemIndex()
     cache = ScoreCache()
@@ -45,7 +49,13 @@ def seed(
     needs: dict[str, frozenset[str]] = {}
     for name in names:
         for level in stored_levels(name):
-            bench = cached_benchmark(name, level)
+            try:
+                bench = cached_benchmark(name, level)
+            except DataMissingError as exc:
+                if benchmarks is not None:
+                    raise
+                progress(f"skipped benchmark {name}: {exc}")
+                continue
             result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
             for run in result.runs:
                 metric = run.metric.name
