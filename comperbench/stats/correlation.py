@@ -24,7 +24,12 @@ from comperbench.stats.resampling import (
     percentile_interval,
 )
 from comperbench.stats.signature import Signature
-from comperbench.stats.vectorised import MIN_PAIRS, Groups, weighted_correlations
+from comperbench.stats.vectorised import (
+    MIN_PAIRS,
+    Groups,
+    group_values,
+    weighted_correlations,
+)
 
 Method = Literal["pearson", "spearman", "kendall-b", "kendall-c"]
 Level = Literal["turn", "dialogue", "system"]
@@ -237,11 +242,7 @@ def _batch(
 
 def group_correlations(x: np.ndarray, y: np.ndarray, layout: Groups, method: str) -> np.ndarray:
     """Correlation within each group (NaN where undefined), groups in `layout` order."""
-    xs, ys = x[layout.order], y[layout.order]
-    values = np.empty(layout.starts.size)
-    for g, (start, size) in enumerate(zip(layout.starts, layout.sizes, strict=True)):
-        values[g] = point_correlation(xs[start : start + size], ys[start : start + size], method)[0]
-    return values
+    return group_values(x, y, method, layout)[0]
 
 
 def _grouped_batch(
@@ -256,7 +257,7 @@ def _grouped_batch(
 ) -> list[Row]:
     layout = Groups.of(labels)
     G = layout.starts.size
-    per_group = np.vstack([group_correlations(x, y, layout, method) for x in X])
+    per_group = group_values(X, y, method, layout)
     defined = np.isfinite(per_group)
     filled = np.where(defined, per_group, 0.0)
     C = counts_from_indices(bootstrap_indices(G, n_resamples, seed), G) if ci and G else None

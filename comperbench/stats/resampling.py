@@ -23,13 +23,13 @@ def bootstrap_indices(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
     if n_units < 1:
         raise ValueError("cannot resample an empty sample")
     rng = np.random.default_rng(seed)
-    return rng.integers(0, n_units, size=(n_resamples, n_units))
+    return rng.integers(0, n_units, size=(n_resamples, n_units), dtype=np.int32)
 
 
 def counts_from_indices(indices: np.ndarray, n_units: int) -> np.ndarray:
     """(n_resamples, n_units) float matrix: how often each unit occurs in each row of `indices`."""
     k = indices.shape[0]
-    flat = (indices + n_units * np.arange(k)[:, None]).ravel()
+    flat = (indices + n_units * np.arange(k, dtype=np.int64)[:, None]).ravel()
     return np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(float)
 
 

@@ -251,29 +251,21 @@ def _rows_ranks(M: np.ndarray, groups: Groups) -> np.ndarray:
     return sps.rankdata(key, axis=-1) - np.repeat(groups.starts, groups.sizes)
 
 
-def row_correlations(
-    M: np.ndarray, y: np.ndarray, method: str, groups: Groups | None = None
-) -> np.ndarray:
-    """(k,): correlation of each row of M with y, or its mean over groups when `groups` is given."""
-    M = np.atleast_2d(np.asarray(M, dtype=float))
-    y = np.asarray(y, dtype=float)
-    layout = groups or Groups.single(y.size)
-    M, y = M[:, layout.order], y[layout.order]
+def group_values(M: np.ndarray, y: np.ndarray, method: str, layout: Groups) -> np.ndarray:
+    """(k, groups): correlation of each row of M with y within each group (NaN if undefined)."""
+    M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
+    y = np.asarray(y, dtype=float)[layout.order]
     if method in ("pearson", "spearman"):
         if method == "spearman":
             M, y = _rows_ranks(M, layout), _rows_ranks(y[None, :], layout)[0]
         shift = np.repeat(np.add.reduceat(y, layout.starts) / layout.sizes, layout.sizes)
-        per_group = _rows_pearson(M - M.mean(axis=1, keepdims=True), y - shift, layout)
-        per_group[:, layout.sizes < MIN_PAIRS] = np.nan
-        return _group_mean(per_group)
+        values = _rows_pearson(M - M.mean(axis=1, keepdims=True), y - shift, layout)
+        values[:, layout.sizes < MIN_PAIRS] = np.nan
+        return values
     variant = _kendall_variant(method)
-    if layout.n_pairs > MAX_PAIRS:
-        if groups is not None:
-            raise ValueError(f"groups with {layout.n_pairs} within-group pairs are too large")
-        return np.array([kendall(row, y, variant) for row in M])
     left, right, pair_starts = layout.pairs
     sy = np.sign(y[left] - y[right])
-    out = np.empty(M.shape[0])
+    out = np.empty((M.shape[0], layout.starts.size))
     rows = max(1, _CHUNK // max(left.size, 1))
     total = layout.sizes.astype(float)
     cy = _distinct(y[None, :], np.ones((1, y.size), bool), layout) if variant == "c" else None
@@ -283,7 +275,22 @@ def row_correlations(
         classes = None
         if variant == "c":
             classes = np.minimum(_distinct(part, np.ones(part.shape, bool), layout), cy)
-        tau = _kendall_from_pair_signs(sx, sy, None, pair_starts, variant, total, classes)
-        tau[:, layout.sizes < MIN_PAIRS] = np.nan
-        out[lo : lo + rows] = _group_mean(tau)
+        out[lo : lo + rows] = _kendall_from_pair_signs(
+            sx, sy, None, pair_starts, variant, total, classes
+        )
+    out[:, layout.sizes < MIN_PAIRS] = np.nan
     return out
+
+
+def row_correlations(
+    M: np.ndarray, y: np.ndarray, method: str, groups: Groups | None = None
+) -> np.ndarray:
+    """(k,): correlation of each row of M with y, or its mean over groups when `groups` is given."""
+    layout = groups or Groups.single(np.asarray(y).size)
+    if method.startswith("kendall") and layout.n_pairs > MAX_PAIRS:
+        if groups is not None:
+            raise ValueError(f"groups with {layout.n_pairs} within-group pairs are too large")
+        y = np.asarray(y, dtype=float)
+        variant = _kendall_variant(method)
+        return np.array([kendall(row, y, variant) for row in np.atleast_2d(M)])
+    return _group_mean(group_values(M, y, method, layout))

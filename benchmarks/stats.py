@@ -1,0 +1,189 @@
+"""Speed of the meta-evaluation statistics against a straightforward per-resample loop over scipy.
+
+On a real benchmark (default dstc7: 10,000 responses, 1,000 contexts, 10 systems) with 10 metrics:
+all 45 pairwise PERM-BOTH tests and bootstrap intervals of every metric at every level (items,
+contexts, systems), with 1,000 resamples each. The loop runs the same index and swap matrices
+through scipy; where it would take minutes it runs the first `--loop-resamples` rows and its time
+is scaled to the full count (printed as such). Both are checked to give the same numbers.
+
+Run: COMPERBENCH_DATA=../shared/data python benchmarks/stats.py [--method spearman]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+
+os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from comperbench import load_benchmark
+from comperbench.stats.correlation import correlation_table
+from comperbench.stats.resampling import bootstrap_indices, swap_masks
+from comperbench.stats.significance import significance_matrix
+
+METRICS = "bleu-1,bleu-2,bleu-3,bleu-4,chrf,rouge-1,rouge-2,rouge-l,f1,length"
+
+
+def _scipy(method: str):
+    if method == "pearson":
+        return lambda a, b: sps.pearsonr(a, b).statistic
+    if method == "spearman":
+        return lambda a, b: sps.spearmanr(a, b).statistic
+    return lambda a, b: sps.kendalltau(a, b, variant=method[-1]).statistic
+
+
+def metric_scores(bench, spec: str, scores_file: str | None) -> dict[str, np.ndarray]:
+    if scores_file:
+        frame = (
+            pd.read_parquet(scores_file)
+            if scores_file.endswith(".parquet")
+            else pd.read_csv(scores_file)
+        )
+        frame = frame.set_index("item_id").reindex(bench.item_ids)
+        return {c: frame[c].to_numpy(float) for c in frame.columns if c != "system"}
+    from comperbench.metrics.cache import ScoreCache
+    from comperbench.metrics.runner import resolve_metrics, run_metrics
+
+    run = run_metrics(bench, resolve_metrics(spec, bench.level), cache=ScoreCache())
+    frame = run.item_frame()
+    return {c: frame[c].to_numpy(float) for c in frame.columns if c not in ("item_id", "system")}
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def loop_perm_both(Z: np.ndarray, y: np.ndarray, swaps: np.ndarray, f, rows: int) -> np.ndarray:
+    """Differences corr(A') - corr(B') of every pair for the first `rows` swap rows."""
+    m = Z.shape[0]
+    out = []
+    for i in range(m):
+        for j in range(i + 1, m):
+            for s in swaps[:rows]:
+                out.append(f(np.where(s, Z[j], Z[i]), y) - f(np.where(s, Z[i], Z[j]), y))
+    return np.array(out)
+
+
+def loop_bootstrap(X: np.ndarray, y: np.ndarray, idx: np.ndarray, f, rows: int) -> np.ndarray:
+    return np.array([[f(x[i], y[i]) for i in idx[:rows]] for x in X])
+
+
+def loop_grouped(X, y, groups, idx: np.ndarray, f, rows: int) -> np.ndarray:
+    labels = np.unique(groups)
+    members = [np.flatnonzero(groups == g) for g in labels]
+    out = []
+    for x in X:
+        row = []
+        for draw in idx[:rows]:
+            row.append(np.nanmean([f(x[members[g]], y[members[g]]) for g in draw]))
+        out.append(row)
+    return np.array(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="dstc7")
+    parser.add_argument("--metrics", default=METRICS)
+    parser.add_argument("--scores", help="parquet/CSV with item_id and one column per metric")
+    parser.add_argument("--method", default="pearson")
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--loop-resamples", type=int, default=50)
+    args = parser.parse_args()
+    k, loop_k = args.resamples, min(args.loop_resamples, args.resamples)
+    scale = k / loop_k
+
+    bench = load_benchmark(args.benchmark)
+    scores, score_s = timed(lambda: metric_scores(bench, args.metrics, args.scores))
+    human = bench.human_scores()
+    table = bench.table.select(["dialogue_id", "system"]).to_pandas()
+    keep = np.isfinite(human) & np.all([np.isfinite(v) for v in scores.values()], axis=0)
+    names = list(scores)
+    X = np.vstack([scores[n][keep] for n in names])
+    y = human[keep]
+    groups = table.dialogue_id.to_numpy()[keep]
+    systems = table.system.to_numpy()[keep]
+    print(
+        f"{bench.name}: {y.size} items with every score, {len(np.unique(groups))} contexts, "
+        f"{len(np.unique(systems))} systems, {len(names)} metrics (scored in {score_s:.1f} s); "
+        f"{args.method}, {k} resamples, loop timed on {loop_k} and scaled x{scale:g}"
+    )
+    f = _scipy(args.method)
+    rows = []
+
+    # 1. all pairwise PERM-BOTH tests
+    sig, fast_s = timed(
+        lambda: significance_matrix(
+            dict(zip(names, X, strict=True)), y, method=args.method, n_resamples=k, seed=1
+        )
+    )
+    Z = np.vstack([(x - x.mean()) / x.std() for x in X])
+    order = [names.index(n) for n in sig.metrics]
+    swaps = swap_masks(y.size, k, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, loop_s = timed(lambda: loop_perm_both(Z[order], y, swaps, f, loop_k))
+    rows.append((f"PERM-BOTH, {len(names) * (len(names) - 1) // 2} pairs", fast_s, loop_s * scale))
+
+    # 2. bootstrap intervals of every metric at every level
+    idx = bootstrap_indices(y.size, k, 0)
+    _, fast_s = timed(
+        lambda: correlation_table(scores_of(names, X), y, method=args.method, n_resamples=k)
+    )
+    _, loop_s = timed(lambda: loop_bootstrap(X, y, idx, f, loop_k))
+    rows.append(("bootstrap, turn level (items)", fast_s, loop_s * scale))
+
+    _, fast_s = timed(
+        lambda: correlation_table(
+            scores_of(names, X), y, method=args.method, groups=groups, n_resamples=k
+        )
+    )
+    n_groups = len(np.unique(groups))
+    gidx = bootstrap_indices(n_groups, k, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, loop_s = timed(lambda: loop_grouped(X, y, groups, gidx, f, max(1, loop_k // 10)))
+    rows.append(
+        ("bootstrap, turn level grouped by context", fast_s, loop_s * k / max(1, loop_k // 10))
+    )
+
+    _, fast_s = timed(
+        lambda: correlation_table(
+            scores_of(names, X),
+            y,
+            level="system",
+            method=args.method,
+            systems=systems,
+            n_resamples=k,
+        )
+    )
+    frame = pd.DataFrame(np.vstack([X, y]).T).groupby(systems).mean()
+    sx, sy = frame.to_numpy()[:, :-1].T, frame.to_numpy()[:, -1]
+    sidx = bootstrap_indices(sy.size, k, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, loop_s = timed(lambda: loop_bootstrap(sx, sy, sidx, f, k))
+    rows.append(("bootstrap, system level (systems)", fast_s, loop_s))
+
+    print(f"\n{'task':<42}{'vectorised s':>14}{'scipy loop s':>14}{'ratio':>9}")
+    for label, fast, slow in rows:
+        print(f"{label:<42}{fast:>14.2f}{slow:>14.1f}{slow / fast:>8.0f}x")
+    fast_total, slow_total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    print(f"{'all':<42}{fast_total:>14.2f}{slow_total:>14.1f}{slow_total / fast_total:>8.0f}x")
+    print(f"(targets: all under 30 s, at least 20x)\nclusters: {sig.clusters()}\n{sig.signature}")
+
+
+def scores_of(names: list[str], X: np.ndarray) -> dict[str, np.ndarray]:
+    return dict(zip(names, X, strict=True))
+
+
+if __name__ == "__main__":
+    main()
