@@ -1,0 +1,287 @@
+"""Pairwise human evaluation: win/tie/loss, Bradley-Terry, TrueSkill, Elo, and the tests for
+paired selections (sign/binomial, McNemar) and for more than two systems (chi-square, Cochran's Q).
+
+A comparison is (system a, system b, outcome) with outcome 1 (a wins), 0 (b wins) or 0.5 (tie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.signature import Signature
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    systems: np.ndarray
+
+    @classmethod
+    def of(cls, a: Sequence[str], b: Sequence[str], outcome: Sequence[float]) -> Comparisons:
+        a_arr, b_arr = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+        out = np.asarray(outcome, dtype=float)
+        if not (a_arr.shape == b_arr.shape == out.shape):
+            raise ValueError("a, b and outcome must have the same length")
+        bad = ~np.isin(out, [0.0, 0.5, 1.0])
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"comparison {i}: outcome {float(out[i])} is not 1 (a wins), 0 or 0.5 (tie)"
+            )
+        same = a_arr == b_arr
+        if same.any():
+            raise ValueError(f"comparison {int(np.flatnonzero(same)[0])}: a system against itself")
+        return cls(a_arr, b_arr, out, np.unique(np.r_[a_arr, b_arr]))
+
+    def indices(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.searchsorted(self.systems, self.a), np.searchsorted(self.systems, self.b)
+
+
+def win_tie_loss(c: Comparisons) -> pd.DataFrame:
+    """Per system: wins, ties, losses, comparisons, win rate without ties and with ties as halves."""
+    rows = []
+    for s in c.systems:
+        as_a, as_b = c.a == s, c.b == s
+        wins = int(np.sum(c.outcome[as_a] == 1) + np.sum(c.outcome[as_b] == 0))
+        losses = int(np.sum(c.outcome[as_a] == 0) + np.sum(c.outcome[as_b] == 1))
+        ties = int(np.sum(c.outcome[as_a | as_b] == 0.5))
+        n = wins + ties + losses
+        decided = wins + losses
+        rows.append(
+            {
+                "system": s,
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "comparisons": n,
+                "win_rate": wins / decided if decided else np.nan,
+                "score": (wins + ties / 2) / n if n else np.nan,
+            }
+        )
+    return pd.DataFrame(rows).set_index("system")
+
+
+def majority(
+    item_ids: Sequence[str], a: Sequence[str], b: Sequence[str], outcome: Sequence[float]
+) -> Comparisons:
+    """One comparison per (item, pair) by majority of its judgments (a tie when no majority)."""
+    frame = pd.DataFrame({"item": item_ids, "a": a, "b": b, "o": np.asarray(outcome, float)})
+    flip = frame["a"] > frame["b"]
+    frame.loc[flip, ["a", "b"]] = frame.loc[flip, ["b", "a"]].to_numpy()
+    frame.loc[flip, "o"] = 1 - frame.loc[flip, "o"]
+    mean = frame.groupby(["item", "a", "b"], sort=True)["o"].mean().reset_index()
+    decided = np.where(mean["o"] > 0.5, 1.0, np.where(mean["o"] < 0.5, 0.0, 0.5))
+    return Comparisons.of(mean["a"].tolist(), mean["b"].tolist(), decided)
+
+
+def _bt_counts(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(k, S, S) wins (ties as half a win each) and games between each ordered pair."""
+    S = c.systems.size
+    ia, ib = c.indices()
+    onehot_ab = np.zeros((c.a.size, S * S))
+    onehot_ab[np.arange(c.a.size), ia * S + ib] = 1
+    wins_ab = (weights * c.outcome) @ onehot_ab
+    wins_ba = (weights * (1 - c.outcome)) @ onehot_ab
+    games = weights @ onehot_ab
+    wins = wins_ab.reshape(-1, S, S) + wins_ba.reshape(-1, S, S).transpose(0, 2, 1)
+    games = games.reshape(-1, S, S)
+    return wins, games + games.transpose(0, 2, 1)
+
+
+def _bt_fit(
+    wins: np.ndarray, games: np.ndarray, iterations: int = 2000, tol: float = 1e-10
+) -> np.ndarray:
+    """Minorisation-maximisation (Hunter 2004) for many count tables at once; log-strengths with
+    mean 0, NaN where the maximum-likelihood estimate does not exist (a system never wins or
+    never loses)."""
+    k, S, _ = wins.shape
+    total_wins = wins.sum(axis=2)
+    losses = wins.sum(axis=1)
+    bad = (total_wins <= 0) | (losses <= 0)
+    p = np.ones((k, S))
+    for _ in range(iterations):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            denom = (games / (p[:, :, None] + p[:, None, :])).sum(axis=2)
+            new = np.where(denom > 0, total_wins / denom, p)
+        new = np.where(bad, 1.0, new)
+        new /= np.exp(np.log(np.maximum(new, 1e-300)).mean(axis=1, keepdims=True))
+        done = np.max(np.abs(new - p)) < tol
+        p = new
+        if done:
+            break
+    theta = np.log(p)
+    theta[bad.any(axis=1)] = np.nan
+    return theta
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Ratings of systems with percentile intervals and 95% rank ranges from the bootstrap."""
+
+    table: pd.DataFrame
+    """Index system; columns rating, low, high, rank, rank_low, rank_high."""
+    signature: str
+
+
+def _with_intervals(
+    systems: np.ndarray, point: np.ndarray, boot: np.ndarray, signature: Signature
+) -> Ratings:
+    valid = boot[np.all(np.isfinite(boot), axis=1)]
+    ranks = (-valid).argsort(axis=1).argsort(axis=1) + 1
+    point_rank = (-point).argsort().argsort() + 1
+    table = pd.DataFrame(
+        {
+            "rating": point,
+            "low": np.quantile(valid, 0.025, axis=0) if len(valid) else np.nan,
+            "high": np.quantile(valid, 0.975, axis=0) if len(valid) else np.nan,
+            "rank": point_rank,
+            "rank_low": np.quantile(ranks, 0.025, axis=0, method="lower") if len(valid) else np.nan,
+            "rank_high": np.quantile(ranks, 0.975, axis=0, method="higher")
+            if len(valid)
+            else np.nan,
+        },
+        index=pd.Index(systems, name="system"),
+    )
+    return Ratings(table.sort_values("rating", ascending=False), str(signature))
+
+
+def bradley_terry(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Ratings:
+    """Bradley-Terry log-strengths (mean 0); a tie counts as half a win for each side. Intervals
+    from resampling comparisons; resamples where the MLE does not exist are left out."""
+    ones = np.ones((1, c.a.size))
+    point = _bt_fit(*_bt_counts(c, ones))[0]
+    if not np.all(np.isfinite(point)):
+        raise ValueError(
+            "Bradley-Terry: a system never wins or never loses; the MLE does not exist"
+        )
+    W = counts_from_indices(bootstrap_indices(c.a.size, n_resamples, seed), c.a.size)
+    boot = _bt_fit(*_bt_counts(c, W))
+    sig = Signature(
+        "bradley-terry",
+        "system",
+        "bootstrap-percentile",
+        n_resamples,
+        seed,
+        extra=(("ties", "half-win"),),
+    )
+    return _with_intervals(c.systems, point, boot, sig)
+
+
+def _sequential(c: Comparisons, order: np.ndarray, rate) -> np.ndarray:
+    return rate(c.a[order], c.b[order], c.outcome[order])
+
+
+def elo(
+    c: Comparisons,
+    k_factor: float = 32.0,
+    base: float = 1000.0,
+    scale: float = 400.0,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> Ratings:
+    """Online Elo in the given order (a tie scores 0.5); intervals from resampled comparisons
+    replayed in resampled order (a per-resample loop: the updates are sequential)."""
+    index = {s: i for i, s in enumerate(c.systems)}
+
+    def rate(a: np.ndarray, b: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+        r = np.full(c.systems.size, base)
+        for x, y, o in zip(a, b, outcome, strict=True):
+            i, j = index[x], index[y]
+            expected = 1 / (1 + 10 ** ((r[j] - r[i]) / scale))
+            r[i] += k_factor * (o - expected)
+            r[j] -= k_factor * (o - expected)
+        return r
+
+    point = _sequential(c, np.arange(c.a.size), rate)
+    boot = np.array(
+        [_sequential(c, idx, rate) for idx in bootstrap_indices(c.a.size, n_resamples, seed)]
+    )
+    sig = Signature(
+        "elo", "system", "bootstrap-percentile", n_resamples, seed, extra=(("k", f"{k_factor:g}"),)
+    )
+    return _with_intervals(c.systems, point, boot, sig)
+
+
+def trueskill_ratings(c: Comparisons, n_resamples: int = 200, seed: int = 0) -> Ratings:
+    """TrueSkill (the `trueskill` package, default environment) in the given order; rating =
+    mu - 3 sigma (the conservative estimate); ties are draws."""
+    import trueskill
+
+    env = trueskill.TrueSkill()
+    index = {s: i for i, s in enumerate(c.systems)}
+
+    def rate(a: np.ndarray, b: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+        r = [env.create_rating() for _ in c.systems]
+        for x, y, o in zip(a, b, outcome, strict=True):
+            i, j = index[x], index[y]
+            if o == 0.5:
+                r[i], r[j] = trueskill.rate_1vs1(r[i], r[j], drawn=True, env=env)
+            elif o == 1:
+                r[i], r[j] = trueskill.rate_1vs1(r[i], r[j], env=env)
+            else:
+                r[j], r[i] = trueskill.rate_1vs1(r[j], r[i], env=env)
+        return np.array([x.mu - 3 * x.sigma for x in r])
+
+    point = _sequential(c, np.arange(c.a.size), rate)
+    boot = np.array(
+        [_sequential(c, idx, rate) for idx in bootstrap_indices(c.a.size, n_resamples, seed)]
+    )
+    sig = Signature(
+        "trueskill",
+        "system",
+        "bootstrap-percentile",
+        n_resamples,
+        seed,
+        extra=(("rating", "mu-3sigma"),),
+    )
+    return _with_intervals(c.systems, point, boot, sig)
+
+
+def sign_test(wins_a: int, wins_b: int) -> float:
+    """Exact two-sided sign (binomial) test of equal preference; ties are left out beforehand."""
+    n = wins_a + wins_b
+    return float(sps.binomtest(wins_a, n, 0.5).pvalue) if n else np.nan
+
+
+def mcnemar(
+    selected_a: Sequence[bool], selected_b: Sequence[bool], exact: bool = True
+) -> tuple[float, float]:
+    """(statistic, p) for paired binary selections: exact binomial on the discordant pairs, or the
+    chi-square with continuity correction (statistic = count of the smaller discordant cell when exact)."""
+    a, b = np.asarray(selected_a, bool), np.asarray(selected_b, bool)
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    if exact:
+        n = only_a + only_b
+        p = float(sps.binomtest(min(only_a, only_b), n, 0.5).pvalue) if n else 1.0
+        return float(min(only_a, only_b)), p
+    if only_a + only_b == 0:
+        return 0.0, 1.0
+    stat = (abs(only_a - only_b) - 1) ** 2 / (only_a + only_b)
+    return float(stat), float(sps.chi2.sf(stat, 1))
+
+
+def chi_square(table: np.ndarray) -> tuple[float, float, int]:
+    """(statistic, p, dof) of independence for a systems x outcomes count table (scipy)."""
+    res = sps.chi2_contingency(np.asarray(table, dtype=float), correction=False)
+    return float(res.statistic), float(res.pvalue), int(res.dof)
+
+
+def cochrans_q(binary: np.ndarray) -> tuple[float, float, int]:
+    """(Q, p, dof) for an items x systems 0/1 matrix: do the systems have equal success rates?"""
+    x = np.asarray(binary, dtype=float)
+    k = x.shape[1]
+    col, row = x.sum(axis=0), x.sum(axis=1)
+    total = x.sum()
+    denom = k * total - np.sum(row * row)
+    if denom == 0:
+        return np.nan, np.nan, k - 1
+    q = (k - 1) * (k * np.sum(col * col) - total * total) / denom
+    return float(q), float(sps.chi2.sf(q, k - 1)), k - 1

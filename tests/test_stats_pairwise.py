@@ -1,0 +1,153 @@
+"""Pairwise evaluation and rates against hand values, scipy, statsmodels and trueskill."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trueskill
+from scipy import optimize
+from scipy import stats as sps
+from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.proportion import proportion_confint, proportions_ztest
+
+from comperbench.stats.pairwise import (
+    Comparisons,
+    bradley_terry,
+    chi_square,
+    cochrans_q,
+    elo,
+    majority,
+    mcnemar,
+    sign_test,
+    trueskill_ratings,
+    win_tie_loss,
+)
+from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
+
+
+def _games(seed: int = 0, n: int = 300) -> Comparisons:
+    rng = np.random.default_rng(seed)
+    strength = {"x": 1.0, "y": 0.0, "z": -0.7}
+    names = list(strength)
+    a, b, o = [], [], []
+    for _ in range(n):
+        i, j = rng.choice(3, 2, replace=False)
+        p = 1 / (1 + np.exp(strength[names[j]] - strength[names[i]]))
+        u = rng.random()
+        a.append(names[i])
+        b.append(names[j])
+        o.append(0.5 if abs(u - p) < 0.05 else float(u < p))
+    return Comparisons.of(a, b, o)
+
+
+def test_win_tie_loss_hand_counts() -> None:
+    c = Comparisons.of(["p", "p", "q", "r"], ["q", "r", "r", "p"], [1, 0.5, 0, 0])
+    t = win_tie_loss(c)
+    assert t.loc["p"].tolist()[:4] == [2, 1, 0, 3]
+    assert t.loc["r"].tolist()[:4] == [1, 1, 1, 3]
+    assert t.at["p", "win_rate"] == 1.0 and t.at["r", "score"] == pytest.approx(0.5)
+
+
+def test_majority_vote_per_item() -> None:
+    c = majority(
+        ["i", "i", "i", "j", "j"],
+        ["p", "p", "q", "p", "q"],
+        ["q", "q", "p", "q", "p"],
+        [1, 1, 1, 1, 1],
+    )
+    # item i: p wins twice, q wins once -> p; item j: one each -> tie
+    assert sorted(zip(c.a, c.b, c.outcome, strict=True)) == [("p", "q", 0.5), ("p", "q", 1.0)]
+
+
+def test_bradley_terry_equals_direct_likelihood_maximisation() -> None:
+    c = _games()
+    ours = bradley_terry(c, n_resamples=100).table
+    ia, ib = c.indices()
+
+    def nll(theta: np.ndarray) -> float:
+        t = np.r_[0.0, theta]
+        d = t[ia] - t[ib]
+        return -np.sum(c.outcome * -np.logaddexp(0, -d) + (1 - c.outcome) * -np.logaddexp(0, d))
+
+    fit = optimize.minimize(nll, np.zeros(2), method="BFGS")
+    theta = np.r_[0.0, fit.x]
+    theta -= theta.mean()
+    for s, v in zip(c.systems, theta, strict=True):
+        assert ours.at[s, "rating"] == pytest.approx(v, abs=1e-5)
+    assert list(ours.index) == ["x", "y", "z"]
+    assert (ours["low"] <= ours["rating"]).all() and (ours["rating"] <= ours["high"]).all()
+    assert ours.at["x", "rank_low"] == 1
+
+
+def test_bradley_terry_undefined_when_a_system_never_loses() -> None:
+    with pytest.raises(ValueError, match="never wins or never loses"):
+        bradley_terry(Comparisons.of(["p", "p"], ["q", "q"], [1, 1]), n_resamples=10)
+
+
+def test_elo_hand_computed() -> None:
+    r = elo(Comparisons.of(["p", "p"], ["q", "q"], [1, 0.5]), n_resamples=10).table
+    # game 1: +16 / -16; game 2: expected(p) = 1/(1+10^(-32/400)), draw moves p by 32(0.5 - e)
+    e = 1 / (1 + 10 ** (-32 / 400))
+    assert r.at["p", "rating"] == pytest.approx(1016 + 32 * (0.5 - e))
+    assert r.at["q", "rating"] == pytest.approx(984 - 32 * (0.5 - e))
+
+
+def test_trueskill_matches_the_package_and_known_values() -> None:
+    c = Comparisons.of(["p"], ["q"], [1])
+    table = trueskill_ratings(c, n_resamples=5).table
+    winner, loser = trueskill.rate_1vs1(trueskill.Rating(), trueskill.Rating())
+    assert winner.mu == pytest.approx(29.396, abs=1e-3)  # the package's documented 1-vs-1 result
+    assert table.at["p", "rating"] == pytest.approx(winner.mu - 3 * winner.sigma)
+    assert table.at["q", "rating"] == pytest.approx(loser.mu - 3 * loser.sigma)
+
+
+def test_sign_test_hand_value() -> None:
+    assert sign_test(9, 1) == pytest.approx(22 / 1024)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_mcnemar_equals_statsmodels(exact: bool) -> None:
+    rng = np.random.default_rng(2)
+    a, b = rng.random(80) < 0.6, rng.random(80) < 0.4
+    table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+    ref = sm_mcnemar(table, exact=exact, correction=True)
+    stat, p = mcnemar(a, b, exact=exact)
+    assert (stat, p) == pytest.approx((ref.statistic, ref.pvalue))
+
+
+def test_chi_square_hand_value() -> None:
+    # expected counts are all 10: statistic = (5^2 + 5^2 + 5^2 + 5^2) / 10 = 10
+    stat, p, dof = chi_square(np.array([[15, 5], [5, 15]]))
+    assert (stat, dof) == (pytest.approx(10.0), 1) and p == pytest.approx(sps.chi2.sf(10, 1))
+
+
+def test_cochrans_q_equals_statsmodels() -> None:
+    rng = np.random.default_rng(5)
+    x = (rng.random((60, 4)) < [0.3, 0.5, 0.5, 0.7]).astype(int)
+    ref = sm_cochrans_q(x)
+    assert cochrans_q(x)[:2] == pytest.approx((ref.statistic, ref.pvalue))
+
+
+def test_bad_comparisons_are_located() -> None:
+    with pytest.raises(ValueError, match=r"comparison 1: outcome 2\.0 is not"):
+        Comparisons.of(["p", "p"], ["q", "q"], [1, 2])
+
+
+def test_wilson_equals_statsmodels() -> None:
+    for s, n in [(0, 10), (3, 10), (10, 10), (57, 200)]:
+        assert wilson_interval(s, n) == pytest.approx(proportion_confint(s, n, method="wilson"))
+
+
+def test_two_proportion_z_equals_statsmodels() -> None:
+    z, p = two_proportion_z(30, 100, 45, 110)
+    ref = proportions_ztest([30, 45], [100, 110])
+    assert (z, p) == pytest.approx(ref)
+
+
+def test_rates_table_and_pairwise_tests() -> None:
+    table = rates(["a", "a", "a", "b", "b"], [1, 0, np.nan, 1, 1])
+    assert table.loc["a", ["n", "count"]].tolist() == [2, 1] and table.at["b", "rate"] == 1.0
+    assert len(pairwise_rate_tests(table)) == 1
+    with pytest.raises(ValueError, match=r"system 'a' is 2\.0"):
+        rates(["a"], [2])
