@@ -1,0 +1,291 @@
+"""`comperbench compare | agreement | power`: significance between metrics, inter-annotator
+agreement, and sample size / power of the tests human evaluations use."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from comperbench.benchmark import Benchmark, load_benchmark
+from comperbench.errors import ComperbenchError, DataFormatError
+from comperbench.stats import power as pw
+from comperbench.stats.agreement import STATISTICS, agreement
+from comperbench.stats.correlation import METHODS, correlation_table
+from comperbench.stats.signature import benchmark_tag
+from comperbench.stats.significance import TESTS, significance_matrix
+from comperbench.textutil import table as format_table
+
+
+def _num(value: float, digits: int = 3) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    return "-" if math.isnan(value) else (f"{value:.1e}" if value < 1e-3 else f"{value:.3f}")
+
+
+def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
+    """Metric columns of a parquet/CSV file keyed by item_id, aligned with the benchmark items."""
+    file = Path(path)
+    if not file.is_file():
+        raise ComperbenchError(f"scores file {path} does not exist")
+    frame = pd.read_parquet(file) if file.suffix == ".parquet" else pd.read_csv(file)
+    if "item_id" not in frame.columns:
+        raise DataFormatError("no 'item_id' column", file=path)
+    line = (lambda i: i + 2) if file.suffix != ".parquet" else (lambda i: i + 1)
+    ids = frame["item_id"].astype(str)
+    duplicated = ids.duplicated()
+    if duplicated.any():
+        i = int(np.flatnonzero(duplicated)[0])
+        raise DataFormatError(f"duplicate item_id {ids.iloc[i]!r}", file=path, line=line(i))
+    known = set(bench.item_ids)
+    unknown = ~ids.isin(known)
+    if unknown.any():
+        i = int(np.flatnonzero(unknown)[0])
+        raise DataFormatError(
+            f"item_id {ids.iloc[i]!r} is not an item of {bench.name}", file=path, line=line(i)
+        )
+    missing = known - set(ids)
+    if missing:
+        raise DataFormatError(
+            f"{len(missing)} item(s) of {bench.name} have no scores, e.g. {sorted(missing)[:3]}",
+            file=path,
+        )
+    frame = frame.set_index(ids).reindex(bench.item_ids)
+    scores = {}
+    for column in frame.columns:
+        if column in ("item_id", "system"):
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        bad = values.isna() & frame[column].notna()
+        if bad.any():
+            item = values.index[int(np.flatnonzero(bad)[0])]
+            raise DataFormatError(
+                f"value {frame.at[item, column]!r} is not a number",
+                file=path,
+                record=item,
+                field=column,
+            )
+        scores[column] = values.to_numpy(dtype=float)
+    if not scores:
+        raise DataFormatError("no metric columns besides item_id", file=path)
+    return scores
+
+
+def _metric_scores(args: argparse.Namespace, bench: Benchmark) -> dict[str, np.ndarray]:
+    if args.scores:
+        return read_scores(args.scores, bench)
+    from comperbench.metrics.cache import ScoreCache
+    from comperbench.metrics.runner import resolve_metrics, run_metrics
+
+    run = run_metrics(bench, resolve_metrics(args.metrics, bench.level), cache=ScoreCache())
+    for name, reason in run.skipped.items():
+        print(f"skipped {name}: {reason}")
+    frame = run.item_frame()
+    return {
+        c: frame[c].to_numpy(dtype=float) for c in frame.columns if c not in ("item_id", "system")
+    }
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    if bool(args.scores) == bool(args.metrics):
+        raise ComperbenchError("give exactly one of --metrics or --scores")
+    stored = None if args.level == "system" else args.level
+    bench = load_benchmark(args.benchmark, stored, args.split, data_dir=args.data_dir)
+    scores = _metric_scores(args, bench)
+    aspect = bench.metadata.aspect(args.aspect).name
+    human = bench.human_scores(aspect)
+    columns = bench.table.select(["dialogue_id", "system"]).to_pandas()
+    level = args.level or bench.level
+    groups = columns["dialogue_id"].to_numpy() if args.grouped else None
+    systems = columns["system"].to_numpy()
+    tag = benchmark_tag(bench.name, bench.fingerprint)
+    options = dict(
+        level=level,
+        method=args.method,
+        groups=groups,
+        systems=systems,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        benchmark=tag,
+    )
+    grouped = " grouped by dialogue (shared context)" if args.grouped else ""
+    print(f"{bench.name}, aspect {aspect}, {level} level{grouped}, {args.method}")
+    table = correlation_table(scores, human, ci=args.ci, **options)
+    rows = [
+        [
+            r.metric,
+            r.n,
+            r.n_dropped,
+            _num(r.value),
+            _p(r.p_value),
+            f"[{_num(r.ci.low)}, {_num(r.ci.high)}]" if r.ci else "-",
+            r.reason or "",
+        ]
+        for r in table
+    ]
+    print(format_table(["metric", "n", "dropped", args.method, "p", "95% CI", "note"], rows))
+    print(table[0].signature)
+    if len(scores) < 2:
+        return 0
+    sig = significance_matrix(scores, human, test=args.test, alpha=args.alpha, **options)
+    print(
+        f"\n{args.test}: p-value that the row metric correlates better than the column metric"
+        f" ({sig.n} units, {sig.n_dropped} items dropped)"
+    )
+    short = [f"m{i + 1}" for i in range(len(sig.metrics))]
+    body = [
+        [f"{short[i]} {name}", _num(sig.values[i]), sig.ranks[i]]
+        + ["" if i == j else _p(sig.p_values[i, j]) for j in range(len(sig.metrics))]
+        for i, name in enumerate(sig.metrics)
+    ]
+    print(format_table(["metric", args.method, "rank", *short], body))
+    for rank, members in enumerate(sig.clusters(), start=1):
+        print(f"cluster {rank}: {', '.join(members)}")
+    print(sig.signature)
+    return 0
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    bench = load_benchmark(args.benchmark, args.level, args.split, data_dir=args.data_dir)
+    ratings = bench.ratings()
+    if ratings.empty:
+        raise ComperbenchError(
+            f"{bench.name} publishes no individual ratings; agreement needs them"
+        )
+    aspects = (
+        [bench.metadata.aspect(args.aspect).name]
+        if args.aspect
+        else sorted(ratings["aspect"].unique())
+    )
+    statistics = tuple(args.statistics.split(",")) if args.statistics else STATISTICS
+    tag = benchmark_tag(bench.name, bench.fingerprint)
+    rows, notes, signature = [], set(), ""
+    for aspect in aspects:
+        for r in agreement(
+            ratings, aspect, statistics, n_resamples=args.resamples, seed=args.seed, benchmark=tag
+        ):
+            ci = f"[{_num(r.ci.low)}, {_num(r.ci.high)}]" if r.ci else "-"
+            rows.append(
+                [aspect, r.statistic, _num(r.value), ci, r.n_items, r.n_ratings, r.reason or ""]
+            )
+            notes.add(r.rater_assignment)
+            signature = r.signature
+    print(
+        f"{bench.name} ({bench.level} level): inter-annotator agreement, raters: {'; '.join(sorted(notes))}"
+    )
+    print(
+        format_table(["aspect", "statistic", "value", "95% CI", "items", "ratings", "note"], rows)
+    )
+    print(signature)
+    return 0
+
+
+def run_power(args: argparse.Namespace) -> int:
+    test = args.test
+    if test == "binomial":
+        n = args.n or pw.binomial_sample_size(
+            args.p0, args.p1, args.alpha, args.power, not args.normal
+        )
+        value = pw.binomial_power(n, args.p0, args.p1, args.alpha, not args.normal)
+        what = f"one-sample binomial ({'normal approximation' if args.normal else 'exact'}), p0={args.p0:g}, p1={args.p1:g}"
+    elif test == "mcnemar":
+        n = args.n or pw.mcnemar_sample_size(args.p10, args.p01, args.alpha, args.power)
+        value = pw.mcnemar_power(n, args.p10, args.p01, args.alpha)
+        what = f"McNemar (Connor 1987), discordant p10={args.p10:g}, p01={args.p01:g}"
+    elif test == "chisquare":
+        n = args.n or pw.chisquare_sample_size(args.w, args.k, args.alpha, args.power)
+        value = pw.chisquare_power(n, args.w, args.k, args.alpha)
+        what = f"chi-square over k={args.k}, Cohen's w={args.w:g}"
+    elif test == "cochran":
+        p = [float(x) for x in args.p.split(",")]
+        n = args.n or pw.cochrans_q_sample_size(
+            p, args.alpha, args.power, args.simulations, args.seed
+        )
+        value = pw.cochrans_q_power(n, p, args.alpha, args.simulations, args.seed)
+        what = f"Cochran's Q, proportions {p} (Monte Carlo, {args.simulations} simulations, seed {args.seed})"
+    else:
+        n = args.n or pw.ttest_sample_size(args.d, args.alpha, args.power)
+        value = pw.ttest_power(n, args.d, args.alpha)
+        what = f"two-sample t-test, Cohen's d={args.d:g} (n per group)"
+    label = "n" if args.n else "n needed"
+    print(f"{what}, alpha={args.alpha:g}: {label} = {n}, power = {value:.3f}")
+    return 0
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
+    parser.add_argument("--split", help="only this split")
+    parser.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap/permutation resamples"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    compare = commands.add_parser("compare", help="significance matrix and clusters of metrics")
+    _common(compare)
+    source = compare.add_mutually_exclusive_group()
+    source.add_argument("--metrics", help="comma-separated metric names, or 'default'")
+    source.add_argument("--scores", help="parquet/CSV file: item_id + one column per metric")
+    compare.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
+    compare.add_argument("--level", choices=["turn", "dialogue", "system"])
+    compare.add_argument(
+        "--grouped", action="store_true", help="correlate within each dialogue, then average"
+    )
+    compare.add_argument("--method", choices=METHODS, default="pearson")
+    compare.add_argument("--test", choices=TESTS, default="perm-both")
+    compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
+    compare.add_argument("--alpha", type=float, default=0.05)
+    compare.set_defaults(run=run_compare)
+
+    agree = commands.add_parser("agreement", help="inter-annotator agreement per aspect")
+    _common(agree)
+    agree.add_argument("--level", choices=["turn", "dialogue"])
+    agree.add_argument("--aspect", help="one aspect (default: every rated aspect)")
+    agree.add_argument("--statistics", help=f"comma-separated, from {','.join(STATISTICS)}")
+    agree.set_defaults(run=run_agreement)
+
+    power = commands.add_parser("power", help="sample size or power of a test")
+    tests = power.add_subparsers(dest="test", required=True, metavar="TEST")
+    for name, help_text in [
+        ("binomial", "one-sample binomial test"),
+        ("mcnemar", "McNemar's test for paired selections"),
+        ("chisquare", "chi-square over k systems"),
+        ("cochran", "Cochran's Q over k systems"),
+        ("ttest", "two-sample t-test"),
+    ]:
+        sub = tests.add_parser(name, help=help_text)
+        sub.add_argument("--alpha", type=float, default=0.05)
+        sub.add_argument(
+            "--power", type=float, default=0.8, help="target power (when --n is absent)"
+        )
+        sub.add_argument("--n", type=int, help="compute the power for this n instead")
+        sub.set_defaults(run=run_power)
+        if name == "binomial":
+            sub.add_argument("--p0", type=float, default=0.5)
+            sub.add_argument("--p1", type=float, required=True)
+            sub.add_argument("--normal", action="store_true", help="normal approximation")
+        elif name == "mcnemar":
+            sub.add_argument(
+                "--p10", type=float, required=True, help="share of pairs only A selects"
+            )
+            sub.add_argument(
+                "--p01", type=float, required=True, help="share of pairs only B selects"
+            )
+        elif name == "chisquare":
+            sub.add_argument("--w", type=float, required=True, help="Cohen's effect size w")
+            sub.add_argument("--k", type=int, required=True, help="number of systems (categories)")
+        elif name == "cochran":
+            sub.add_argument(
+                "--p", required=True, help="success proportion of each system, comma-separated"
+            )
+            sub.add_argument("--simulations", type=int, default=2000)
+            sub.add_argument("--seed", type=int, default=0)
+        else:
+            sub.add_argument("--d", type=float, required=True, help="Cohen's d")
