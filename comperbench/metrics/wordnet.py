@@ -68,3 +68,30 @@ def wordnet_reader() -> Any:
     with warnings.catch_warnings():  # "multilingual functions are not available": not needed
         warnings.simplefilter("ignore", UserWarning)
         return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+
+
+class CachedWordNet:
+    """The one WordNet call METEOR makes (`synsets(word)`), memoised per word: METEOR looks the
+    same words up again for every reference of every item."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self._synsets: dict[str, list[Any]] = {}
+
+    def synsets(self, word: str) -> list[Any]:
+        found = self._synsets.get(word)
+        if found is None:
+            found = self._synsets[word] = self.reader.synsets(word)
+        return found
+
+
+class CachedStemmer:
+    """nltk's PorterStemmer (METEOR's default) memoised per word."""
+
+    def __init__(self) -> None:
+        from nltk.stem.porter import PorterStemmer
+
+        self._stem = cache(PorterStemmer().stem)
+
+    def stem(self, word: str) -> str:
+        return self._stem(word)
