@@ -1,0 +1,122 @@
+"""`comperbench compare | agreement | power` on a real benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from comperbench import load_benchmark
+from comperbench.cli import main
+
+
+def _scores(data_root: Path, tmp_path: Path) -> tuple[Path, pd.DataFrame]:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    table = bench.to_pandas()
+    frame = pd.DataFrame(
+        {
+            "item_id": table["item_id"],
+            "length": table["response"].str.len().astype(float),
+            "words": table["response"].str.split().str.len().astype(float),
+            "noise": np.random.default_rng(0).normal(size=len(table)),
+        }
+    )
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_compare_prints_correlations_matrix_and_clusters(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _scores(data_root, tmp_path)
+    code = main(
+        [
+            "compare",
+            "--benchmark",
+            "usr-topical",
+            "--scores",
+            str(path),
+            "--resamples",
+            "200",
+            "--data-dir",
+            str(data_root),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "usr-topical, aspect overall, turn level, pearson" in out
+    assert "perm-both: p-value that the row metric" in out
+    assert "cluster 1:" in out and "noise" in out.split("cluster")[-1]
+    assert "stat:perm-both:pearson|level:turn|resample:swap|n:200|seed:0" in out
+    assert "bench:usr-topical@" in out
+
+
+def test_compare_system_level_and_grouped(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _scores(data_root, tmp_path)
+    base = [
+        "compare",
+        "--benchmark",
+        "usr-topical",
+        "--scores",
+        str(path),
+        "--resamples",
+        "100",
+        "--data-dir",
+        str(data_root),
+    ]
+    assert main([*base, "--level", "system", "--method", "kendall-b"]) == 0
+    assert "system level, kendall-b" in capsys.readouterr().out
+    assert main([*base, "--grouped", "--method", "spearman"]) == 0
+    assert "grouped by dialogue" in capsys.readouterr().out
+
+
+def test_compare_rejects_a_scores_file_with_unknown_ids(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, frame = _scores(data_root, tmp_path)
+    frame.loc[5, "item_id"] = "usr-topical/none"
+    frame.to_csv(path, index=False)
+    code = main(
+        [
+            "compare",
+            "--benchmark",
+            "usr-topical",
+            "--scores",
+            str(path),
+            "--data-dir",
+            str(data_root),
+        ]
+    )
+    assert code == 2
+    assert "line 7" in capsys.readouterr().err
+
+
+def test_agreement_per_aspect(data_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "agreement",
+            "--benchmark",
+            "usr-topical",
+            "--resamples",
+            "50",
+            "--statistics",
+            "alpha-interval,fleiss",
+            "--data-dir",
+            str(data_root),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "raters: annotator ids" in out
+    assert out.count("alpha-interval") >= 6 and "maintains_context" in out
+
+
+def test_power_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["power", "mcnemar", "--p10", "0.2", "--p01", "0.1"]) == 0
+    assert "n needed = 234" in capsys.readouterr().out
+    assert main(["power", "ttest", "--d", "0.5"]) == 0
+    assert "n needed = 64" in capsys.readouterr().out
