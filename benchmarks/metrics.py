@@ -1,0 +1,162 @@
+"""Metric throughput on a real benchmark, against the plain per-item loop of each wrapped library.
+
+    COMPERBENCH_DATA=/work/shared/data python3 benchmarks/metrics.py [--benchmark dstc7]
+        [--sample 300] [--bertscore-sample 100]
+
+1. On a sample of items spread over the systems: items/s of each metric (cold: no score cache,
+   no memo) and of the library's own per-item loop on the same items (sacrebleu
+   `sentence_score`, rouge-score `score_multi`, nltk `meteor_score`, `bert_score.score`), with
+   the ratio.
+2. The n-gram suite and the word-vector metrics over the whole benchmark, cold (empty score
+   cache), then the same run again from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+NGRAM_SUITE = [
+    "bleu-1",
+    "bleu-2",
+    "bleu-3",
+    "bleu-4",
+    "chrf",
+    "chrf++",
+    "rouge-1",
+    "rouge-2",
+    "rouge-l",
+    "meteor",
+    "f1",
+    "length",
+]
+WORD_VECTORS = ["embedding-average", "greedy-matching", "vector-extrema"]
+
+
+def _clear_memos() -> None:
+    from comperbench.metrics import embedding, ngram
+
+    for memoised in (ngram._bleu4, ngram._bleu_statistics, ngram._rouge_all, ngram._rouge_tokens):
+        memoised.cache_clear()
+    embedding._bertscore_memo.cache_clear()
+
+
+def _timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _references() -> dict[str, Callable[[list], object]]:
+    """The plain per-item loop of each wrapped library."""
+    from nltk.tokenize import NLTKWordTokenizer
+    from nltk.translate.meteor_score import meteor_score
+    from rouge_score import rouge_scorer
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from comperbench.metrics.wordnet import wordnet_reader
+
+    bleu = BLEU(max_ngram_order=4, smooth_method="exp", effective_order=True)
+    chrf = CHRF()
+    rouge = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    tok, reader = NLTKWordTokenizer().tokenize, wordnet_reader()
+    return {
+        "bleu-4": lambda items: [
+            bleu.sentence_score(i.response, list(i.references)) for i in items
+        ],
+        "chrf": lambda items: [chrf.sentence_score(i.response, list(i.references)) for i in items],
+        "rouge-l": lambda items: [rouge.score_multi(list(i.references), i.response) for i in items],
+        "meteor": lambda items: [
+            meteor_score([tok(r) for r in i.references], tok(i.response), wordnet=reader)
+            for i in items
+        ],
+    }
+
+
+def _bertscore_reference(items: list) -> object:
+    import bert_score
+
+    from comperbench.metrics.embedding import resolve_encoder
+
+    return bert_score.score(
+        [i.response for i in items],
+        [list(i.references) for i in items],
+        model_type=str(resolve_encoder(None).path),
+        num_layers=6,
+        batch_size=64,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="dstc7")
+    parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--bertscore-sample", type=int, default=100)
+    args = parser.parse_args()
+
+    from comperbench import load_benchmark
+    from comperbench.metrics import get
+    from comperbench.metrics.cache import ScoreCache
+    from comperbench.metrics.runner import benchmark_items, run_metrics
+
+    bench = load_benchmark(args.benchmark)
+    items = [i for i in benchmark_items(bench) if i.references and i.response.strip()]
+    step = max(1, len(items) // args.sample)
+    sample = items[::step][: args.sample]
+    pairs = sum(len(i.references) for i in sample)
+    print(
+        f"{bench.name}: {len(bench)} items; sample of {len(sample)} items with "
+        f"{pairs / len(sample):.1f} references on average; {os.cpu_count()} CPUs\n"
+    )
+
+    references = _references()
+    print(f"{'metric':<20} {'items/s':>10} {'library items/s':>16} {'ratio':>7}")
+    for name in [*NGRAM_SUITE, *WORD_VECTORS]:
+        metric = get(name)
+        metric.score(sample[-2:])  # load models and data files outside the timing
+        _clear_memos()
+        ours = len(sample) / _timed(lambda metric=metric: metric.score(sample))
+        line = f"{name:<20} {ours:>10.1f}"
+        if name in references:
+            theirs = len(sample) / _timed(lambda name=name: references[name](sample))
+            line += f" {theirs:>16.1f} {ours / theirs:>6.2f}x"
+        print(line)
+
+    bert_items = sample[: args.bertscore_sample]
+    bert_pairs = sum(len(i.references) for i in bert_items)
+    get("bertscore-f1").score(bert_items[:2])  # load the model outside the timing
+    _clear_memos()
+    ours = _timed(lambda: get("bertscore-f1").score(bert_items))
+    theirs = _timed(lambda: _bertscore_reference(bert_items))
+    print(
+        f"{'bertscore-f1':<20} {len(bert_items) / ours:>10.1f} {len(bert_items) / theirs:>16.1f} "
+        f"{theirs / ours:>6.2f}x   ({bert_pairs / ours:.0f} candidate-reference pairs/s; "
+        f"bert_score.score {bert_pairs / theirs:.0f} pairs/s)"
+    )
+    context = get("context-cosine")
+    context.score(sample[-2:])
+    _clear_memos()
+    print(f"{'context-cosine':<20} {len(sample) / _timed(lambda: context.score(sample)):>10.1f}")
+
+    suite = [get(name) for name in [*NGRAM_SUITE, *WORD_VECTORS]]
+    with tempfile.TemporaryDirectory() as folder:
+        cache = ScoreCache(Path(folder))
+        _clear_memos()
+        cold = _timed(lambda: run_metrics(bench, suite, cache=cache))
+        _clear_memos()
+        warm = _timed(lambda: run_metrics(bench, suite, cache=cache))
+    print(
+        f"\nn-gram suite + word-vector metrics ({len(suite)} metrics) over all {len(bench)} items:"
+        f" cold {cold:.1f} s, cached re-run {warm:.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
