@@ -113,8 +113,13 @@ def test_single_category_is_undefined_with_reason() -> None:
     assert np.isnan(result.value) and "single category" in (result.reason or "")
 
 
-def test_a_rater_rating_an_item_twice_is_an_error() -> None:
-    frame = _frame(np.array([[1.0, 2.0]]))
-    frame = pd.concat([frame, frame.iloc[[0]]])
-    with pytest.raises(ValueError, match="annotator 'r0' rated aspect 'q' twice"):
-        agreement(frame, "q", n_resamples=0)
+def test_a_rater_rating_an_item_twice_leaves_cohen_undefined_with_reason() -> None:
+    m = _random_matrix(7, items=10, raters=2, missing=0.0)
+    frame = _frame(m)
+    frame = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
+    alpha, cohen = agreement(frame, "q", ("alpha-nominal", "cohen"), n_resamples=10)
+    assert np.isnan(cohen.value) and cohen.ci is None
+    assert "annotator 'r0' on item 'i0'" in (cohen.reason or "")
+    stacked = np.c_[m, np.r_[m[0, 0], np.full(9, np.nan)]]  # the repeated rating as a third value
+    expected = krippendorff.alpha(reliability_data=stacked.T, level_of_measurement="nominal")
+    assert alpha.value == pytest.approx(expected)

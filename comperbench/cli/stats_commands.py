@@ -91,6 +91,20 @@ def _metric_scores(args: argparse.Namespace, bench: Benchmark) -> dict[str, np.n
     }
 
 
+def _located(run):
+    """Report a statistics input error (ValueError) as a command-line error."""
+
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except ValueError as exc:
+            if isinstance(exc, ComperbenchError):
+                raise
+            raise ComperbenchError(str(exc)) from exc
+
+    return wrapped
+
+
 def run_compare(args: argparse.Namespace) -> int:
     if bool(args.scores) == bool(args.metrics):
         raise ComperbenchError("give exactly one of --metrics or --scores")
@@ -242,14 +256,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--test", choices=TESTS, default="perm-both")
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     compare.add_argument("--alpha", type=float, default=0.05)
-    compare.set_defaults(run=run_compare)
+    compare.set_defaults(run=_located(run_compare))
 
     agree = commands.add_parser("agreement", help="inter-annotator agreement per aspect")
     _common(agree)
     agree.add_argument("--level", choices=["turn", "dialogue"])
     agree.add_argument("--aspect", help="one aspect (default: every rated aspect)")
     agree.add_argument("--statistics", help=f"comma-separated, from {','.join(STATISTICS)}")
-    agree.set_defaults(run=run_agreement)
+    agree.set_defaults(run=_located(run_agreement))
 
     power = commands.add_parser("power", help="sample size or power of a test")
     tests = power.add_subparsers(dest="test", required=True, metavar="TEST")
@@ -266,7 +280,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "--power", type=float, default=0.8, help="target power (when --n is absent)"
         )
         sub.add_argument("--n", type=int, help="compute the power for this n instead")
-        sub.set_defaults(run=run_power)
+        sub.set_defaults(run=_located(run_power))
         if name == "binomial":
             sub.add_argument("--p0", type=float, default=0.5)
             sub.add_argument("--p1", type=float, required=True)

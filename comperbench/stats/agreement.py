@@ -49,6 +49,8 @@ class RatingTable:
     raters: np.ndarray
     """(items, raters) category index of each rater's rating, -1 where the rater did not rate."""
     rater_assignment: str
+    repeated: str | None = None
+    """Set when an annotator rated an item more than once: rater pairs are then ambiguous."""
 
     @classmethod
     def from_ratings(cls, ratings: pd.DataFrame, aspect: str) -> RatingTable:
@@ -79,16 +81,17 @@ class RatingTable:
             rater_index, assignment, n_raters = position, BY_POSITION, int(sizes.max())
             labels = np.arange(n_raters)
         raters = np.full((item_ids.size, n_raters), -1)
-        twice = np.flatnonzero(
-            np.bincount(item_index * n_raters + rater_index, minlength=raters.size) > 1
-        )
+        cell = item_index * n_raters + rater_index
+        twice = np.flatnonzero(np.bincount(cell, minlength=raters.size) > 1)
+        repeated = None
         if twice.size:
             item, rater = divmod(int(twice[0]), n_raters)
-            raise ValueError(
-                f"item {item_ids[item]!r}: annotator {labels[rater]!r} rated aspect {aspect!r} twice"
+            repeated = (
+                f"{twice.size} (item, annotator) pairs have more than one rating, e.g. annotator "
+                f"{labels[rater]!r} on item {item_ids[item]!r}"
             )
         raters[item_index, rater_index] = value_index
-        return cls(item_ids, categories, counts, raters, assignment)
+        return cls(item_ids, categories, counts, raters, assignment, repeated)
 
 
 def _delta2(level: str, categories: np.ndarray, marginals: np.ndarray) -> np.ndarray:
@@ -238,10 +241,13 @@ def agreement(
         )
     out = []
     for statistic in statistics:
-        value = float(_compute(table, statistic, None)[0])
+        ambiguous = statistic == "cohen" and table.repeated is not None
+        value = np.nan if ambiguous else float(_compute(table, statistic, None)[0])
         reason = None
         if n_items == 0:
             reason = "no item has two ratings"
+        elif statistic == "cohen" and table.repeated:
+            reason = f"Cohen's kappa needs one rating per annotator and item: {table.repeated}"
         elif not np.isfinite(value):
             reason = "undefined: the ratings use a single category"
         ci = None
