@@ -186,11 +186,14 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
     first = (store.ranked_benchmarks() or benchmarks)[0]
     meta = get_metadata(first)
 
-    def choices(benchmark: str) -> tuple[Any, Any]:
+    def switch(benchmark: str, statistic: str) -> tuple[Any, ...]:
+        """A new benchmark: its levels and aspects, and its ranking, in one round trip."""
         meta = get_metadata(benchmark)
+        level, aspect = _levels(benchmark)[0], meta.default_aspect
         return (
-            gr.update(choices=_levels(benchmark), value=_levels(benchmark)[0]),
-            gr.update(choices=list(meta.aspect_names), value=meta.default_aspect),
+            gr.update(choices=_levels(benchmark), value=level),
+            gr.update(choices=list(meta.aspect_names), value=aspect),
+            *refresh(benchmark, level, aspect, statistic),
         )
 
     def refresh(benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
@@ -266,7 +269,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
                 )
                 partial = gr.Textbox(label="partial", interactive=False, elem_id="partial")
                 signature = gr.Textbox(label="signature", interactive=False)
-            with gr.Tab("Metric", id="metric"):
+            with gr.Tab("Metric", id="metric") as metric_tab:
                 metric = gr.Dropdown([], label="metric")
                 scatter = gr.ScatterPlot(
                     x="metric score", y="human score", color="system", label="metric vs human"
@@ -308,10 +311,16 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
 
         view = [benchmark, level, aspect, statistic]
         outputs = [table, partial, signature, metric, heatmap]
-        benchmark.change(choices, benchmark, [level, aspect]).then(refresh, view, outputs)
+        # reading the ranking is a few milliseconds: served without the queue or a spinner
+        fast: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
+        benchmark.input(switch, [benchmark, statistic], [level, aspect, *outputs], **fast)
         for control in (level, aspect, statistic):
-            control.input(refresh, view, outputs)
-        metric.change(lambda *a: metric_view(store, *a), [*view, metric], [scatter, means])
+            control.input(refresh, view, outputs, **fast)
+        # the scatter is drawn when the metric page is opened or its metric chosen, not on
+        # every ranking refresh (thousands of points would slow every switch down)
+        show_metric = (lambda *a: metric_view(store, *a), [*view, metric], [scatter, means])
+        metric.input(*show_metric)
+        metric_tab.select(*show_metric)
         data_bench.change(
             lambda b: gr.update(choices=stored_levels(b), value=stored_levels(b)[0]),
             data_bench,
