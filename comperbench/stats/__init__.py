@@ -1,7 +1,15 @@
-"""Meta-evaluation statistics: correlations, significance, agreement, pairwise ranking, power."""
+"""Meta-evaluation statistics: correlations, significance, agreement, pairwise ranking, power.
+
+Entry points: `correlate` / `correlation_table` (turn, dialogue, system level; grouped turn level;
+bootstrap intervals), `significance_matrix` (PERM-BOTH, paired bootstrap, Williams; clusters),
+`agreement` (Krippendorff's alpha, Fleiss', Cohen's kappa), `pairwise` (win/tie/loss,
+Bradley-Terry, Elo, TrueSkill and their tests), `rates` (Wilson, z-tests) and `power`.
+Every result carries a `signature` string.
+"""
 
 from __future__ import annotations
 
+from comperbench.stats.agreement import AgreementResult, agreement
 from comperbench.stats.correlation import (
     CorrelationResult,
     correlate,
@@ -9,7 +17,7 @@ from comperbench.stats.correlation import (
     point_correlation,
 )
 from comperbench.stats.resampling import Interval
-from comperbench.stats.signature import Signature
+from comperbench.stats.signature import Signature, benchmark_tag
 from comperbench.stats.significance import (
     SignificanceMatrix,
     assign_ranks,
@@ -20,11 +28,14 @@ from comperbench.stats.significance import (
 )
 
 __all__ = [
+    "AgreementResult",
     "CorrelationResult",
     "Interval",
     "Signature",
     "SignificanceMatrix",
+    "agreement",
     "assign_ranks",
+    "benchmark_tag",
     "correlate",
     "correlation_table",
     "paired_bootstrap",
