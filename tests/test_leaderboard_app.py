@@ -1,0 +1,76 @@
+"""The app's view functions without a browser: ranking table, heatmap escaping, items, citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from comperbench.benchmark import get_metadata, list_benchmarks
+from comperbench.leaderboard.app import (
+    RANKING_COLUMNS,
+    about_markdown,
+    heatmap_html,
+    item_view,
+    metric_view,
+    ranking_frame,
+)
+from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+from comperbench.leaderboard.service import submit
+from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.submission import SubmissionMeta
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def store(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Store:
+    store = Store(tmp_path_factory.mktemp("app") / "lb.sqlite")
+    bench = cached_benchmark("usr-topical", "turn")
+    human = np.nan_to_num(bench.human_scores("overall"))
+    index = ItemIndex(["usr-topical"])
+    for k, (name, noise) in enumerate([(XSS, 0.2), ("noisy", 2.0)]):
+        scores = human + np.random.default_rng(k).normal(scale=noise, size=len(human))
+        raw = "item_id,score\n" + "".join(
+            f"{i},{float(s)!r}\n" for i, s in zip(bench.item_ids, scores, strict=True)
+        )
+        meta = SubmissionMeta(name, trained_on=("usr-topical",) if k else ())
+        submit(f"{k}.csv", raw.encode(), meta, store, index, n_resamples=200)
+    return store
+
+
+def test_ranking_frame(store: Store) -> None:
+    frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
+    assert list(frame.columns) == RANKING_COLUMNS
+    assert frame["metric"].tolist() == [XSS, "noisy"]
+    assert frame["rank"].tolist() == [1, 2]
+    assert frame["p vs leader"].isna().tolist() == [True, False]
+    assert frame["tied with leader"].tolist() == ["yes", "no"]
+    assert frame["trained on this benchmark"].tolist() == ["no", "yes"]
+    assert (frame["CI low"] < frame["value"]).all() and (frame["value"] < frame["CI high"]).all()
+
+
+def test_heatmap_escapes_names(store: Store) -> None:
+    page = heatmap_html(store, "usr-topical", "turn", "overall", "spearman")
+    assert XSS not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert page.count("<td") == 4
+    assert heatmap_html(store, "usr-persona", "turn", "overall", "spearman").startswith(
+        "<p>At least two"
+    )
+
+
+def test_metric_view_and_items(store: Store) -> None:
+    scatter, means = metric_view(store, "usr-topical", "turn", "overall", "pearson", "noisy")
+    assert len(scatter) == 360 and list(means["items"]) == [60] * 6
+    row, counter = item_view("usr-topical", "turn", 3)
+    assert row["item_id"] == cached_benchmark("usr-topical", "turn").item_ids[3]
+    assert {"context", "response", "references", "scores"} <= set(row)
+    assert counter == "item 4 of 360"
+
+
+def test_about_cites_every_benchmark() -> None:
+    text = about_markdown()
+    for name in list_benchmarks():
+        assert get_metadata(name).citation.strip() in text
