@@ -125,3 +125,52 @@ def test_evaluate_reports_skips_on_a_benchmark_without_references(
     assert main([*args, "--out", str(tmp_path), "--data-dir", str(data_root)]) == 0
     printed = capsys.readouterr().out
     assert "skipped bleu-4: needs references, and fed-turn has none" in printed
+
+
+def test_turn_metrics_are_skipped_on_a_dialogue_benchmark(data_root: Path) -> None:
+    bench = load_benchmark("fed-dialogue", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics("length", "dialogue"))
+    assert result.runs == []
+    assert result.skipped == {
+        "length": "a turn-level metric; fed-dialogue is scored at dialogue level"
+    }
+
+
+def test_missing_human_scores_are_left_out_and_counted(data_root: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from comperbench.benchmark import Benchmark
+    from comperbench.cli.evaluate_commands import correlation_rows
+
+    full = load_benchmark("usr-topical", data_dir=data_root)
+    scores = full.table.column("scores").combine_chunks()
+    overall = pc.struct_field(scores, "overall").to_pylist()
+    overall[:5] = [None] * 5
+    fields = {f.name: scores.field(f.name) for f in scores.type}
+    fields["overall"] = pa.array(overall, pa.float64())
+    patched = pa.StructArray.from_arrays(list(fields.values()), names=list(fields))
+    table = full.table.set_column(full.table.schema.get_field_index("scores"), "scores", patched)
+    bench = Benchmark(full.metadata, "turn", table, {})
+    result = run_metrics(bench, resolve_metrics("length", "turn"))
+    (row,) = correlation_rows(result, "overall")
+    assert (row["n"], row["dropped"]) == (355, 5)
+    lengths = result.item_frame()["length"].to_numpy()[5:]
+    assert row["pearson"] == pytest.approx(stats.pearsonr(lengths, overall[5:])[0])
+
+
+@pytest.mark.slow
+def test_default_suite_on_usr_topical(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "default"]
+    assert main([*args, "--out", str(tmp_path), "--data-dir", str(data_root)]) == 0
+    printed = capsys.readouterr().out
+    assert "skipped" not in printed
+    table = json.loads((tmp_path / "table.json").read_text())
+    names = [row["metric"] for row in table["rows"]]
+    assert len(names) == len(default_suite("turn"))
+    assert "bertscore-f1[all-MiniLM-L6-v2:L6]" in names
+    for row in table["rows"]:
+        assert row["n"] == 360 and row["nan_scores"] == 0
+        assert -1.0 <= row["pearson"] <= 1.0 and 0.0 <= row["pearson_p"] <= 1.0

@@ -100,7 +100,6 @@ def write_outputs(
                 "config": run.metric.config(),
                 "library": run.metric.library_version(),
                 "nan_scores": run.nans,
-                **({"notes": run.notes} if run.notes else {}),
             }
             for run in result.runs
         },
@@ -121,7 +120,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     result = run_metrics(bench, metrics, level, cache=cache, batch_size=args.batch_size)
     rows = correlation_rows(result, aspect)
     human_n = len(result.systems) if level == "system" else len(bench)
-    dropped = rows[0]["dropped"] if rows else 0
+    missing = int(np.isnan(_human(result, aspect)).sum())
     print(
         f"{bench.name} ({bench.fingerprint[:12]}), {level} level, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
@@ -133,8 +132,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
             print(
                 f"note: {run.metric.name} scored NaN on {run.nans} of {len(run.scores)} (left out)"
             )
-    if dropped:
-        print(f"note: {dropped} items without a human {aspect} score are left out")
+    if missing:
+        unit = "systems" if level == "system" else "items"
+        print(f"note: {missing} {unit} without a human {aspect} score are left out")
     if rows:
         print()
         print(render(rows))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -127,7 +127,6 @@ class MetricRun:
     """Per item (turn/dialogue level) or per system in `systems` order (corpus metrics)."""
     cached: int = 0
     computed: int = 0
-    notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def nans(self) -> int:
