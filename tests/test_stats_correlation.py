@@ -204,3 +204,21 @@ def test_bad_inputs_raise_clear_errors() -> None:
         correlate(X, Y, level="system")
     with pytest.raises(ValueError, match="4 human scores for 5"):
         correlate(X, Y[:4])
+
+
+def test_missing_scores_share_the_index_matrix_and_drop_within_each_resample() -> None:
+    rng = np.random.default_rng(9)
+    human = rng.normal(size=60)
+    metric = human + rng.normal(size=60)
+    metric[[3, 17, 40]] = np.nan
+    human[5] = np.nan
+    result = correlate(metric, human, n_resamples=200, seed=4)
+    boot = []
+    for idx in bootstrap_indices(60, 200, 4):
+        x, y = metric[idx], human[idx]
+        keep = np.isfinite(x) & np.isfinite(y)
+        boot.append(sps.pearsonr(x[keep], y[keep]).statistic)
+    assert result.ci is not None
+    assert (result.ci.low, result.ci.high) == pytest.approx(
+        tuple(np.quantile(boot, [0.025, 0.975]))
+    )

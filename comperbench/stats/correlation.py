@@ -160,10 +160,17 @@ def correlation_table(
     if labels is not None and labels.shape != y.shape:
         raise ValueError(f"{labels.size} group/system labels for {y.size} items")
     masks = np.isfinite(X) & np.isfinite(y)
+    by_mask: dict[bytes, list[int]] = {}
+    for row, mask in enumerate(masks):
+        by_mask.setdefault(np.packbits(mask).tobytes(), []).append(row)
+    # Item-level resamples draw from all items, so every metric shares one index matrix; a
+    # resample's items without a score are then left out, as in the point estimate.
+    shared = None
+    if ci and not grouped and level != "system":
+        shared = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
     results: dict[str, CorrelationResult] = {}
-    unique_masks, which = np.unique(masks, axis=0, return_inverse=True)
-    for mask_index, mask in enumerate(unique_masks):
-        rows = np.flatnonzero(which.ravel() == mask_index)
+    for rows in by_mask.values():
+        mask = masks[rows[0]]
         sub_labels = labels[mask] if labels is not None else None
         batch = _batch(
             X[rows][:, mask],
@@ -176,6 +183,7 @@ def correlation_table(
             ci,
             confidence,
             seed,
+            None if shared is None else shared[:, mask],
         )
         for row, (value, p, n, interval, reason) in zip(rows, batch, strict=True):
             sig = Signature(
@@ -216,6 +224,7 @@ def _batch(
     ci: CIMethod | None,
     confidence: float,
     seed: int,
+    counts: np.ndarray | None = None,
 ) -> list[Row]:
     if grouped:
         assert labels is not None
@@ -227,7 +236,9 @@ def _batch(
     points = [point_correlation(x, y, method) for x in X]
     boot = jack = None
     if ci and y.size >= 1:
-        W = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
+        W = counts
+        if W is None:
+            W = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
         boot = weighted_correlations(X, y, W, method)
         if ci == "bca":
             jack = weighted_correlations(X, y, jackknife_weights(y.size, seed), method)
