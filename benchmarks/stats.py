@@ -3,8 +3,9 @@
 On a real benchmark (default dstc7: 10,000 responses, 1,000 contexts, 10 systems) with 10 metrics:
 all 45 pairwise PERM-BOTH tests and bootstrap intervals of every metric at every level (items,
 contexts, systems), with 1,000 resamples each. The loop runs the same index and swap matrices
-through scipy; where it would take minutes it runs the first `--loop-resamples` rows and its time
-is scaled to the full count (printed as such). Both are checked to give the same numbers.
+through scipy (that both give the same numbers is what tests/test_stats_*.py check); where it
+would take minutes it runs the first `--loop-resamples` rows (a tenth of them for the grouped
+loop) and its time is scaled to the full count, as printed.
 
 Run: COMPERBENCH_DATA=../shared/data python benchmarks/stats.py [--method spearman]
 """
