@@ -282,3 +282,11 @@ def test_soda_eval_reads_issues_score_and_comment(server: str) -> None:
     assert metric.score([item()]) == [2.0]
     assert metric.details["t0"][0]["issues"] == ["repetition"]
     assert metric.details["t0"][0]["comment"] == "Repetitive."
+
+
+def test_notes_add_up_over_the_batches_of_a_run(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:chatty,n=1,retries=0]")
+    metric.score([item(0)])
+    metric.score([item(1), item(2)])
+    assert metric.notes["calls"] == 3 and metric.notes["unparsable_calls"] == 3
+    assert metric.notes["unscored_items"] == ["t0", "t1", "t2"]

@@ -279,6 +279,8 @@ class FedMetric(Metric):
                 truncated.append(item.item_id)
             per_quality = [quality_score(self.followups[q], by_text) for q in qualities]
             scores.append(sum(per_quality) / len(per_quality))
+        # Notes add up over the batches of one run.
+        truncated = [*self.notes.get("truncated_items", []), *truncated]
         self.notes = {"truncated_from_left": len(truncated), "truncated_items": truncated}
         return scores
 

@@ -337,13 +337,10 @@ class LlmJudge(Metric):
     def finish(
         self, items: Sequence[Item], values: list[list[float]], ledger: Ledger
     ) -> list[float]:
+        """Mean per owner (NaN with no parsable call); notes add up over the calls of one run."""
         scores = [math.fsum(v) / len(v) if v else math.nan for v in values]
         unscored = [item.item_id for item, s in zip(items, scores, strict=True) if math.isnan(s)]
-        self.notes = {
-            "backend": make_backend(self.settings.backend).identity(),
-            "temperature": self.settings.temperature,
-            "seed": self.settings.seed,
-            "n": self.settings.n,
+        counts = {
             "calls": ledger.calls,
             "cached_calls": ledger.cached,
             "retried_calls": ledger.retried,
@@ -351,8 +348,16 @@ class LlmJudge(Metric):
             "refused_calls": ledger.refusals,
             "failed_calls": ledger.failed,
             "truncated_prompts": ledger.truncated_prompts,
-            "unscored_items": unscored,
-            "errors": sorted(set(ledger.errors))[:5],
+        }
+        before = self.notes
+        self.notes = {
+            "backend": make_backend(self.settings.backend).identity(),
+            "temperature": self.settings.temperature,
+            "seed": self.settings.seed,
+            "n": self.settings.n,
+            **{k: v + before.get(k, 0) for k, v in counts.items()},
+            "unscored_items": [*before.get("unscored_items", []), *unscored],
+            "errors": sorted(set(before.get("errors", [])) | set(ledger.errors))[:5],
         }
         return scores
 
