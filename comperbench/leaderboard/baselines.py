@@ -14,6 +14,7 @@ from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_le
 from comperbench.leaderboard.service import Outcome, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
+from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import TURN_SUITE, resolve_metrics, run_metrics
 
@@ -31,22 +32,32 @@ def _csv(ids: Sequence[str], scores: Sequence[float]) -> bytes:
     return out.getvalue().encode()
 
 
+def _baseline(metric: Metric) -> SubmissionMeta:
+    return SubmissionMeta(
+        name=metric.name,
+        authors="comperbench",
+        description=f"comperbench {__version__} baseline",
+        reference_free="references" not in metric.needs,
+        baseline=True,
+    )
+
+
 def seed(
     store: Store,
     metrics: Sequence[str] = BASELINE_METRICS,
     benchmarks: Sequence[str] | None = None,
     progress: Callable[[str], None] = print,
 ) -> list[Outcome]:
-    """Score every metric on every benchmark level it applies to; one submission per metric.
+    """Score every metric on every benchmark level it applies to, one submission per metric and
+    benchmark level, each stored as soon as it is scored (an interrupted seed keeps its work, and
+    a repeated one recognises what is already there).
 
     Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
     """
     names = list(benchmarks) if benchmarks is not None else list_benchmarks()
     index = ItemIndex()
     cache = ScoreCache()
-    ids: dict[str, list[str]] = {}
-    scores: dict[str, list[float]] = {}
-    needs: dict[str, frozenset[str]] = {}
+    outcomes = []
     for name in names:
         for level in stored_levels(name):
             try:
@@ -56,26 +67,14 @@ def seed(
                     raise
                 progress(f"skipped benchmark {name}: {exc}")
                 continue
-            result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
-            for run in result.runs:
-                metric = run.metric.name
-                ids.setdefault(metric, []).extend(result.item_ids)
-                scores.setdefault(metric, []).extend(run.scores.tolist())
-                needs[metric] = frozenset(run.metric.needs)
-                progress(f"scored {metric} on {name} ({level}): {len(run.scores)} items")
-            for metric, reason in result.skipped.items():
-                progress(f"skipped {metric} on {name} ({level}): {reason}")
-    outcomes = []
-    for metric in ids:
-        meta = SubmissionMeta(
-            name=metric,
-            authors="comperbench",
-            link="",
-            description=f"comperbench {__version__} baseline",
-            reference_free="references" not in needs[metric],
-            baseline=True,
-        )
-        outcome = submit(f"{metric}.csv", _csv(ids[metric], scores[metric]), meta, store, index)
-        progress(f"{metric}: {outcome.summary()}")
-        outcomes.append(outcome)
+            for metric in resolve_metrics(list(metrics), level):
+                result = run_metrics(bench, [metric], cache=cache)
+                for reason in result.skipped.values():
+                    progress(f"skipped {metric.name} on {name} ({level}): {reason}")
+                for run in result.runs:
+                    raw = _csv(result.item_ids, run.scores.tolist())
+                    file_name = f"{metric.name}-{name}-{level}.csv"
+                    outcome = submit(file_name, raw, _baseline(metric), store, index)
+                    progress(f"{metric.name}: {outcome.summary()}")
+                    outcomes.append(outcome)
     return outcomes
