@@ -66,7 +66,7 @@ def seed(
                 if benchmarks is not None:
                     raise
                 progress(f"skipped benchmark {name}: {exc}")
-                continue
+                break
             for metric in resolve_metrics(list(metrics), level):
                 result = run_metrics(bench, [metric], cache=cache)
                 for reason in result.skipped.values():
