@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.leaderboard.items import cached_benchmark
-from comperbench.leaderboard.scoring import resample_counts, score_coverage, standings
+from comperbench.leaderboard.scoring import paired_p, resample_counts, score_coverage, standings
 from comperbench.leaderboard.submission import Coverage
-from comperbench.stats import correlation_table
+from comperbench.stats import correlation_table, paired_bootstrap
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
@@ -108,3 +108,24 @@ def test_partial_coverage_is_not_scored(topical) -> None:
     scores[:10] = 1.0
     with pytest.raises(ValueError, match="only full-coverage"):
         score_coverage(Coverage("usr-topical", "turn", topical.fingerprint, scores))
+
+
+def test_paired_p_is_the_stats_paired_bootstrap(topical) -> None:
+    lengths = _lengths(topical)
+    noise = np.random.default_rng(4).normal(size=len(lengths))
+    human = topical.human_scores("overall")
+    found = []
+    for scores in (lengths, lengths + 40 * noise):
+        coverage = Coverage("usr-topical", "turn", topical.fingerprint, scores)
+        [r] = [
+            r
+            for r in score_coverage(coverage, n_resamples=300, seed=8)
+            if (r.level, r.aspect, r.statistic) == ("turn", "overall", "pearson")
+        ]
+        found.append(r)
+    values = np.array([r.value for r in found])
+    replicates = np.vstack([r.replicates for r in found])
+    _, expected, _ = paired_bootstrap(
+        lengths, lengths + 40 * noise, human, method="pearson", n_resamples=300, seed=8
+    )
+    assert paired_p(values, replicates, 0, 1) == pytest.approx(expected)

@@ -171,6 +171,20 @@ def score_coverage(
     return results
 
 
+def paired_p(values: np.ndarray, replicates: np.ndarray, a: int, b: int) -> float:
+    """p-value of "metric a correlates better than metric b" from their paired replicates.
+
+    The test of `comperbench.stats.paired_bootstrap` on stored replicates: the deltas shifted to
+    mean 0 at the observed delta d, p = (1 + #{d* - d >= d}) / (B + 1).
+    """
+    delta = float(values[a] - values[b])
+    deltas = replicates[a].astype(float) - replicates[b].astype(float)
+    deltas = deltas[np.isfinite(deltas)]
+    if not np.isfinite(delta) or deltas.size == 0:
+        return float("nan")
+    return (1 + np.count_nonzero(deltas - delta >= delta)) / (deltas.size + 1)
+
+
 @dataclass
 class Standing:
     """A ranked metric's place: rank, 95% rank range, and its paired test against the leader."""
@@ -198,13 +212,6 @@ def standings(values: np.ndarray, replicates: np.ndarray) -> list[Standing]:
     low = np.percentile(boot_ranks, 2.5, axis=1, method="lower")
     high = np.percentile(boot_ranks, 97.5, axis=1, method="higher")
     leader = order[0]
-    # The paired bootstrap of comperbench.stats.paired_bootstrap on stored replicates: the
-    # deltas shifted to mean 0 at the observed delta, p = (1 + #{d* - d >= d}) / (B + 1).
-    p = np.full(m, np.nan)
-    for i in range(m):
-        delta = values[leader] - values[i]
-        deltas = replicates[leader].astype(float) - replicates[i].astype(float)
-        deltas = deltas[np.isfinite(deltas)]
-        if i != leader and np.isfinite(delta) and deltas.size:
-            p[i] = (1 + np.count_nonzero(deltas - delta >= delta)) / (deltas.size + 1)
+    p = np.array([paired_p(values, replicates, leader, i) for i in range(m)])
+    p[leader] = np.nan
     return [Standing(int(rank[i]), int(low[i]), int(high[i]), float(p[i])) for i in range(m)]

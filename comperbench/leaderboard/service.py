@@ -8,7 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from comperbench.leaderboard.items import ItemIndex
-from comperbench.leaderboard.scoring import N_RESAMPLES, Correlation, score_coverage, standings
+from comperbench.leaderboard.scoring import (
+    N_RESAMPLES,
+    Correlation,
+    paired_p,
+    score_coverage,
+    standings,
+)
 from comperbench.leaderboard.store import Row, Store, Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
 
@@ -89,10 +95,13 @@ def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: st
 
 
 def significance_matrix(rows: list[Row]) -> np.ndarray:
-    """Paired bootstrap p-values that row i is not better than row j (one-sided), NaN on the diagonal."""
-    filled = np.nan_to_num(np.vstack([r.replicates for r in rows]).astype(float), nan=-np.inf)
-    b = filled.shape[1]
-    diff = filled[:, None, :] - filled[None, :, :]
-    p = (np.count_nonzero(diff <= 0, axis=2) + 1) / (b + 1)
-    np.fill_diagonal(p, np.nan)
-    return p
+    """p[i, j]: paired bootstrap p-value that row i correlates better than row j (NaN diagonal)."""
+    values = np.array([r.value for r in rows])
+    replicates = np.vstack([r.replicates for r in rows])
+    m = len(rows)
+    return np.array(
+        [
+            [np.nan if i == j else paired_p(values, replicates, i, j) for j in range(m)]
+            for i in range(m)
+        ]
+    )
