@@ -144,9 +144,13 @@ def score_items(
     items: Sequence[Item],
     cache: ScoreCache | None,
     batch_size: int = DEFAULT_BATCH,
+    keys: Sequence[str] | None = None,
 ) -> MetricRun:
-    """Scores of one metric on items, looked up in bulk in the cache, the rest computed."""
-    keys = [item_key(item, metric.needs) for item in items]
+    """Scores of one metric on items, looked up in bulk in the cache, the rest computed.
+
+    `keys` are the items' `item_key`s for the metric's needs, when the caller has them already.
+    """
+    keys = keys if keys is not None else [item_key(item, metric.needs) for item in items]
     found = cache.lookup(metric, keys) if cache else {}
     todo: dict[str, Item] = {}
     for key, item in zip(keys, items, strict=True):
@@ -245,6 +249,7 @@ def run_metrics(
     items = benchmark_items(bench)
     systems = sorted({item.system for item in items})
     runs, skipped = [], {}
+    keys: dict[frozenset[str], list[str]] = {}  # metrics with the same needs share item keys
     for metric in metrics:
         reason = skip_reason(metric, bench, items, level)
         if reason is not None:
@@ -253,7 +258,10 @@ def run_metrics(
         if metric.corpus:
             runs.append(score_corpus(metric, items, systems, cache))
         else:
-            runs.append(score_items(metric, items, cache, batch_size))
+            needs = frozenset(metric.needs)
+            if needs not in keys:
+                keys[needs] = [item_key(item, needs) for item in items]
+            runs.append(score_items(metric, items, cache, batch_size, keys[needs]))
     return RunResult(
         benchmark=bench,
         level=level,
