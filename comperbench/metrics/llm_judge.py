@@ -39,6 +39,7 @@ from comperbench.metrics.llm_backends import (
 )
 
 SCORE_OPTIONS = ("1", "2", "3", "4", "5")
+STORE_CHUNK = 32
 _SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^\s*\**\s*(\d+(?:\.\d+)?)\s*\**\s*\.?\s*$")
 
@@ -326,12 +327,14 @@ class LlmJudge(Metric):
         missing = [i for i, f in enumerate(found) if f is None]
         ledger.calls += len(requests)
         ledger.cached += len(requests) - len(missing)
-        for i, outcome in zip(
-            missing, backend.complete([requests[i] for i in missing]), strict=True
-        ):
-            if isinstance(outcome, Completion):
-                store.put(keys[i], identity, requests[i], outcome)
-            found[i] = outcome
+        # In chunks, so that an interrupted run keeps the outputs it has already paid for.
+        for start in range(0, len(missing), STORE_CHUNK):
+            chunk = missing[start : start + STORE_CHUNK]
+            outcomes = backend.complete([requests[i] for i in chunk])
+            for i, outcome in zip(chunk, outcomes, strict=True):
+                if isinstance(outcome, Completion):
+                    store.put(keys[i], identity, requests[i], outcome)
+                found[i] = outcome
         return [f for f in found if f is not None]
 
     def finish(
