@@ -13,9 +13,9 @@ import time
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
 
-from comperbench import get_metadata, list_benchmarks, load_benchmark  # noqa: E402
-from comperbench.errors import DataMissingError  # noqa: E402
-from comperbench.schema import STORED_LEVELS  # noqa: E402
+from comperbench import get_metadata, list_benchmarks, load_benchmark
+from comperbench.errors import DataMissingError
+from comperbench.schema import STORED_LEVELS
 
 
 def main() -> None:
