@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import socket
 import tempfile
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -18,6 +20,8 @@ DATA_ENV = "COMPERBENCH_DATA"
 CACHE_ENV = "COMPERBENCH_CACHE"
 OFFLINE_ENVS = ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 DOWNLOAD_TIMEOUT_S = 10.0
+REACHABLE_TIMEOUT_S = 3.0
+HUB_ENDPOINT_ENV = "HF_ENDPOINT"
 
 
 def cache_dir() -> Path:
@@ -86,6 +90,21 @@ def _download_hub(source: SourceFile, dest: Path) -> None:
     shutil.copyfile(fetched, dest)
 
 
+def hub_url() -> str:
+    return os.environ.get(HUB_ENDPOINT_ENV, "https://huggingface.co")
+
+
+def why_unreachable(url: str) -> str | None:
+    """Why the host of `url` cannot be reached, or None when a connection opens."""
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), REACHABLE_TIMEOUT_S):
+            return None
+    except OSError as exc:
+        return f"{parts.hostname} is not reachable: {exc}"
+
+
 def fetch(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
     """Download a missing raw file into the data root; fail at once when offline."""
     path = root / source.path
@@ -93,6 +112,11 @@ def fetch(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
         raise DataMissingError(_missing_message(meta, source, path, "offline mode is set"))
     if not (source.url or source.hub):
         raise DataMissingError(_missing_message(meta, source, path, "no download location known"))
+    location = hub_url() if source.hub else source.url
+    assert location is not None
+    why = why_unreachable(location)
+    if why is not None:
+        raise DataMissingError(_missing_message(meta, source, path, why))
     try:
         if source.hub:
             _download_hub(source, path)

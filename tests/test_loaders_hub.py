@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from comperbench import get_metadata, load_benchmark
+from comperbench import data, get_metadata, load_benchmark
 from comperbench.errors import DataFormatError, DataMissingError
 from comperbench.loaders import comperdial, soda_eval
 
@@ -357,8 +357,27 @@ def test_soda_eval_reads_shards_in_many_row_groups_alike(tmp_path: Path) -> None
 
 
 def _online(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline mode off and the Hub taken as reachable (the downloads themselves are faked)."""
     for name in ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         monkeypatch.setenv(name, "0")
+    monkeypatch.setattr(data, "why_unreachable", lambda url: None)
+
+
+@pytest.mark.parametrize("name", ["comperdial", "soda-eval"])
+def test_hub_benchmark_fails_at_once_when_the_hub_is_unreachable(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not in offline mode, but nothing listens at the endpoint: no retries, a message that says so."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for env in ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.setenv(env, "0")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    with pytest.raises(DataMissingError, match=re.escape("127.0.0.1 is not reachable")):
+        load_benchmark(name, data_dir=tmp_path, use_cache=False)
 
 
 def test_soda_eval_downloads_missing_shards_of_the_pinned_revision_when_online(

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
-from comperbench.errors import ComperbenchError
+from comperbench.errors import ComperbenchError, DataMissingError
 from comperbench.metadata import BenchmarkMetadata
 from comperbench.release import export_release, push_release
 from comperbench.schema import STORED_LEVELS
@@ -23,8 +23,12 @@ def run_list(args: argparse.Namespace) -> int:
         meta = get_metadata(name)
         sizes = []
         if args.sizes:
-            for level in _stored_levels(meta):
-                sizes.append(f"{level} {len(load_benchmark(name, level, data_dir=args.data_dir))}")
+            try:
+                for level in _stored_levels(meta):
+                    bench = load_benchmark(name, level, data_dir=args.data_dir)
+                    sizes.append(f"{level} {len(bench)}")
+            except DataMissingError:
+                sizes = ["raw files missing (`comperbench show NAME` says where)"]
         rows.append(
             [
                 name,

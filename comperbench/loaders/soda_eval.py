@@ -171,6 +171,9 @@ def resolve_shards(folder: Path, pattern: str) -> list[Path]:
     if not shards:
         if data.is_offline():
             raise DataMissingError(_missing(folder, pattern, "offline mode is set"))
+        why = data.why_unreachable(data.hub_url())
+        if why is not None:
+            raise DataMissingError(_missing(folder, pattern, why))
         try:
             _fetch_shards(folder, pattern)
         except Exception as exc:  # any network or permission failure means the files are missing
