@@ -26,6 +26,21 @@ def test_list_without_sizes_names_every_benchmark(capsys: pytest.CaptureFixture[
     assert "overall(1-5)" in out
 
 
+def test_list_with_sizes_marks_benchmarks_without_raw_files(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A data root holding only USR: its sizes are shown, every other benchmark is still listed."""
+    shutil.copytree(data_root / "usr", tmp_path / "usr")
+    code, out, _ = run(capsys, "list", "--data-dir", str(tmp_path))
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert list(rows) == list_benchmarks()
+    assert "turn 360" in rows["usr-topical"]
+    assert "turn 300" in rows["usr-persona"]
+    assert "raw files missing" in rows["fed-turn"]
+    assert "raw files missing" in rows["comperdial"]
+
+
 def test_show_prints_facts_and_citation(
     data_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
