@@ -13,11 +13,12 @@ from scipy import stats
 
 from comperbench import load_benchmark
 from comperbench.cli import main
+from comperbench.cli.evaluate_commands import correlation_rows
 from comperbench.metrics import get
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
+    RunResult,
     benchmark_items,
-    correlations,
     default_suite,
     resolve_metrics,
     run_metrics,
@@ -26,19 +27,56 @@ from comperbench.metrics.runner import (
 NGRAM = "bleu-2,f1,length"
 
 
-def test_correlations_by_hand() -> None:
-    metric = np.array([1.0, 2.0, 3.0, 4.0, np.nan])
-    human = np.array([1.0, 3.0, 2.0, 4.0, 5.0])
-    result = correlations(metric, human)
-    assert (result["n"], result["dropped"]) == (4, 1)
-    # x and y both have mean 2.5 and variance sum 5; the cross products sum to 4
-    assert result["pearson"] == pytest.approx(0.8)
-    # one discordant pair of six: (5 - 1) / 6
-    assert result["kendall"] == pytest.approx(4 / 6)
-    assert result["spearman"] == pytest.approx(stats.spearmanr([1, 2, 3, 4], [1, 3, 2, 4])[0])
-    assert result["pearson_p"] == pytest.approx(stats.pearsonr([1, 2, 3, 4], [1, 3, 2, 4])[1])
-    constant = correlations(np.ones(5), np.arange(5.0))
-    assert math.isnan(constant["pearson"]) and constant["n"] == 5
+def _usr_length_run(data_root: Path) -> RunResult:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    return run_metrics(bench, resolve_metrics("length", "turn"))
+
+
+def test_correlation_rows_equal_scipy_with_intervals_and_signatures(data_root: Path) -> None:
+    result = _usr_length_run(data_root)
+    (row,), signatures = correlation_rows(result, "overall", n_resamples=200, seed=3)
+    lengths = result.item_frame()["length"].to_numpy()
+    human = result.benchmark.human_scores("overall")
+    assert (row["n"], row["dropped"]) == (360, 0)
+    assert row["pearson"] == pytest.approx(stats.pearsonr(lengths, human)[0])
+    assert row["pearson_p"] == pytest.approx(stats.pearsonr(lengths, human)[1])
+    assert row["spearman"] == pytest.approx(stats.spearmanr(lengths, human)[0])
+    assert row["kendall"] == pytest.approx(stats.kendalltau(lengths, human, variant="b")[0])
+    for label in ("pearson", "spearman", "kendall"):
+        low, high = row[f"{label}_ci"]
+        assert low < row[label] < high
+    assert set(signatures) == {"pearson", "spearman", "kendall"}
+    assert "resample:bootstrap-percentile|n:200|seed:3" in signatures["kendall"]
+    assert f"bench:usr-topical@{result.benchmark.fingerprint}" in signatures["pearson"]
+
+
+def test_grouped_correlation_rows_average_within_dialogues(data_root: Path) -> None:
+    result = _usr_length_run(data_root)
+    (row,), _ = correlation_rows(result, "overall", n_resamples=0, grouped=True)
+    frame = result.item_frame()
+    frame["human"] = result.benchmark.human_scores("overall")
+    frame["dialogue"] = result.benchmark.table.column("dialogue_id").to_numpy()
+    per_dialogue = [
+        stats.pearsonr(g["length"], g["human"])[0]
+        for _, g in frame.groupby("dialogue")
+        if g["length"].nunique() > 1 and g["human"].nunique() > 1
+    ]
+    assert row["pearson"] == pytest.approx(np.mean(per_dialogue))
+    assert row["n"] == len(per_dialogue)
+    assert math.isnan(row["pearson_p"]) and row["pearson_ci"] is None
+
+
+def test_system_correlation_resamples_systems(data_root: Path) -> None:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics("length,corpus-bleu", "system"), "system")
+    rows, signatures = correlation_rows(result, "overall", n_resamples=100)
+    human = bench.systems()["overall"].reindex(result.systems)
+    means = result.system_frame()
+    for row in rows:
+        assert row["n"] == 6
+        expected = stats.pearsonr(means[row["metric"]], human)[0]
+        assert row["pearson"] == pytest.approx(expected)
+    assert "level:system" in signatures["pearson"]
 
 
 def test_default_suite_depends_on_level() -> None:
@@ -67,9 +105,9 @@ def test_turn_run_matches_direct_scores_and_human_correlation(
     frame = result.item_frame()
     items = benchmark_items(bench)
     assert list(frame["f1"]) == pytest.approx(get("f1").score(items))
-    human = bench.human_scores("overall")
-    expected = stats.pearsonr(frame["bleu-2"], human)[0]
-    assert correlations(frame["bleu-2"].to_numpy(), human)["pearson"] == pytest.approx(expected)
+    (row, *_), _ = correlation_rows(result, "overall", n_resamples=0)
+    expected = stats.pearsonr(frame["bleu-2"], bench.human_scores("overall"))[0]
+    assert row["metric"] == "bleu-2" and row["pearson"] == pytest.approx(expected)
 
 
 def test_system_run_uses_means_and_corpus_metrics(data_root: Path) -> None:
@@ -102,6 +140,9 @@ def test_evaluate_command_prints_and_writes(
     assert main([*args, "--data-dir", str(data_root)]) == 0
     printed = capsys.readouterr().out
     assert "usr-topical" in printed and "pearson" in printed and "bleu-2" in printed
+    assert (
+        "95% CI" in printed and "stat:pearson|level:turn|resample:bootstrap-percentile" in printed
+    )
     scores = pd.read_parquet(out / "scores.parquet")
     assert list(scores.columns) == ["item_id", "system", "bleu-2", "f1", "length"]
     assert len(scores) == 360
@@ -141,7 +182,6 @@ def test_missing_human_scores_are_left_out_and_counted(data_root: Path) -> None:
     import pyarrow.compute as pc
 
     from comperbench.benchmark import Benchmark
-    from comperbench.cli.evaluate_commands import correlation_rows
 
     full = load_benchmark("usr-topical", data_dir=data_root)
     scores = full.table.column("scores").combine_chunks()
@@ -153,7 +193,7 @@ def test_missing_human_scores_are_left_out_and_counted(data_root: Path) -> None:
     table = full.table.set_column(full.table.schema.get_field_index("scores"), "scores", patched)
     bench = Benchmark(full.metadata, "turn", table, {})
     result = run_metrics(bench, resolve_metrics("length", "turn"))
-    (row,) = correlation_rows(result, "overall")
+    (row,), _ = correlation_rows(result, "overall", n_resamples=0)
     assert (row["n"], row["dropped"]) == (355, 5)
     lengths = result.item_frame()["length"].to_numpy()[5:]
     assert row["pearson"] == pytest.approx(stats.pearsonr(lengths, overall[5:])[0])

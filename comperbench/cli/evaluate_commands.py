@@ -7,14 +7,17 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from comperbench import __version__
 from comperbench.benchmark import load_benchmark
 from comperbench.metrics.cache import ScoreCache
-from comperbench.metrics.runner import RunResult, correlations, resolve_metrics, run_metrics
+from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
+from comperbench.stats.correlation import Level, Method, correlation_table
+from comperbench.stats.resampling import CIMethod
+from comperbench.stats.signature import benchmark_tag
 from comperbench.textutil import table as format_table
 
 
@@ -25,16 +28,65 @@ def _human(result: RunResult, aspect: str) -> np.ndarray:
     return bench.human_scores(aspect)
 
 
-def correlation_rows(result: RunResult, aspect: str) -> list[dict[str, Any]]:
-    """One row per metric: correlations with the human scores of `aspect` at the run's level."""
+EVALUATE_METHODS: tuple[Method, ...] = ("pearson", "spearman", "kendall-b")
+"""The correlations `evaluate` prints; the table and JSON call tau-b `kendall`."""
+
+
+def _label(method: str) -> str:
+    return "kendall" if method == "kendall-b" else method
+
+
+def correlation_rows(
+    result: RunResult,
+    aspect: str,
+    *,
+    n_resamples: int = 1000,
+    ci: CIMethod | None = "percentile",
+    seed: int = 0,
+    grouped: bool = False,
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """One row per metric with each correlation, its p-value and bootstrap interval at the run's
+    level, plus the signature of each correlation. System level resamples systems; grouped turn
+    level averages the correlations within each dialogue and resamples dialogues."""
     human = _human(result, aspect)
-    frame = result.system_frame() if result.level == "system" else result.item_frame()
-    rows = []
-    for run in result.runs:
-        row: dict[str, Any] = {"metric": run.metric.name, "nan_scores": run.nans}
-        row.update(correlations(frame[run.metric.name].to_numpy(dtype=float), human))
-        rows.append(row)
-    return rows
+    bench = result.benchmark
+    if result.level == "system":
+        frame = result.system_frame()
+        units = np.arange(len(frame))  # one unit per system: the frame already holds the means
+    else:
+        frame = result.item_frame()
+        units = None
+    groups = bench.table.column("dialogue_id").to_numpy() if grouped else None
+    scores = {run.metric.name: frame[run.metric.name].to_numpy(dtype=float) for run in result.runs}
+    rows: dict[str, dict[str, Any]] = {
+        run.metric.name: {"metric": run.metric.name, "nan_scores": run.nans} for run in result.runs
+    }
+    signatures: dict[str, str] = {}
+    if not scores:
+        return [], signatures
+    for method in EVALUATE_METHODS:
+        table = correlation_table(
+            scores,
+            human,
+            level=cast(Level, result.level),
+            method=method,
+            groups=groups,
+            systems=units,
+            n_resamples=n_resamples,
+            ci=ci if n_resamples else None,
+            seed=seed,
+            benchmark=benchmark_tag(bench.name, bench.fingerprint),
+        )
+        label = _label(method)
+        for r in table:
+            row = rows[r.metric]
+            row.update({"n": r.n, "dropped": r.n_dropped})
+            row[label], row[f"{label}_p"] = r.value, r.p_value
+            row[f"{label}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
+            if r.reason:
+                row[f"{label}_note"] = r.reason
+        signatures[label] = table[0].signature
+    return list(rows.values()), signatures
 
 
 def _cell(value: float, digits: int = 3) -> str:
@@ -45,22 +97,22 @@ def _p(value: float) -> str:
     return "-" if math.isnan(value) else (f"{value:.1e}" if value < 1e-3 else f"{value:.3f}")
 
 
+def _ci(bounds: list[float] | None) -> str:
+    return "-" if bounds is None else f"[{_cell(bounds[0])}, {_cell(bounds[1])}]"
+
+
 def render(rows: list[dict[str, Any]]) -> str:
-    headers = ["metric", "n", "pearson", "p", "spearman", "p", "kendall", "p", "NaN"]
-    body = [
-        [
-            r["metric"],
-            r["n"],
-            _cell(r["pearson"]),
-            _p(r["pearson_p"]),
-            _cell(r["spearman"]),
-            _p(r["spearman_p"]),
-            _cell(r["kendall"]),
-            _p(r["kendall_p"]),
-            r["nan_scores"],
-        ]
-        for r in rows
-    ]
+    headers = ["metric", "n"]
+    for method in EVALUATE_METHODS:
+        headers += [_label(method), "95% CI", "p"]
+    headers.append("NaN")
+    body = []
+    for r in rows:
+        line = [r["metric"], r["n"]]
+        for method in EVALUATE_METHODS:
+            label = _label(method)
+            line += [_cell(r[label]), _ci(r[f"{label}_ci"]), _p(r[f"{label}_p"])]
+        body.append([*line, r["nan_scores"]])
     return format_table(headers, body)
 
 
@@ -75,7 +127,11 @@ def _json_safe(value: Any) -> Any:
 
 
 def write_outputs(
-    out: Path, result: RunResult, aspect: str, rows: list[dict[str, Any]]
+    out: Path,
+    result: RunResult,
+    aspect: str,
+    rows: list[dict[str, Any]],
+    signatures: dict[str, str],
 ) -> tuple[Path, Path]:
     """scores.parquet (items or systems x metrics) and table.json (correlations + provenance)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -91,8 +147,9 @@ def write_outputs(
         "split": bench.split,
         "level": result.level,
         "aspect": aspect,
-        "correlation": "scipy.stats pearsonr, spearmanr, kendalltau (tau-b); pairs with a "
-        "missing score dropped",
+        "correlation": "pearson, spearman, kendall (tau-b) with scipy p-values and bootstrap "
+        "intervals (comperbench.stats); pairs with a missing score dropped",
+        "signatures": signatures,
         "metrics": {
             run.metric.name: {
                 "family": run.metric.family,
@@ -118,11 +175,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
     metrics = resolve_metrics(args.metrics, level)
     cache = None if args.no_cache else ScoreCache()
     result = run_metrics(bench, metrics, level, cache=cache, batch_size=args.batch_size)
-    rows = correlation_rows(result, aspect)
+    rows, signatures = correlation_rows(
+        result,
+        aspect,
+        n_resamples=args.resamples,
+        ci=args.ci,
+        seed=args.seed,
+        grouped=args.grouped,
+    )
     human_n = len(result.systems) if level == "system" else len(bench)
     missing = int(np.isnan(_human(result, aspect)).sum())
+    grouped = ", correlations within each dialogue averaged" if args.grouped else ""
     print(
-        f"{bench.name} ({bench.fingerprint[:12]}), {level} level, aspect {aspect}: "
+        f"{bench.name} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
     )
     for name, reason in result.skipped.items():
@@ -138,12 +203,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if rows:
         print()
         print(render(rows))
+        for signature in signatures.values():
+            print(signature)
     else:
         print("no metric could run on this benchmark")
     cached = sum(r.cached for r in result.runs)
     computed = sum(r.computed for r in result.runs)
     out = Path(args.out or os.path.join("results", f"{bench.name}-{level}-{aspect}"))
-    scores_path, table_path = write_outputs(out, result, aspect, rows)
+    scores_path, table_path = write_outputs(out, result, aspect, rows, signatures)
     print(f"\n{computed} scores computed, {cached} from the cache")
     print(f"wrote {scores_path} and {table_path}")
     return 0
@@ -172,4 +239,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--no-cache", action="store_true", help="recompute every score")
     evaluate.add_argument("--batch-size", type=int, default=256, help="items per metric call")
     evaluate.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    evaluate.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)"
+    )
+    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
+    evaluate.add_argument(
+        "--grouped",
+        action="store_true",
+        help="turn level: correlate within each dialogue (shared context), then average",
+    )
     evaluate.set_defaults(run=run_evaluate)

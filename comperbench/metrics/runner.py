@@ -7,7 +7,6 @@ level, on every system's responses) and says why each skipped metric was skipped
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -271,26 +270,3 @@ def run_metrics(
         runs=runs,
         skipped=skipped,
     )
-
-
-def correlations(metric: np.ndarray, human: np.ndarray) -> dict[str, float | int]:
-    """Pearson, Spearman and Kendall (tau-b) with p-values by scipy on the pairs where both
-    scores exist; `n` pairs used, `dropped` pairs with a missing score."""
-    from scipy import stats
-
-    metric, human = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
-    keep = np.isfinite(metric) & np.isfinite(human)
-    x, y = metric[keep], human[keep]
-    result: dict[str, float | int] = {"n": int(keep.sum()), "dropped": int((~keep).sum())}
-    constant = len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
-    for label, test in (
-        ("pearson", stats.pearsonr),
-        ("spearman", stats.spearmanr),
-        ("kendall", stats.kendalltau),
-    ):
-        if constant:
-            result[label], result[f"{label}_p"] = math.nan, math.nan
-        else:
-            statistic, pvalue = test(x, y)
-            result[label], result[f"{label}_p"] = float(statistic), float(pvalue)
-    return result
