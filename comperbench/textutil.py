@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -16,3 +17,18 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: int 
     ]
     lines.insert(1, pad + "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """A fixed-point number, or "-" when it is missing or NaN."""
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def p_value(value: float) -> str:
+    """A p-value: scientific notation below 0.001, "-" when undefined."""
+    return "-" if math.isnan(value) else (f"{value:.1e}" if value < 1e-3 else f"{value:.3f}")
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """A confidence interval as "[low, high]"."""
+    return f"[{number(low)}, {number(high)}]"

@@ -22,8 +22,10 @@ from comperbench.stats.pairwise import (
     sign_test,
     trueskill_ratings,
     win_tie_loss,
+    wmt_scores,
 )
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
+from comperbench.stats.resampling import bootstrap_indices
 
 
 def _games(seed: int = 0, n: int = 300) -> Comparisons:
@@ -100,6 +102,55 @@ def test_trueskill_matches_the_package_and_known_values() -> None:
     assert winner.mu == pytest.approx(29.396, abs=1e-3)  # the package's documented 1-vs-1 result
     assert table.at["p", "rating"] == pytest.approx(winner.mu - 3 * winner.sigma)
     assert table.at["q", "rating"] == pytest.approx(loser.mu - 3 * loser.sigma)
+
+
+def _package_trueskill(a: list[str], b: list[str], outcome: list[float]) -> dict[str, float]:
+    env = trueskill.TrueSkill()
+    r = {s: env.create_rating() for s in sorted({*a, *b})}
+    for x, y, o in zip(a, b, outcome, strict=True):
+        if o == 0:
+            r[y], r[x] = trueskill.rate_1vs1(r[y], r[x], env=env)
+        else:
+            r[x], r[y] = trueskill.rate_1vs1(r[x], r[y], drawn=o == 0.5, env=env)
+    return {s: v.mu - 3 * v.sigma for s, v in r.items()}
+
+
+def test_vectorised_trueskill_equals_the_package_game_by_game() -> None:
+    c = _games(seed=4, n=200)
+    assert np.sum(c.outcome == 0.5) > 5  # draws are exercised
+    table = trueskill_ratings(c, n_resamples=3).table
+    expected = _package_trueskill(list(c.a), list(c.b), list(c.outcome))
+    for system, rating in expected.items():
+        assert table.at[system, "rating"] == pytest.approx(rating, rel=1e-6)
+
+
+def test_trueskill_and_elo_intervals_equal_a_loop_over_resamples() -> None:
+    c = _games(seed=5, n=60)
+    ts, el = trueskill_ratings(c, n_resamples=20, seed=2), elo(c, n_resamples=20, seed=2)
+    ts_boot, elo_boot = [], []
+    for idx in bootstrap_indices(c.a.size, 20, 2):
+        a, b, o = list(c.a[idx]), list(c.b[idx]), list(c.outcome[idx])
+        ts_boot.append([_package_trueskill(a, b, o)[s] for s in c.systems])
+        elo_boot.append(elo(Comparisons.of(a, b, o), n_resamples=1).table.loc[c.systems, "rating"])
+    for ratings, boot in ((ts, np.array(ts_boot)), (el, np.array(elo_boot))):
+        low = ratings.table.loc[c.systems, "low"].to_numpy()
+        assert low == pytest.approx(np.quantile(boot, 0.025, axis=0), rel=1e-6)
+
+
+def test_wmt_major_and_distinct_by_hand() -> None:
+    # item 1: p beats q twice, q beats p once (majority p); item 2: p-q tie and q wins (majority q);
+    # item 3: two ties between p and r (majority tie, left out of the > others score)
+    items = ["1", "1", "1", "2", "2", "3", "3"]
+    a = ["p", "p", "q", "p", "q", "p", "r"]
+    b = ["q", "q", "p", "q", "p", "r", "p"]
+    o = [1, 1, 1, 0.5, 1, 0.5, 0.5]
+    table = wmt_scores(items, a, b, o)
+    # distinct: p wins 2 and loses 2 (item 1's third judgment, item 2's second); ties left out
+    assert (table.at["p", "distinct"], table.at["p", "distinct_n"]) == (0.5, 4)
+    assert (table.at["q", "distinct"], table.at["q", "distinct_n"]) == (0.5, 4)
+    # major: item 1 -> p wins, item 2 -> q wins (its judgments average 0.25 for p), item 3 -> tie
+    assert (table.at["p", "major"], table.at["p", "major_n"]) == (0.5, 2)
+    assert np.isnan(table.at["r", "major"]) and table.at["r", "major_n"] == 0
 
 
 def test_sign_test_hand_value() -> None:

@@ -18,6 +18,7 @@ from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
 from comperbench.stats.correlation import Level, Method, correlation_table
 from comperbench.stats.resampling import CIMethod
 from comperbench.stats.signature import benchmark_tag
+from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
 
@@ -89,16 +90,8 @@ def correlation_rows(
     return list(rows.values()), signatures
 
 
-def _cell(value: float, digits: int = 3) -> str:
-    return "-" if math.isnan(value) else f"{value:.{digits}f}"
-
-
-def _p(value: float) -> str:
-    return "-" if math.isnan(value) else (f"{value:.1e}" if value < 1e-3 else f"{value:.3f}")
-
-
 def _ci(bounds: list[float] | None) -> str:
-    return "-" if bounds is None else f"[{_cell(bounds[0])}, {_cell(bounds[1])}]"
+    return "-" if bounds is None else interval(*bounds)
 
 
 def render(rows: list[dict[str, Any]]) -> str:
@@ -111,7 +104,7 @@ def render(rows: list[dict[str, Any]]) -> str:
         line = [r["metric"], r["n"]]
         for method in EVALUATE_METHODS:
             label = _label(method)
-            line += [_cell(r[label]), _ci(r[f"{label}_ci"]), _p(r[f"{label}_p"])]
+            line += [number(r[label]), _ci(r[f"{label}_ci"]), p_value(r[f"{label}_p"])]
         body.append([*line, r["nan_scores"]])
     return format_table(headers, body)
 

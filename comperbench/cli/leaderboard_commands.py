@@ -7,6 +7,7 @@ import math
 import sys
 from pathlib import Path
 
+from comperbench.textutil import interval, number
 from comperbench.textutil import table as format_table
 
 
@@ -67,10 +68,6 @@ def run_seed(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fmt(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.3f}"
-
-
 def run_show(args: argparse.Namespace) -> int:
     from comperbench.benchmark import get_metadata
     from comperbench.leaderboard.items import stored_levels
@@ -85,8 +82,8 @@ def run_show(args: argparse.Namespace) -> int:
             r.rank,
             f"{r.rank_low}-{r.rank_high}",
             r.row.metric,
-            _fmt(r.row.value),
-            f"[{_fmt(r.row.ci_low)}, {_fmt(r.row.ci_high)}]",
+            number(r.row.value),
+            interval(r.row.ci_low, r.row.ci_high),
             "leader" if math.isnan(r.p_vs_leader) else f"{r.p_vs_leader:.3f}",
             r.row.n,
         ]

@@ -4,7 +4,6 @@ agreement, and sample size / power of the tests human evaluations use."""
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 import numpy as np
@@ -17,15 +16,8 @@ from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import METHODS, correlation_table
 from comperbench.stats.signature import benchmark_tag
 from comperbench.stats.significance import TESTS, significance_matrix
+from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
-
-
-def _num(value: float, digits: int = 3) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
-
-
-def _p(value: float) -> str:
-    return "-" if math.isnan(value) else (f"{value:.1e}" if value < 1e-3 else f"{value:.3f}")
 
 
 def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
@@ -135,9 +127,9 @@ def run_compare(args: argparse.Namespace) -> int:
             r.metric,
             r.n,
             r.n_dropped,
-            _num(r.value),
-            _p(r.p_value),
-            f"[{_num(r.ci.low)}, {_num(r.ci.high)}]" if r.ci else "-",
+            number(r.value),
+            p_value(r.p_value),
+            interval(r.ci.low, r.ci.high) if r.ci else "-",
             r.reason or "",
         ]
         for r in table
@@ -153,8 +145,8 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     short = [f"m{i + 1}" for i in range(len(sig.metrics))]
     body = [
-        [f"{short[i]} {name}", _num(sig.values[i]), sig.ranks[i]]
-        + ["" if i == j else _p(sig.p_values[i, j]) for j in range(len(sig.metrics))]
+        [f"{short[i]} {name}", number(sig.values[i]), sig.ranks[i]]
+        + ["" if i == j else p_value(sig.p_values[i, j]) for j in range(len(sig.metrics))]
         for i, name in enumerate(sig.metrics)
     ]
     print(format_table(["metric", args.method, "rank", *short], body))
@@ -183,9 +175,9 @@ def run_agreement(args: argparse.Namespace) -> int:
         for r in agreement(
             ratings, aspect, statistics, n_resamples=args.resamples, seed=args.seed, benchmark=tag
         ):
-            ci = f"[{_num(r.ci.low)}, {_num(r.ci.high)}]" if r.ci else "-"
+            ci = interval(r.ci.low, r.ci.high) if r.ci else "-"
             rows.append(
-                [aspect, r.statistic, _num(r.value), ci, r.n_items, r.n_ratings, r.reason or ""]
+                [aspect, r.statistic, number(r.value), ci, r.n_items, r.n_ratings, r.reason or ""]
             )
             notes.add(r.rater_assignment)
             signature = r.signature

@@ -82,6 +82,25 @@ def majority(
     return Comparisons.of(mean["a"].tolist(), mean["b"].tolist(), decided)
 
 
+def wmt_scores(
+    item_ids: Sequence[str], a: Sequence[str], b: Sequence[str], outcome: Sequence[float]
+) -> pd.DataFrame:
+    """Per system, the WMT "> others" score (wins / (wins + losses); ties left out, as WMT has done
+    since 2012) on two aggregations: `major`, one comparison per (item, pair) by majority vote of its
+    judgments, and `distinct`, every judgment counted on its own; `*_n` is the number of decided
+    comparisons behind each score."""
+    distinct = win_tie_loss(Comparisons.of(a, b, outcome))
+    major = win_tie_loss(majority(item_ids, a, b, outcome))
+    return pd.DataFrame(
+        {
+            "major": major["win_rate"],
+            "major_n": major["wins"] + major["losses"],
+            "distinct": distinct["win_rate"],
+            "distinct_n": distinct["wins"] + distinct["losses"],
+        }
+    )
+
+
 def _bt_counts(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(k, S, S) wins (ties as half a win each) and games between each ordered pair."""
     S = c.systems.size
@@ -175,8 +194,10 @@ def bradley_terry(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Rat
     return _with_intervals(c.systems, point, boot, sig)
 
 
-def _sequential(c: Comparisons, order: np.ndarray, rate) -> np.ndarray:
-    return rate(c.a[order], c.b[order], c.outcome[order])
+def _replay_orders(c: Comparisons, n_resamples: int, seed: int) -> np.ndarray:
+    """Row 0: the comparisons in the given order; then one row per bootstrap resample."""
+    n = c.a.size
+    return np.vstack([np.arange(n)[None, :], bootstrap_indices(n, n_resamples, seed)])
 
 
 def elo(
@@ -188,61 +209,79 @@ def elo(
     seed: int = 0,
 ) -> Ratings:
     """Online Elo in the given order (a tie scores 0.5); intervals from resampled comparisons
-    replayed in resampled order (a per-resample loop: the updates are sequential)."""
-    index = {s: i for i, s in enumerate(c.systems)}
-
-    def rate(a: np.ndarray, b: np.ndarray, outcome: np.ndarray) -> np.ndarray:
-        r = np.full(c.systems.size, base)
-        for x, y, o in zip(a, b, outcome, strict=True):
-            i, j = index[x], index[y]
-            expected = 1 / (1 + 10 ** ((r[j] - r[i]) / scale))
-            r[i] += k_factor * (o - expected)
-            r[j] -= k_factor * (o - expected)
-        return r
-
-    point = _sequential(c, np.arange(c.a.size), rate)
-    boot = np.array(
-        [_sequential(c, idx, rate) for idx in bootstrap_indices(c.a.size, n_resamples, seed)]
-    )
+    replayed in resampled order. The updates are sequential within a replay, so every replay
+    advances together, one comparison per step (vectorised over the resamples)."""
+    orders = _replay_orders(c, n_resamples, seed)
+    ia, ib = c.indices()
+    rows = np.arange(orders.shape[0])
+    r = np.full((orders.shape[0], c.systems.size), base)
+    for step in orders.T:
+        i, j, o = ia[step], ib[step], c.outcome[step]
+        expected = 1 / (1 + 10 ** ((r[rows, j] - r[rows, i]) / scale))
+        delta = k_factor * (o - expected)
+        r[rows, i] += delta
+        r[rows, j] -= delta
     sig = Signature(
         "elo", "system", "bootstrap-percentile", n_resamples, seed, extra=(("k", f"{k_factor:g}"),)
     )
-    return _with_intervals(c.systems, point, boot, sig)
+    return _with_intervals(c.systems, r[0], r[1:], sig)
 
 
-def trueskill_ratings(c: Comparisons, n_resamples: int = 200, seed: int = 0) -> Ratings:
-    """TrueSkill (the `trueskill` package, default environment) in the given order; rating =
-    mu - 3 sigma (the conservative estimate); ties are draws."""
+def _truncated_gaussian_vw(t: np.ndarray, eps: np.ndarray, drawn: np.ndarray) -> tuple:
+    """TrueSkill's v and w functions of a win (t > eps) or a draw (|t| < eps), in log space where
+    a ratio of tiny tail probabilities would underflow."""
+    x = t - eps
+    v_win = np.exp(sps.norm.logpdf(x) - sps.norm.logcdf(x))
+    w_win = v_win * (v_win + x)
+    a, b = eps - np.abs(t), -eps - np.abs(t)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denom = sps.norm.cdf(a) - sps.norm.cdf(b)
+        v_draw = (sps.norm.pdf(b) - sps.norm.pdf(a)) / denom
+        w_draw = v_draw**2 + (a * sps.norm.pdf(a) - b * sps.norm.pdf(b)) / denom
+    v_draw = v_draw * np.where(t < 0, -1.0, 1.0)
+    return np.where(drawn, v_draw, v_win), np.where(drawn, w_draw, w_win)
+
+
+def trueskill_ratings(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Ratings:
+    """TrueSkill with the `trueskill` package's default environment (mu 25, sigma 25/3, beta
+    sigma/2, tau sigma/100, draw probability 0.10) in the given order; rating = mu - 3 sigma (the
+    conservative estimate); ties are draws. The package rates one game per call, far too slowly
+    for a bootstrap, so its exact two-player update is applied here to every replay at once
+    (tested against the package)."""
     import trueskill
 
     env = trueskill.TrueSkill()
-    index = {s: i for i, s in enumerate(c.systems)}
-
-    def rate(a: np.ndarray, b: np.ndarray, outcome: np.ndarray) -> np.ndarray:
-        r = [env.create_rating() for _ in c.systems]
-        for x, y, o in zip(a, b, outcome, strict=True):
-            i, j = index[x], index[y]
-            if o == 0.5:
-                r[i], r[j] = trueskill.rate_1vs1(r[i], r[j], drawn=True, env=env)
-            elif o == 1:
-                r[i], r[j] = trueskill.rate_1vs1(r[i], r[j], env=env)
-            else:
-                r[j], r[i] = trueskill.rate_1vs1(r[j], r[i], env=env)
-        return np.array([x.mu - 3 * x.sigma for x in r])
-
-    point = _sequential(c, np.arange(c.a.size), rate)
-    boot = np.array(
-        [_sequential(c, idx, rate) for idx in bootstrap_indices(c.a.size, n_resamples, seed)]
-    )
+    beta2, tau2 = env.beta**2, env.tau**2
+    margin = sps.norm.ppf((env.draw_probability + 1) / 2) * np.sqrt(2) * env.beta
+    orders = _replay_orders(c, n_resamples, seed)
+    ia, ib = c.indices()
+    rows = np.arange(orders.shape[0])
+    mu = np.full((orders.shape[0], c.systems.size), env.mu)
+    var = np.full_like(mu, env.sigma**2)
+    for step in orders.T:
+        o = c.outcome[step]
+        winner = np.where(o == 0, ib[step], ia[step])
+        loser = np.where(o == 0, ia[step], ib[step])
+        var_w, var_l = var[rows, winner] + tau2, var[rows, loser] + tau2
+        c2 = 2 * beta2 + var_w + var_l
+        scale = np.sqrt(c2)
+        v, w = _truncated_gaussian_vw(
+            (mu[rows, winner] - mu[rows, loser]) / scale, margin / scale, o == 0.5
+        )
+        mu[rows, winner] += var_w / scale * v
+        mu[rows, loser] -= var_l / scale * v
+        var[rows, winner] = var_w * (1 - var_w / c2 * w)
+        var[rows, loser] = var_l * (1 - var_l / c2 * w)
+    rating = mu - 3 * np.sqrt(var)
     sig = Signature(
         "trueskill",
         "system",
         "bootstrap-percentile",
         n_resamples,
         seed,
-        extra=(("rating", "mu-3sigma"),),
+        extra=(("rating", "mu-3sigma"), ("draw", f"{env.draw_probability:g}")),
     )
-    return _with_intervals(c.systems, point, boot, sig)
+    return _with_intervals(c.systems, rating[0], rating[1:], sig)
 
 
 def sign_test(wins_a: int, wins_b: int) -> float:
