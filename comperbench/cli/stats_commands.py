@@ -83,7 +83,7 @@ def _metric_scores(args: argparse.Namespace, bench: Benchmark) -> dict[str, np.n
     }
 
 
-def _located(run):
+def located(run):
     """Report a statistics input error (ValueError) as a command-line error."""
 
     def wrapped(args: argparse.Namespace) -> int:
@@ -223,7 +223,7 @@ def run_power(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
     parser.add_argument("--split", help="only this split")
     parser.add_argument(
@@ -235,7 +235,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def register(commands: argparse._SubParsersAction) -> None:
     compare = commands.add_parser("compare", help="significance matrix and clusters of metrics")
-    _common(compare)
+    add_common_arguments(compare)
     source = compare.add_mutually_exclusive_group()
     source.add_argument("--metrics", help="comma-separated metric names, or 'default'")
     source.add_argument("--scores", help="parquet/CSV file: item_id + one column per metric")
@@ -248,14 +248,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     compare.add_argument("--test", choices=TESTS, default="perm-both")
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     compare.add_argument("--alpha", type=float, default=0.05)
-    compare.set_defaults(run=_located(run_compare))
+    compare.set_defaults(run=located(run_compare))
 
     agree = commands.add_parser("agreement", help="inter-annotator agreement per aspect")
-    _common(agree)
+    add_common_arguments(agree)
     agree.add_argument("--level", choices=["turn", "dialogue"])
     agree.add_argument("--aspect", help="one aspect (default: every rated aspect)")
     agree.add_argument("--statistics", help=f"comma-separated, from {','.join(STATISTICS)}")
-    agree.set_defaults(run=_located(run_agreement))
+    agree.set_defaults(run=located(run_agreement))
 
     power = commands.add_parser("power", help="sample size or power of a test")
     tests = power.add_subparsers(dest="test", required=True, metavar="TEST")
@@ -272,7 +272,7 @@ def register(commands: argparse._SubParsersAction) -> None:
             "--power", type=float, default=0.8, help="target power (when --n is absent)"
         )
         sub.add_argument("--n", type=int, help="compute the power for this n instead")
-        sub.set_defaults(run=_located(run_power))
+        sub.set_defaults(run=located(run_power))
         if name == "binomial":
             sub.add_argument("--p0", type=float, default=0.5)
             sub.add_argument("--p1", type=float, required=True)

@@ -146,7 +146,9 @@ class Ratings:
     """Ratings of systems with percentile intervals and 95% rank ranges from the bootstrap."""
 
     table: pd.DataFrame
-    """Index system; columns rating, low, high, rank, rank_low, rank_high."""
+    """Index system; columns rating, median (of the resamples), low, high, rank, rank_low,
+    rank_high. For the order-dependent Elo and TrueSkill the bootstrap median is the steadier
+    summary (the rating of one replay order can fall outside its own interval)."""
     signature: str
 
 
@@ -159,6 +161,7 @@ def _with_intervals(
     table = pd.DataFrame(
         {
             "rating": point,
+            "median": np.median(valid, axis=0) if len(valid) else np.nan,
             "low": np.quantile(valid, 0.025, axis=0) if len(valid) else np.nan,
             "high": np.quantile(valid, 0.975, axis=0) if len(valid) else np.nan,
             "rank": point_rank,
