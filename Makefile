@@ -32,5 +32,5 @@ test-fast:  ## the default fast suite only
 lint:
 	ruff check . && ruff format --check .
 
-bench:
-	$(PYTHON) benchmarks/load.py
+bench:  ## speed of loading, metrics, statistics, learned metrics and the leaderboard
+	for script in load metrics stats learned leaderboard; do $(PYTHON) benchmarks/$$script.py || exit 1; done
