@@ -23,20 +23,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-NGRAM_SUITE = [
-    "bleu-1",
-    "bleu-2",
-    "bleu-3",
-    "bleu-4",
-    "chrf",
-    "chrf++",
-    "rouge-1",
-    "rouge-2",
-    "rouge-l",
-    "meteor",
-    "f1",
-    "length",
-]
+from comperbench.metrics.runner import NGRAM_SUITE
+
 WORD_VECTORS = ["embedding-average", "greedy-matching", "vector-extrema"]
 
 

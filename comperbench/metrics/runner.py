@@ -20,7 +20,7 @@ from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
 from comperbench.metrics.cache import ScoreCache, item_key
 from comperbench.schema import Utterance
 
-TURN_SUITE = (
+NGRAM_SUITE = (
     "bleu-1",
     "bleu-2",
     "bleu-3",
@@ -33,6 +33,8 @@ TURN_SUITE = (
     "meteor",
     "f1",
     "length",
+)
+EMBEDDING_SUITE = (
     "bertscore-p",
     "bertscore-r",
     "bertscore-f1",
@@ -41,6 +43,7 @@ TURN_SUITE = (
     "vector-extrema",
     "context-cosine",
 )
+TURN_SUITE = (*NGRAM_SUITE, *EMBEDDING_SUITE)
 SYSTEM_SUITE = (*TURN_SUITE, "corpus-bleu", "distinct-1", "distinct-2")
 DEFAULT_BATCH = 256
 
