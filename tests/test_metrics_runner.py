@@ -110,6 +110,24 @@ def test_turn_run_matches_direct_scores_and_human_correlation(
     assert row["metric"] == "bleu-2" and row["pearson"] == pytest.approx(expected)
 
 
+def test_worker_processes_give_the_in_process_scores(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The n-gram metrics scored by two spawned processes equal the in-process scores."""
+    from comperbench.metrics import runner
+
+    bench = load_benchmark("usr-persona", data_dir=data_root)
+    metrics = resolve_metrics("bleu-2,rouge-1,rouge-l,meteor,f1,length", "turn")
+    serial = run_metrics(bench, metrics, workers=1).item_frame()
+    monkeypatch.setattr(runner, "MIN_PARALLEL_SCORES", 0)
+    cache = ScoreCache(tmp_path)
+    parallel = run_metrics(bench, metrics, cache=cache, workers=2, batch_size=64)
+    pd.testing.assert_frame_equal(parallel.item_frame(), serial)
+    assert [r.computed for r in parallel.runs] == [300] * 6
+    again = run_metrics(bench, metrics, cache=cache, workers=2)
+    assert [r.cached for r in again.runs] == [300] * 6
+
+
 def test_system_run_uses_means_and_corpus_metrics(data_root: Path) -> None:
     bench = load_benchmark("usr-topical", data_dir=data_root)
     metrics = resolve_metrics("f1,corpus-bleu,distinct-1", "system")

@@ -167,7 +167,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     aspect = bench.metadata.aspect(args.aspect).name
     metrics = resolve_metrics(args.metrics, level)
     cache = None if args.no_cache else ScoreCache()
-    result = run_metrics(bench, metrics, level, cache=cache, batch_size=args.batch_size)
+    result = run_metrics(
+        bench, metrics, level, cache=cache, batch_size=args.batch_size, workers=args.workers
+    )
     rows, signatures = correlation_rows(
         result,
         aspect,
@@ -232,6 +234,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--no-cache", action="store_true", help="recompute every score")
     evaluate.add_argument("--batch-size", type=int, default=256, help="items per metric call")
     evaluate.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    evaluate.add_argument(
+        "--workers",
+        type=int,
+        help="processes for the n-gram metrics (default: $COMPERBENCH_WORKERS or one per CPU)",
+    )
     evaluate.add_argument(
         "--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)"
     )

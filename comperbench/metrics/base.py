@@ -62,6 +62,9 @@ class Metric(ABC):
     corpus: ClassVar[bool] = False
     """True for metrics defined on a whole set of responses (corpus BLEU, distinct-n): they are
     computed per system with `score_corpus` and have no per-item score."""
+    parallel: ClassVar[bool] = False
+    """True for pure-Python, CPU-bound metrics that the runner may score in worker processes
+    (rebuilt there from their name with `comperbench.metrics.get`)."""
 
     @property
     @abstractmethod

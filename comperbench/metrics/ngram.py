@@ -50,6 +50,7 @@ class _ReferenceMetric(Metric):
 
     family = "ngram"
     needs = REFS
+    parallel = True
     library: ClassVar[str]
 
     def library_version(self) -> str:

@@ -18,6 +18,7 @@ from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
 from comperbench.metrics.cache import ScoreCache, item_key
+from comperbench.metrics.workers import MIN_PARALLEL_SCORES, default_workers, score_in_workers
 from comperbench.schema import Utterance
 
 NGRAM_SUITE = (
@@ -141,6 +142,74 @@ def _progress(total: int, label: str) -> Any:
     return tqdm(total=total, desc=label, unit="item", leave=False, disable=None)
 
 
+@dataclass
+class _Pending:
+    """One metric's cache lookup: the stored scores, and the first item of every key to compute."""
+
+    metric: Metric
+    keys: Sequence[str]
+    found: dict[str, float]
+    todo: dict[str, int]
+    """key -> index of the first item with that key."""
+
+
+def _lookup(
+    metric: Metric, items: Sequence[Item], cache: ScoreCache | None, keys: Sequence[str] | None
+) -> _Pending:
+    keys = keys if keys is not None else [item_key(item, metric.needs) for item in items]
+    found = cache.lookup(metric, keys) if cache else {}
+    todo: dict[str, int] = {}
+    for index, key in enumerate(keys):
+        if key not in found:
+            todo.setdefault(key, index)
+    return _Pending(metric, keys, found, todo)
+
+
+def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None) -> MetricRun:
+    if cache and fresh:
+        cache.store(pending.metric, fresh)
+    merged = {**pending.found, **fresh}
+    scores = np.array([merged[key] for key in pending.keys], dtype=float)
+    cached = sum(key in pending.found for key in pending.keys)
+    return MetricRun(pending.metric, scores, cached=cached, computed=len(pending.keys) - cached)
+
+
+def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[str, float]:
+    metric, todo = pending.metric, list(pending.todo.items())
+    fresh: dict[str, float] = {}
+    with _progress(len(todo), metric.name) as bar:
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start : start + batch_size]
+            values = metric.score([items[index] for _, index in batch])
+            if len(values) != len(batch):
+                raise ComperbenchError(
+                    f"metric {metric.name} returned {len(values)} scores for {len(batch)} items"
+                )
+            fresh.update((key, float(v)) for (key, _), v in zip(batch, values, strict=True))
+            bar.update(len(batch))
+    return fresh
+
+
+def _compute_in_workers(
+    pendings: Sequence[_Pending], items: Sequence[Item], batch_size: int, workers: int
+) -> list[dict[str, float]]:
+    total = sum(len(p.todo) for p in pendings)
+    label = f"{len(pendings)} metrics in {workers} processes"
+    with _progress(total, label) as bar:
+        by_index = score_in_workers(
+            [p.metric for p in pendings],
+            items,
+            [list(p.todo.values()) for p in pendings],
+            workers,
+            batch_size,
+            bar.update,
+        )
+    return [
+        {p.keys[index]: value for index, value in scores.items()}
+        for p, scores in zip(pendings, by_index, strict=True)
+    ]
+
+
 def score_items(
     metric: Metric,
     items: Sequence[Item],
@@ -152,30 +221,8 @@ def score_items(
 
     `keys` are the items' `item_key`s for the metric's needs, when the caller has them already.
     """
-    keys = keys if keys is not None else [item_key(item, metric.needs) for item in items]
-    found = cache.lookup(metric, keys) if cache else {}
-    todo: dict[str, Item] = {}
-    for key, item in zip(keys, items, strict=True):
-        if key not in found:
-            todo.setdefault(key, item)
-    fresh: dict[str, float] = {}
-    pending = list(todo.items())
-    with _progress(len(pending), metric.name) as bar:
-        for start in range(0, len(pending), batch_size):
-            batch = pending[start : start + batch_size]
-            values = metric.score([item for _, item in batch])
-            if len(values) != len(batch):
-                raise ComperbenchError(
-                    f"metric {metric.name} returned {len(values)} scores for {len(batch)} items"
-                )
-            fresh.update((key, float(v)) for (key, _), v in zip(batch, values, strict=True))
-            bar.update(len(batch))
-    if cache and fresh:
-        cache.store(metric, fresh)
-    merged = {**found, **fresh}
-    scores = np.array([merged[key] for key in keys], dtype=float)
-    cached = sum(key in found for key in keys)
-    return MetricRun(metric, scores, cached=cached, computed=len(items) - cached)
+    pending = _lookup(metric, items, cache, keys)
+    return _finish(pending, _compute(pending, items, batch_size), cache)
 
 
 def score_corpus(
@@ -241,35 +288,54 @@ def run_metrics(
     *,
     cache: ScoreCache | None = None,
     batch_size: int = DEFAULT_BATCH,
+    workers: int | None = None,
 ) -> RunResult:
-    """Score a benchmark with each metric it can feed; system level adds the corpus metrics."""
+    """Score a benchmark with each metric it can feed; system level adds the corpus metrics.
+
+    Metrics marked `parallel` share a pool of `workers` processes (default: one per CPU) when
+    they have at least `MIN_PARALLEL_SCORES` uncached scores between them.
+    """
     level = level or bench.level
     if level not in (bench.level, "system"):
         raise ComperbenchError(
             f"{bench.name} was loaded at {bench.level} level; it cannot be scored at {level} level"
         )
+    workers = workers or default_workers()
     items = benchmark_items(bench)
     systems = sorted({item.system for item in items})
-    runs, skipped = [], {}
+    runs: dict[str, MetricRun] = {}
+    skipped: dict[str, str] = {}
+    pendings: list[_Pending] = []
     keys: dict[frozenset[str], list[str]] = {}  # metrics with the same needs share item keys
     for metric in metrics:
         reason = skip_reason(metric, bench, items, level)
         if reason is not None:
             skipped[metric.name] = reason
-            continue
-        if metric.corpus:
-            runs.append(score_corpus(metric, items, systems, cache))
+        elif metric.corpus:
+            runs[metric.name] = score_corpus(metric, items, systems, cache)
         else:
             needs = frozenset(metric.needs)
             if needs not in keys:
                 keys[needs] = [item_key(item, needs) for item in items]
-            runs.append(score_items(metric, items, cache, batch_size, keys[needs]))
+            pendings.append(_lookup(metric, items, cache, keys[needs]))
+    shared = [p for p in pendings if p.metric.parallel and p.todo]
+    if workers < 2 or sum(len(p.todo) for p in shared) < MIN_PARALLEL_SCORES:
+        shared = []
+    if shared:
+        computed = _compute_in_workers(shared, items, batch_size, workers)
+        for pending, fresh in zip(shared, computed, strict=True):
+            runs[pending.metric.name] = _finish(pending, fresh, cache)
+    for pending in pendings:
+        if pending.metric.name not in runs:
+            runs[pending.metric.name] = _finish(
+                pending, _compute(pending, items, batch_size), cache
+            )
     return RunResult(
         benchmark=bench,
         level=level,
         item_ids=[item.item_id for item in items],
         systems=systems,
         item_systems=[item.system for item in items],
-        runs=runs,
+        runs=[runs[m.name] for m in metrics if m.name in runs],
         skipped=skipped,
     )
