@@ -49,8 +49,8 @@ def seed(
     progress: Callable[[str], None] = print,
 ) -> list[Outcome]:
     """Score every metric on every benchmark level it applies to, one submission per metric and
-    benchmark level, each stored as soon as it is scored (an interrupted seed keeps its work, and
-    a repeated one recognises what is already there).
+    benchmark level, stored as soon as the benchmark level is scored (an interrupted seed keeps
+    its work and its cached scores, and a repeated one recognises what is already there).
 
     Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
     """
@@ -67,14 +67,13 @@ def seed(
                     raise
                 progress(f"skipped benchmark {name}: {exc}")
                 break
-            for metric in resolve_metrics(list(metrics), level):
-                result = run_metrics(bench, [metric], cache=cache)
-                for reason in result.skipped.values():
-                    progress(f"skipped {metric.name} on {name} ({level}): {reason}")
-                for run in result.runs:
-                    raw = _csv(result.item_ids, run.scores.tolist())
-                    file_name = f"{metric.name}-{name}-{level}.csv"
-                    outcome = submit(file_name, raw, _baseline(metric), store, index)
-                    progress(f"{metric.name}: {outcome.summary()}")
-                    outcomes.append(outcome)
+            result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
+            for metric_name, reason in result.skipped.items():
+                progress(f"skipped {metric_name} on {name} ({level}): {reason}")
+            for run in result.runs:
+                raw = _csv(result.item_ids, run.scores.tolist())
+                file_name = f"{run.metric.name}-{name}-{level}.csv"
+                outcome = submit(file_name, raw, _baseline(run.metric), store, index)
+                progress(f"{run.metric.name}: {outcome.summary()}")
+                outcomes.append(outcome)
     return outcomes
