@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import pytest
 
 from comperbench import metrics
+from comperbench.cli import main
 from comperbench.metrics import llm_judge
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm_backends import (
@@ -295,3 +296,19 @@ def test_notes_add_up_over_the_batches_of_a_run(server: str) -> None:
     metric.score([item(1), item(2)])
     assert metric.notes["calls"] == 3 and metric.notes["unparsable_calls"] == 3
     assert metric.notes["unscored_items"] == ["t0", "t1", "t2"]
+
+
+def test_evaluate_reports_unparsable_judge_output_per_run(
+    server: str, data_root: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = "cpdscore-simple[http:chatty,n=1,retries=0]"
+    name = metrics.get(spec).name
+    out = tmp_path / "out"
+    args = ["evaluate", "--benchmark", "holistic-context", "--metrics", spec, "--out", str(out)]
+    assert main([*args, "--resamples", "0", "--data-dir", str(data_root)]) == 0
+    printed = capsys.readouterr().out
+    assert f"note: {name}: calls 200; unparsable calls 200" in printed
+    assert f"note: {name} scored NaN on 200 of 200 (left out)" in printed
+    notes = json.loads((out / "table.json").read_text())["metrics"][name]["notes"]
+    assert notes["unparsable_calls"] == 200 and len(notes["unscored_items"]) == 200
+    assert notes["backend"]["backend"] == "http" and notes["backend"]["model"] == "chatty"

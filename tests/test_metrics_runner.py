@@ -14,6 +14,7 @@ from scipy import stats
 from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.cli.evaluate_commands import correlation_rows
+from comperbench.errors import ComperbenchError
 from comperbench.metrics import get
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
@@ -85,6 +86,13 @@ def test_default_suite_depends_on_level() -> None:
     names = [m.name for m in resolve_metrics("default,bleu-4", "turn")]
     assert names.count("bleu-4") == 1
     assert "bertscore-f1[all-MiniLM-L6-v2:L6]" in names
+
+
+def test_metric_lists_keep_commas_inside_brackets() -> None:
+    names = [m.name for m in resolve_metrics("geval[coherence,n=1], bleu-4,length", "turn")]
+    assert names[0].startswith("geval[coherence,") and names[1:] == ["bleu-4", "length"]
+    with pytest.raises(ComperbenchError, match="unbalanced brackets"):
+        resolve_metrics("geval[coherence,bleu-4", "turn")
 
 
 def test_items_carry_the_benchmark_fields(data_root: Path) -> None:

@@ -119,6 +119,20 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def notes_summary(notes: dict[str, Any]) -> str:
+    """The non-zero counts of a metric's run notes and its first error, on one line."""
+    counts = [
+        f"{key.replace('_', ' ')} {value}"
+        for key, value in notes.items()
+        if isinstance(value, int)
+        and not isinstance(value, bool)
+        and value
+        and key not in ("n", "seed")
+    ]
+    errors = notes.get("errors") or []
+    return "; ".join([*counts, *([f"first error: {errors[0]}"] if errors else [])])
+
+
 def write_outputs(
     out: Path,
     result: RunResult,
@@ -150,6 +164,7 @@ def write_outputs(
                 "config": run.metric.config(),
                 "library": run.metric.library_version(),
                 "nan_scores": run.nans,
+                "notes": run.notes,
             }
             for run in result.runs
         },
@@ -188,6 +203,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     for name, reason in result.skipped.items():
         print(f"skipped {name}: {reason}")
     for run in result.runs:
+        if summary := notes_summary(run.notes):
+            print(f"note: {run.metric.name}: {summary}")
         if run.nans:
             print(
                 f"note: {run.metric.name} scored NaN on {run.nans} of {len(run.scores)} (left out)"

@@ -75,6 +75,12 @@ class Metric(ABC):
         """Everything that changes the scores besides the item content (part of the cache key)."""
         return {}
 
+    def run_notes(self) -> dict[str, Any]:
+        """What the user must be told about the scoring so far (truncated contexts, unparsable or
+        refused judge outputs, the backend used); metrics that keep such counts hold them in a
+        `notes` attribute."""
+        return dict(getattr(self, "notes", {}))
+
     def library_version(self) -> str:
         """Version of the library that computes the metric (part of the cache key)."""
         from comperbench import __version__

@@ -7,8 +7,9 @@ level, on every system's responses) and says why each skipped metric was skipped
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,19 @@ def default_suite(level: str) -> tuple[str, ...]:
     return SYSTEM_SUITE if level == "system" else TURN_SUITE
 
 
+_LIST_COMMA = re.compile(r",(?![^\[]*\])")
+"""A comma outside brackets: `geval[coherence,n=1],bleu-4` is two metric names."""
+
+
 def resolve_metrics(spec: str | Sequence[str], level: str) -> list[Metric]:
-    """Metrics from a comma-separated list of names; `default` expands to the default suite."""
-    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
+    """Metrics from a comma-separated list of names (commas inside brackets belong to the
+    name's arguments); `default` expands to the default suite."""
+    if isinstance(spec, str):
+        if spec.count("[") != spec.count("]"):
+            raise ComperbenchError(f"unbalanced brackets in the metric list {spec!r}")
+        names = [s.strip() for s in _LIST_COMMA.split(spec)]
+    else:
+        names = list(spec)
     expanded: list[str] = []
     for name in names:
         if not name:
@@ -130,6 +141,8 @@ class MetricRun:
     """Per item (turn/dialogue level) or per system in `systems` order (corpus metrics)."""
     cached: int = 0
     computed: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
+    """The metric's `run_notes` after scoring (empty when every score came from the cache)."""
 
     @property
     def nans(self) -> int:
@@ -171,7 +184,13 @@ def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None
     merged = {**pending.found, **fresh}
     scores = np.array([merged[key] for key in pending.keys], dtype=float)
     cached = sum(key in pending.found for key in pending.keys)
-    return MetricRun(pending.metric, scores, cached=cached, computed=len(pending.keys) - cached)
+    return MetricRun(
+        pending.metric,
+        scores,
+        cached=cached,
+        computed=len(pending.keys) - cached,
+        notes=pending.metric.run_notes() if fresh else {},
+    )
 
 
 def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[str, float]:
