@@ -56,8 +56,9 @@ def run_template(args: argparse.Namespace) -> int:
 
 def run_seed(args: argparse.Namespace) -> int:
     from comperbench.leaderboard.baselines import BASELINE_METRICS, seed
+    from comperbench.metrics.runner import split_metric_list
 
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else BASELINE_METRICS
+    metrics = split_metric_list(args.metrics) if args.metrics else BASELINE_METRICS
     benchmarks = args.benchmarks.split(",") if args.benchmarks else None
     store = _store(args)
     outcomes = seed(store, metrics, benchmarks)

@@ -59,15 +59,17 @@ _LIST_COMMA = re.compile(r",(?![^\[]*\])")
 """A comma outside brackets: `geval[coherence,n=1],bleu-4` is two metric names."""
 
 
+def split_metric_list(spec: str) -> list[str]:
+    """The names of a comma-separated metric list; commas inside brackets belong to a name."""
+    if spec.count("[") != spec.count("]"):
+        raise ComperbenchError(f"unbalanced brackets in the metric list {spec!r}")
+    return [s.strip() for s in _LIST_COMMA.split(spec) if s.strip()]
+
+
 def resolve_metrics(spec: str | Sequence[str], level: str) -> list[Metric]:
-    """Metrics from a comma-separated list of names (commas inside brackets belong to the
-    name's arguments); `default` expands to the default suite."""
-    if isinstance(spec, str):
-        if spec.count("[") != spec.count("]"):
-            raise ComperbenchError(f"unbalanced brackets in the metric list {spec!r}")
-        names = [s.strip() for s in _LIST_COMMA.split(spec)]
-    else:
-        names = list(spec)
+    """Metrics from a comma-separated list of names (or a list of names); `default` expands to
+    the default suite."""
+    names = split_metric_list(spec) if isinstance(spec, str) else list(spec)
     expanded: list[str] = []
     for name in names:
         if not name:
