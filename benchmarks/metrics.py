@@ -7,8 +7,9 @@
    no memo) and of the library's own per-item loop on the same items (sacrebleu
    `sentence_score`, rouge-score `score_multi`, nltk `meteor_score`, `bert_score.score`), with
    the ratio.
-2. The n-gram suite and the word-vector metrics over the whole benchmark, cold (empty score
-   cache), then the same run again from the cache.
+2. The n-gram suite over the whole benchmark, cold (empty score cache), in one process and in
+   one worker process per CPU (the runner's default), with the ratio; the word-vector metrics
+   cold; then the whole run again from the cache.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def main() -> None:
     from comperbench.metrics import get
     from comperbench.metrics.cache import ScoreCache
     from comperbench.metrics.runner import benchmark_items, run_metrics
+    from comperbench.metrics.workers import default_workers
 
     bench = load_benchmark(args.benchmark)
     items = [i for i in benchmark_items(bench) if i.references and i.response.strip()]
@@ -145,16 +147,26 @@ def main() -> None:
     _clear_memos()
     print(f"{'context-cosine':<20} {len(sample) / _timed(lambda: context.score(sample)):>10.1f}")
 
-    suite = [get(name) for name in [*NGRAM_SUITE, *WORD_VECTORS]]
+    ngram = [get(name) for name in NGRAM_SUITE]
+    vectors = [get(name) for name in WORD_VECTORS]
+    workers = default_workers()
     with tempfile.TemporaryDirectory() as folder:
-        cache = ScoreCache(Path(folder))
         _clear_memos()
-        cold = _timed(lambda: run_metrics(bench, suite, cache=cache))
+        serial = _timed(
+            lambda: run_metrics(bench, ngram, cache=ScoreCache(Path(folder) / "1"), workers=1)
+        )
         _clear_memos()
-        warm = _timed(lambda: run_metrics(bench, suite, cache=cache))
+        cache = ScoreCache(Path(folder) / "n")
+        parallel = _timed(lambda: run_metrics(bench, ngram, cache=cache, workers=workers))
+        _clear_memos()
+        word_vectors = _timed(lambda: run_metrics(bench, vectors, cache=cache))
+        _clear_memos()
+        warm = _timed(lambda: run_metrics(bench, [*ngram, *vectors], cache=cache))
     print(
-        f"\nn-gram suite + word-vector metrics ({len(suite)} metrics) over all {len(bench)} items:"
-        f" cold {cold:.1f} s, cached re-run {warm:.2f} s"
+        f"\nn-gram suite ({len(ngram)} metrics) over all {len(bench)} items, cold: "
+        f"{serial:.1f} s in one process, {parallel:.1f} s in {workers} worker processes "
+        f"({serial / parallel:.2f}x)\nword-vector metrics ({len(vectors)}), cold: "
+        f"{word_vectors:.1f} s\nall {len(ngram) + len(vectors)} again from the cache: {warm:.2f} s"
     )
 
 
