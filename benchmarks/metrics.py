@@ -36,8 +36,8 @@ def _clear_memos() -> None:
     from comperbench.metrics import embedding, ngram
 
     Tokenizer13a.__call__.cache_clear()
-
-    for memoised in (ngram._bleu4, ngram._bleu_statistics, ngram._rouge_all, ngram._rouge_tokens):
+    memos = (ngram._bleu_statistics, ngram._rouge_all, ngram._rouge_tokens, ngram._meteor_tokens)
+    for memoised in (ngram._bleu4, *memos):
         memoised.cache_clear()
     embedding._bertscore_memo.cache_clear()
 

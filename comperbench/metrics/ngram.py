@@ -273,7 +273,7 @@ class Meteor(_ReferenceMetric):
 
     def __init__(self) -> None:
         self._wordnet: Any = None
-        self._tokenizer: Any = None
+        self._stemmer: Any = None
 
     def config(self) -> dict[str, Any]:
         return {
@@ -292,21 +292,32 @@ class Meteor(_ReferenceMetric):
         from nltk.translate.meteor_score import meteor_score
 
         if self._wordnet is None:
-            from nltk.tokenize import NLTKWordTokenizer
-
             from comperbench.metrics.wordnet import CachedStemmer, CachedWordNet, wordnet_reader
 
             self._wordnet = CachedWordNet(wordnet_reader())
-            self._stemmer, self._tokenizer = CachedStemmer(), NLTKWordTokenizer()
-        tokenize = self._tokenizer.tokenize
+            self._stemmer = CachedStemmer()
         return float(
             meteor_score(
-                [tokenize(r) for r in references],
-                tokenize(response),
+                [list(_meteor_tokens(r)) for r in references],
+                list(_meteor_tokens(response)),
                 stemmer=self._stemmer,
                 wordnet=self._wordnet,
             )
         )
+
+
+@cache
+def _treebank_tokenizer() -> Any:
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+@lru_cache(maxsize=1 << 17)
+def _meteor_tokens(text: str) -> tuple[str, ...]:
+    """nltk's Treebank tokens of a text, once per distinct text (references are shared by every
+    response to a context, and tokenizing is a third of METEOR's time)."""
+    return tuple(_treebank_tokenizer().tokenize(text))
 
 
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\]\\^`{|}~_\']")
