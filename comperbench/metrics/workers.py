@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from comperbench.metrics.base import Item, Metric
+from comperbench.metrics.base import Item, Metric, TurnItem
 
 WORKERS_ENV = "COMPERBENCH_WORKERS"
 MIN_PARALLEL_SCORES = 2000
@@ -26,6 +26,10 @@ def default_workers() -> int:
     """$COMPERBENCH_WORKERS, else the number of CPUs."""
     configured = os.environ.get(WORKERS_ENV)
     return max(1, int(configured)) if configured else os.cpu_count() or 1
+
+
+def _references(item: Item) -> tuple[str, ...]:
+    return item.references if isinstance(item, TurnItem) else ()
 
 
 def _score_chunk(
@@ -57,7 +61,8 @@ def score_in_workers(
     """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed by `workers` spawned
     processes; `progress` is called with the number of scores each finished chunk adds."""
     wanted_sets = [set(t) for t in todo]
-    union = sorted(set().union(*wanted_sets))
+    # items that share references go to one chunk: the libraries prepare each reference set once
+    union = sorted(set().union(*wanted_sets), key=lambda i: (hash(_references(items[i])), i))
     names = [m.name for m in metrics]
     results: list[dict[int, float]] = [{} for _ in metrics]
     context = multiprocessing.get_context("spawn")
