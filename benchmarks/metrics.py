@@ -37,7 +37,7 @@ def _clear_memos() -> None:
 
     Tokenizer13a.__call__.cache_clear()
     memos = (ngram._bleu_statistics, ngram._rouge_all, ngram._rouge_tokens, ngram._meteor_tokens)
-    for memoised in (ngram._bleu4, *memos):
+    for memoised in (ngram._bleu4, ngram._rouge_scorer, *memos):
         memoised.cache_clear()
     embedding._bertscore_memo.cache_clear()
 
