@@ -33,4 +33,4 @@ lint:
 	ruff check . && ruff format --check .
 
 bench:  ## speed of loading, metrics, statistics, learned metrics and the leaderboard
-	for script in load metrics stats learned leaderboard; do $(PYTHON) benchmarks/$$script.py || exit 1; done
+	for script in load metrics stats pairwise learned leaderboard; do $(PYTHON) benchmarks/$$script.py || exit 1; done
