@@ -109,3 +109,21 @@ def test_rates_refuse_a_non_binary_aspect(
 ) -> None:
     assert main(["rates", "--benchmark", "usr-topical", "--aspect", "overall"]) == 2
     assert "rates need a 0-1 (binary) aspect" in capsys.readouterr().err
+
+
+def test_an_undefined_rating_is_named_and_the_others_still_shown(
+    data_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.stats import pairwise
+
+    def never_loses(*args: object, **kwargs: object) -> None:
+        raise ValueError(
+            "Bradley-Terry: a system never wins or never loses; the MLE does not exist"
+        )
+
+    monkeypatch.setattr(pairwise, "bradley_terry", never_loses)
+    assert main(["pairwise", "--benchmark", "usr-persona", "--resamples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "note: Bradley-Terry is undefined here: Bradley-Terry: a system never wins" in out
+    assert "Elo (median)" in out and "TrueSkill (median)" in out
+    assert "Bradley-Terry  95% CI" not in out

@@ -108,15 +108,30 @@ def run_pairwise(args: argparse.Namespace) -> int:
     ]
     headers = ["system", "wins", "ties", "losses", "win rate", "WMT major (n)", "WMT distinct (n)"]
     print(format_table(headers, rows))
-    bt = pw.bradley_terry(games, args.resamples, args.seed)
-    elo = pw.elo(games, n_resamples=args.resamples, seed=args.seed)
-    ts = pw.trueskill_ratings(games, args.resamples, args.seed)
+    rated: list[tuple[pw.Ratings, str]] = []
     headers = ["system"]
-    for name in ("Bradley-Terry", "Elo (median)", "TrueSkill (median)"):
-        headers += [name, "95% CI", "ranks"]
     print()
-    print(format_table(headers, _ratings_rows([(bt, "rating"), (elo, "median"), (ts, "median")])))
-    for ratings in (bt, elo, ts):
+    for label, column, rate in (
+        ("Bradley-Terry", "rating", lambda: pw.bradley_terry(games, args.resamples, args.seed)),
+        (
+            "Elo (median)",
+            "median",
+            lambda: pw.elo(games, n_resamples=args.resamples, seed=args.seed),
+        ),
+        (
+            "TrueSkill (median)",
+            "median",
+            lambda: pw.trueskill_ratings(games, args.resamples, args.seed),
+        ),
+    ):
+        try:
+            rated.append((rate(), column))
+        except ValueError as exc:  # e.g. no Bradley-Terry MLE when a system never loses
+            print(f"note: {label} is undefined here: {exc}")
+            continue
+        headers += [label, "95% CI", "ranks"]
+    print(format_table(headers, _ratings_rows(rated)))
+    for ratings, _ in rated:
         print(ratings.signature)
     statistic, p, dof = pw.chi_square(wtl[["wins", "ties", "losses"]].to_numpy())
     print(f"\nchi-square, systems x (win, tie, loss): {statistic:.2f}, dof {dof}, p {p_value(p)}")
@@ -127,7 +142,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
             f"Cochran's Q, best-rated system of each of {len(picked)} contexts every system "
             f"answered: {number(q, 2)}, dof {dof}, p {p_value(p)}"
         )
-    first, second = list(bt.table.index[:2])
+    first, second = list(rated[0][0].table.index[:2])
     pair = judgments[judgments["a"].isin([first, second]) & judgments["b"].isin([first, second])]
     first_won = ((pair["a"] == first) & (pair["outcome"] == 1)) | (
         (pair["b"] == first) & (pair["outcome"] == 0)
