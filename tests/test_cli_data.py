@@ -27,9 +27,14 @@ def test_list_without_sizes_names_every_benchmark(capsys: pytest.CaptureFixture[
 
 
 def test_list_with_sizes_marks_benchmarks_without_raw_files(
-    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    data_root: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A data root holding only USR: its sizes are shown, every other benchmark is still listed."""
+    """A data root holding only USR (and an empty table cache, which would otherwise serve the
+    tables of earlier loads): its sizes are shown, every other benchmark is still listed."""
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     shutil.copytree(data_root / "usr", tmp_path / "usr")
     code, out, _ = run(capsys, "list", "--data-dir", str(tmp_path))
     assert code == 0
