@@ -19,7 +19,12 @@ from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
 from comperbench.metrics.cache import ScoreCache, item_key
-from comperbench.metrics.workers import MIN_PARALLEL_SCORES, default_workers, score_in_workers
+from comperbench.metrics.workers import (
+    MIN_PARALLEL_SCORES,
+    by_shared_references,
+    default_workers,
+    score_in_workers,
+)
 from comperbench.schema import Utterance
 
 NGRAM_SUITE = (
@@ -196,7 +201,9 @@ def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None
 
 
 def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[str, float]:
-    metric, todo = pending.metric, list(pending.todo.items())
+    metric = pending.metric
+    key_of = {index: key for key, index in pending.todo.items()}
+    todo = [(key_of[i], i) for i in by_shared_references(key_of, items)]
     fresh: dict[str, float] = {}
     with _progress(len(todo), metric.name) as bar:
         for start in range(0, len(todo), batch_size):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from comperbench.metrics.base import Item, Metric, TurnItem
@@ -28,8 +28,15 @@ def default_workers() -> int:
     return max(1, int(configured)) if configured else os.cpu_count() or 1
 
 
-def _references(item: Item) -> tuple[str, ...]:
-    return item.references if isinstance(item, TurnItem) else ()
+def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
+    """The item indices ordered so that items with the same references are adjacent: batched
+    metrics then prepare or embed each reference set once per batch, not once per item."""
+
+    def group(index: int) -> tuple[int, int]:
+        item = items[index]
+        return hash(item.references if isinstance(item, TurnItem) else ()), index
+
+    return sorted(indices, key=group)
 
 
 def _score_chunk(
@@ -61,8 +68,7 @@ def score_in_workers(
     """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed by `workers` spawned
     processes; `progress` is called with the number of scores each finished chunk adds."""
     wanted_sets = [set(t) for t in todo]
-    # items that share references go to one chunk: the libraries prepare each reference set once
-    union = sorted(set().union(*wanted_sets), key=lambda i: (hash(_references(items[i])), i))
+    union = by_shared_references(set().union(*wanted_sets), items)
     names = [m.name for m in metrics]
     results: list[dict[int, float]] = [{} for _ in metrics]
     context = multiprocessing.get_context("spawn")
