@@ -24,7 +24,7 @@ import trueskill
 from comperbench import load_benchmark
 from comperbench.cli.human_eval_commands import unit_ratings
 from comperbench.stats import pairwise as pw
-from comperbench.stats.judgments import pairwise_judgments
+from comperbench.stats.judgments import as_comparisons, pairwise_judgments
 from comperbench.stats.resampling import bootstrap_indices
 
 
@@ -66,9 +66,7 @@ def main() -> None:
     bench = load_benchmark(args.benchmark)
     aspect = bench.metadata.default_aspect
     judgments = pairwise_judgments(unit_ratings(bench, aspect))
-    games = pw.Comparisons.of(
-        judgments["a"].tolist(), judgments["b"].tolist(), judgments["outcome"].to_numpy()
-    )
+    games = as_comparisons(judgments)
     print(
         f"{bench.name}, aspect {aspect}: {len(judgments)} preferences, {games.systems.size} "
         f"systems; {args.resamples} resamples (loop: {args.loop_resamples}, scaled)\n"

@@ -16,7 +16,12 @@ from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.cli.stats_commands import add_common_arguments, located
 from comperbench.errors import ComperbenchError
 from comperbench.stats import pairwise as pw
-from comperbench.stats.judgments import MEAN_JUDGE, pairwise_judgments, selections
+from comperbench.stats.judgments import (
+    MEAN_JUDGE,
+    as_comparisons,
+    pairwise_judgments,
+    selections,
+)
 from comperbench.stats.rates import pairwise_rate_tests, rates
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
@@ -75,9 +80,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
     # Elo and TrueSkill depend on the order of the games: replay them in a seeded random order
     order = np.random.default_rng(args.seed).permutation(len(judgments))
     judgments = judgments.iloc[order].reset_index(drop=True)
-    games = pw.Comparisons.of(
-        judgments["a"].tolist(), judgments["b"].tolist(), judgments["outcome"].to_numpy()
-    )
+    games = as_comparisons(judgments)
     per_judge = (judgments["judge"] != MEAN_JUDGE).any()
     ties = int((games.outcome == 0.5).sum())
     print(

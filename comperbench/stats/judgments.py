@@ -15,6 +15,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from comperbench.stats.pairwise import Comparisons
+
 MEAN_JUDGE = "<mean>"
 """Judge label of preferences taken from mean ratings (ratings without an annotator id)."""
 
@@ -61,6 +63,13 @@ def pairwise_judgments(ratings: pd.DataFrame) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=["unit", "judge", "a", "b", "outcome"])
     return pd.concat(parts, ignore_index=True).sort_values(["unit", "judge", "a", "b"])
+
+
+def as_comparisons(judgments: pd.DataFrame) -> Comparisons:
+    """The judgments of `pairwise_judgments` as comparisons for the ratings of `pairwise`."""
+    return Comparisons.of(
+        judgments["a"].tolist(), judgments["b"].tolist(), judgments["outcome"].to_numpy()
+    )
 
 
 def selections(ratings: pd.DataFrame) -> pd.DataFrame:
