@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,10 +37,13 @@ class Benchmark:
         table: pa.Table,
         skipped: dict[str, int],
         split: str | None = None,
+        excluded_systems: tuple[str, ...] = (),
     ) -> None:
         self.metadata, self.level, self.table, self.split = metadata, level, table, split
         self.skipped = dict(skipped)
         """What the published format obliged the loader to drop, by reason (counts)."""
+        self.excluded_systems = excluded_systems
+        """Systems left out on request (`without_systems`); part of every result's `tag`."""
 
     @property
     def name(self) -> str:
@@ -48,6 +52,46 @@ class Benchmark:
     @property
     def fingerprint(self) -> str:
         return self.metadata.fingerprint
+
+    @property
+    def label(self) -> str:
+        """The name, plus the systems left out, for headings."""
+        if not self.excluded_systems:
+            return self.name
+        return f"{self.name} (without {', '.join(self.excluded_systems)})"
+
+    @property
+    def tag(self) -> str:
+        """`name@fingerprint`, plus `~without:<system slugs>` when systems were left out: the
+        benchmark part of a result's signature."""
+        from comperbench.loaders.base import slug
+
+        tag = f"{self.name}@{self.fingerprint}"
+        if self.excluded_systems:
+            tag += "~without:" + ",".join(slug(s) for s in self.excluded_systems)
+        return tag
+
+    def without_systems(self, systems: Iterable[str]) -> Benchmark:
+        """The same benchmark without the items of `systems` (e.g. a rated system that is also
+        the reference, whose reference-based scores are trivially perfect)."""
+        drop = sorted(set(systems))
+        if not drop:
+            return self
+        known = set(self.table.column("system").to_pylist())
+        unknown = [s for s in drop if s not in known]
+        if unknown:
+            raise UnknownNameError(
+                f"{self.name} has no system {unknown[0]!r}. Systems: {', '.join(sorted(known))}"
+            )
+        keep = pc.invert(pc.is_in(self.table.column("system"), pa.array(drop)))
+        return Benchmark(
+            self.metadata,
+            self.level,
+            self.table.filter(keep),
+            self.skipped,
+            self.split,
+            tuple(sorted({*self.excluded_systems, *drop})),
+        )
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -145,11 +189,13 @@ def load_benchmark(
     *,
     data_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
+    exclude_systems: Iterable[str] = (),
 ) -> Benchmark:
     """Load a benchmark at one level ("turn" or "dialogue"; default: its first level).
 
     Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache);
     the normalised table is cached as parquet keyed by the benchmark's fingerprint.
+    `exclude_systems` leaves those systems' items out (see `Benchmark.without_systems`).
     """
     meta = get_metadata(name)
     stored = [lvl for lvl in meta.levels if lvl in STORED_LEVELS]
@@ -175,7 +221,7 @@ def load_benchmark(
             _write_cache(cached.parent, level, table, skipped)
     if split is not None:
         table = table.filter(pc.equal(table.column("split"), split))
-    return Benchmark(meta, level, table, skipped, split)
+    return Benchmark(meta, level, table, skipped, split).without_systems(exclude_systems)
 
 
 def describe(meta: BenchmarkMetadata) -> dict[str, Any]:

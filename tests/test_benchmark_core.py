@@ -145,3 +145,20 @@ def test_unknown_level_and_split() -> None:
         load_benchmark("usr-topical", level="dialogue")
     with pytest.raises(UnknownNameError, match="Splits: test"):
         load_benchmark("usr-topical", split="train")
+
+
+def test_systems_left_out_on_request_are_named_in_the_tag(data_root: Path) -> None:
+    full = load_benchmark("usr-topical", data_dir=data_root)
+    bench = load_benchmark(
+        "usr-topical", data_dir=data_root, exclude_systems=["Original Ground Truth"]
+    )
+    assert len(bench) == len(full) - 60
+    assert "Original Ground Truth" not in set(bench.table.column("system").to_pylist())
+    assert bench.excluded_systems == ("Original Ground Truth",)
+    assert bench.tag == f"usr-topical@{full.fingerprint}~without:original-ground-truth"
+    assert full.tag == f"usr-topical@{full.fingerprint}"
+    assert list(bench.systems().index) == sorted(
+        set(full.systems().index) - {"Original Ground Truth"}
+    )
+    with pytest.raises(UnknownNameError, match=r"no system 'Ground Truth'\. Systems: Argmax"):
+        full.without_systems(["Ground Truth"])

@@ -127,3 +127,18 @@ def test_an_undefined_rating_is_named_and_the_others_still_shown(
     assert "note: Bradley-Terry is undefined here: Bradley-Terry: a system never wins" in out
     assert "Elo (median)" in out and "TrueSkill (median)" in out
     assert "Bradley-Terry  95% CI" not in out
+
+
+def test_pairwise_and_agreement_without_a_system(
+    data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drop = ["--exclude-system", "Original Ground Truth"]
+    assert main(["pairwise", "--benchmark", "usr-topical", "--resamples", "20", *drop]) == 0
+    out = capsys.readouterr().out
+    # 60 contexts x 10 pairs of the 5 remaining systems x 3 annotators
+    assert "usr-topical (without Original Ground Truth), aspect overall: 1800 preferences" in out
+    assert "5 systems" in out and "Original Ground Truth  " not in out
+    assert main(["agreement", "--benchmark", "usr-topical", "--resamples", "20", *drop]) == 0
+    out = capsys.readouterr().out
+    assert "usr-topical (without Original Ground Truth) (turn level)" in out
+    assert "~without:original-ground-truth" in out

@@ -185,6 +185,20 @@ def test_evaluate_command_prints_and_writes(
     assert "0 scores computed" in capsys.readouterr().out
 
 
+def test_evaluate_without_a_system(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-2", "--out", str(tmp_path)]
+    extra = ["--exclude-system", "Original Ground Truth", "--resamples", "50"]
+    assert main([*args, *extra, "--data-dir", str(data_root)]) == 0
+    printed = capsys.readouterr().out
+    assert "usr-topical (without Original Ground Truth)" in printed and ": 300 items" in printed
+    table = json.loads((tmp_path / "table.json").read_text())
+    assert table["excluded_systems"] == ["Original Ground Truth"]
+    assert table["rows"][0]["n"] == 300
+    assert "~without:original-ground-truth" in table["signatures"]["pearson"]
+
+
 def test_evaluate_reports_skips_on_a_benchmark_without_references(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,11 +13,12 @@ import numpy as np
 
 from comperbench import __version__
 from comperbench.benchmark import load_benchmark
+from comperbench.cli.stats_commands import add_exclude_argument
+from comperbench.loaders.base import slug
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
 from comperbench.stats.correlation import Level, Method, correlation_table
 from comperbench.stats.resampling import CIMethod
-from comperbench.stats.signature import benchmark_tag
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
@@ -76,7 +77,7 @@ def correlation_rows(
             n_resamples=n_resamples,
             ci=ci if n_resamples else None,
             seed=seed,
-            benchmark=benchmark_tag(bench.name, bench.fingerprint),
+            benchmark=bench.tag,
         )
         label = _label(method)
         for r in table:
@@ -152,6 +153,7 @@ def write_outputs(
         "benchmark_version": bench.metadata.version,
         "fingerprint": bench.fingerprint,
         "split": bench.split,
+        "excluded_systems": list(bench.excluded_systems),
         "level": result.level,
         "aspect": aspect,
         "correlation": "pearson, spearman, kendall (tau-b) with scipy p-values and bootstrap "
@@ -177,7 +179,13 @@ def write_outputs(
 
 def run_evaluate(args: argparse.Namespace) -> int:
     bench_level = None if args.level == "system" else args.level
-    bench = load_benchmark(args.benchmark, bench_level, args.split, data_dir=args.data_dir)
+    bench = load_benchmark(
+        args.benchmark,
+        bench_level,
+        args.split,
+        data_dir=args.data_dir,
+        exclude_systems=args.exclude_system or (),
+    )
     level = args.level or bench.level
     aspect = bench.metadata.aspect(args.aspect).name
     metrics = resolve_metrics(args.metrics, level)
@@ -197,7 +205,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     missing = int(np.isnan(_human(result, aspect)).sum())
     grouped = ", correlations within each dialogue averaged" if args.grouped else ""
     print(
-        f"{bench.name} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
+        f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
     )
     for name, reason in result.skipped.items():
@@ -221,7 +229,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print("no metric could run on this benchmark")
     cached = sum(r.cached for r in result.runs)
     computed = sum(r.computed for r in result.runs)
-    out = Path(args.out or os.path.join("results", f"{bench.name}-{level}-{aspect}"))
+    default_out = f"{bench.name}-{level}-{aspect}" + "".join(
+        f"-without-{slug(s)}" for s in bench.excluded_systems
+    )
+    out = Path(args.out or os.path.join("results", default_out))
     scores_path, table_path = write_outputs(out, result, aspect, rows, signatures)
     print(f"\n{computed} scores computed, {cached} from the cache")
     print(f"wrote {scores_path} and {table_path}")
@@ -266,4 +277,5 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="turn level: correlate within each dialogue (shared context), then average",
     )
+    add_exclude_argument(evaluate)
     evaluate.set_defaults(run=run_evaluate)

@@ -69,7 +69,13 @@ def _ratings_rows(tables: list[tuple[pw.Ratings, str]]) -> list[list[object]]:
 
 
 def run_pairwise(args: argparse.Namespace) -> int:
-    bench = load_benchmark(args.benchmark, args.level, args.split, data_dir=args.data_dir)
+    bench = load_benchmark(
+        args.benchmark,
+        args.level,
+        args.split,
+        data_dir=args.data_dir,
+        exclude_systems=args.exclude_system or (),
+    )
     aspect = bench.metadata.aspect(args.aspect).name
     judgments = pairwise_judgments(unit_ratings(bench, aspect))
     if judgments.empty:
@@ -84,7 +90,7 @@ def run_pairwise(args: argparse.Namespace) -> int:
     per_judge = (judgments["judge"] != MEAN_JUDGE).any()
     ties = int((games.outcome == 0.5).sum())
     print(
-        f"{bench.name}, aspect {aspect}: {len(judgments)} preferences from "
+        f"{bench.label}, aspect {aspect}: {len(judgments)} preferences from "
         f"{'each annotator' if per_judge else 'the mean ratings'} over "
         f"{judgments['unit'].nunique()} shared contexts, {games.systems.size} systems; "
         f"{ties} ties (left out of win rates, half a win in Bradley-Terry, draws in Elo and "
@@ -177,13 +183,19 @@ def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
 
 
 def run_rates(args: argparse.Namespace) -> int:
-    bench = load_benchmark(args.benchmark, args.level, args.split, data_dir=args.data_dir)
+    bench = load_benchmark(
+        args.benchmark,
+        args.level,
+        args.split,
+        data_dir=args.data_dir,
+        exclude_systems=args.exclude_system or (),
+    )
     aspect = bench.metadata.aspect(args.aspect).name
     labels, split_votes = binary_labels(bench, aspect)
     systems = np.asarray(bench.table.column("system").to_pylist(), dtype=object)
     table = rates(systems, labels, args.confidence)
     print(
-        f"{bench.name}, aspect {aspect}: rate of items labelled 1 (majority of the ratings) per "
+        f"{bench.label}, aspect {aspect}: rate of items labelled 1 (majority of the ratings) per "
         f"system, Wilson {args.confidence:.0%} intervals"
     )
     if split_votes:

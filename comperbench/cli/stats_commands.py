@@ -14,7 +14,6 @@ from comperbench.errors import ComperbenchError, DataFormatError
 from comperbench.stats import power as pw
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import METHODS, correlation_table
-from comperbench.stats.signature import benchmark_tag
 from comperbench.stats.significance import TESTS, significance_matrix
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
@@ -101,7 +100,13 @@ def run_compare(args: argparse.Namespace) -> int:
     if bool(args.scores) == bool(args.metrics):
         raise ComperbenchError("give exactly one of --metrics or --scores")
     stored = None if args.level == "system" else args.level
-    bench = load_benchmark(args.benchmark, stored, args.split, data_dir=args.data_dir)
+    bench = load_benchmark(
+        args.benchmark,
+        stored,
+        args.split,
+        data_dir=args.data_dir,
+        exclude_systems=args.exclude_system or (),
+    )
     scores = _metric_scores(args, bench)
     aspect = bench.metadata.aspect(args.aspect).name
     human = bench.human_scores(aspect)
@@ -109,7 +114,7 @@ def run_compare(args: argparse.Namespace) -> int:
     level = args.level or bench.level
     groups = columns["dialogue_id"].to_numpy() if args.grouped else None
     systems = columns["system"].to_numpy()
-    tag = benchmark_tag(bench.name, bench.fingerprint)
+    tag = bench.tag
     options = dict(
         level=level,
         method=args.method,
@@ -120,7 +125,7 @@ def run_compare(args: argparse.Namespace) -> int:
         benchmark=tag,
     )
     grouped = " grouped by dialogue (shared context)" if args.grouped else ""
-    print(f"{bench.name}, aspect {aspect}, {level} level{grouped}, {args.method}")
+    print(f"{bench.label}, aspect {aspect}, {level} level{grouped}, {args.method}")
     table = correlation_table(scores, human, ci=args.ci, **options)
     rows = [
         [
@@ -157,7 +162,13 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    bench = load_benchmark(args.benchmark, args.level, args.split, data_dir=args.data_dir)
+    bench = load_benchmark(
+        args.benchmark,
+        args.level,
+        args.split,
+        data_dir=args.data_dir,
+        exclude_systems=args.exclude_system or (),
+    )
     ratings = bench.ratings()
     if ratings.empty:
         raise ComperbenchError(
@@ -169,7 +180,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         else sorted(ratings["aspect"].unique())
     )
     statistics = tuple(args.statistics.split(",")) if args.statistics else STATISTICS
-    tag = benchmark_tag(bench.name, bench.fingerprint)
+    tag = bench.tag
     rows, notes, signature = [], set(), ""
     for aspect in aspects:
         for r in agreement(
@@ -182,7 +193,7 @@ def run_agreement(args: argparse.Namespace) -> int:
             notes.add(r.rater_assignment)
             signature = r.signature
     print(
-        f"{bench.name} ({bench.level} level): inter-annotator agreement, raters: {'; '.join(sorted(notes))}"
+        f"{bench.label} ({bench.level} level): inter-annotator agreement, raters: {'; '.join(sorted(notes))}"
     )
     print(
         format_table(["aspect", "statistic", "value", "95% CI", "items", "ratings", "note"], rows)
@@ -231,6 +242,16 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    add_exclude_argument(parser)
+
+
+def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--exclude-system",
+        action="append",
+        metavar="SYSTEM",
+        help="leave this system's items out (repeatable), e.g. a system that is also the reference",
+    )
 
 
 def register(commands: argparse._SubParsersAction) -> None:
