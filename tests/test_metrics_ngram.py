@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -100,10 +101,35 @@ def test_meteor_equals_nltk_with_prepared_wordnet() -> None:
         for h, refs in zip(HYPS, REFS, strict=True)
     ]
     assert get("meteor").score(ITEMS) == pytest.approx(expected)
+    # two synonyms of "dog" in one reference: the later one is taken, as nltk does, which makes
+    # one chunk of "the dog" ~ "the cad" (the earlier "hound" would make two)
+    tie = TurnItem("s", "the dog", references=("hound the cad",))
+    nltk_tie = meteor_score([["hound", "the", "cad"]], ["the", "dog"], wordnet=reader)
+    assert get("meteor").score([tie]) == pytest.approx([nltk_tie])
+    assert nltk_tie > meteor_score([["hound", "the", "fox"]], ["the", "dog"], wordnet=reader)
     # a synonym match through WordNet raises the score above the exact-match one
     syn = get("meteor").score([TurnItem("s", "the dog ran", references=("the hound ran",))])[0]
     none = get("meteor").score([TurnItem("s", "the cat ran", references=("the hound ran",))])[0]
     assert syn > none
+
+
+@pytest.mark.parametrize(("name", "count"), [("dstc7", 150), ("usr-topical", 360)])
+def test_meteor_equals_nltk_on_real_items(data_root: Path, name: str, count: int) -> None:
+    """The hand-wired alignment gives nltk's `meteor_score` on real responses: DSTC7's many
+    references per item (synonym ties, repeated words) and USR's single one."""
+    from nltk.tokenize import NLTKWordTokenizer
+    from nltk.translate.meteor_score import meteor_score
+
+    from comperbench import load_benchmark
+    from comperbench.metrics.runner import benchmark_items
+    from comperbench.metrics.wordnet import wordnet_reader
+
+    items = [i for i in benchmark_items(load_benchmark(name)) if i.references][:count]
+    tok, reader = NLTKWordTokenizer().tokenize, wordnet_reader()
+    expected = [
+        meteor_score([tok(r) for r in i.references], tok(i.response), wordnet=reader) for i in items
+    ]
+    assert get("meteor").score(items) == pytest.approx(expected, abs=1e-12)
 
 
 def test_word_f1_by_hand_parlai_normalisation() -> None:

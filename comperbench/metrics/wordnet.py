@@ -71,17 +71,32 @@ def wordnet_reader() -> Any:
 
 
 class CachedWordNet:
-    """The one WordNet call METEOR makes (`synsets(word)`), memoised per word: METEOR looks the
-    same words up again for every reference of every item."""
+    """WordNet for METEOR, memoised per word (`synsets`, and the synonym set built from them):
+    METEOR looks the same words up again for every reference of every item."""
 
     def __init__(self, reader: Any) -> None:
         self.reader = reader
         self._synsets: dict[str, list[Any]] = {}
+        self._synonyms: dict[str, frozenset[str]] = {}
 
     def synsets(self, word: str) -> list[Any]:
         found = self._synsets.get(word)
         if found is None:
             found = self._synsets[word] = self.reader.synsets(word)
+        return found
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        """The words nltk's METEOR accepts as synonyms of `word`: the word itself and the lemma
+        names without "_" of all its synsets."""
+        found = self._synonyms.get(word)
+        if found is None:
+            names = {
+                lemma.name()
+                for synset in self.synsets(word)
+                for lemma in synset.lemmas()
+                if "_" not in lemma.name()
+            }
+            found = self._synonyms[word] = frozenset({*names, word})
         return found
 
 
