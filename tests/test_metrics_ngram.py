@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
 import pytest
 
 from comperbench.metrics import TurnItem, available, get
 from comperbench.metrics.base import MetricInputError
-from comperbench.metrics.ngram import normalize_answer
+from comperbench.metrics.ngram import lcs_length, normalize_answer
 
 HYPS = [
     "the cat sat on the mat",
@@ -130,6 +131,32 @@ def test_meteor_equals_nltk_on_real_items(data_root: Path, name: str, count: int
         meteor_score([tok(r) for r in i.references], tok(i.response), wordnet=reader) for i in items
     ]
     assert get("meteor").score(items) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("name", "count"), [("dstc7", 150), ("usr-topical", 360)])
+def test_rouge_equals_rouge_score_on_real_items(data_root: Path, name: str, count: int) -> None:
+    from rouge_score import rouge_scorer
+
+    from comperbench import load_benchmark
+    from comperbench.metrics.runner import benchmark_items
+
+    items = [i for i in benchmark_items(load_benchmark(name)) if i.references][:count]
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+    expected = [scorer.score_multi(list(i.references), i.response) for i in items]
+    for metric, key in (("rouge-1", "rouge1"), ("rouge-2", "rouge2"), ("rouge-l", "rougeL")):
+        want = [e[key].fmeasure for e in expected]
+        assert get(metric).score(items) == pytest.approx(want, abs=1e-12)
+
+
+def test_bit_parallel_lcs_equals_the_lcs_table() -> None:
+    from rouge_score.rouge_scorer import _lcs_table
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        a = tuple(rng.choice("abcde") for _ in range(rng.randint(0, 70)))
+        b = tuple(rng.choice("abcdef") for _ in range(rng.randint(0, 70)))
+        assert lcs_length(a, b) == _lcs_table(a, b)[-1][-1]
+    assert lcs_length(tuple("abcbdab"), tuple("bdcaba")) == 4  # the textbook example
 
 
 def test_word_f1_by_hand_parlai_normalisation() -> None:
