@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -130,3 +131,60 @@ def test_database_location_is_configurable(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv(DB_ENV, str(tmp_path / "here" / "lb.sqlite"))
     assert default_path() == tmp_path / "here" / "lb.sqlite"
     assert Store().path.is_file()
+
+
+@pytest.fixture
+def comperdial_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The ComperDial fixture files with two more systems (system level needs three)."""
+    import json
+    import shutil
+
+    from comperbench.leaderboard import scoring
+    from comperbench.loaders import comperdial
+
+    root = tmp_path / "data"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "comperdial", root / "comperdial")
+    for name in (comperdial.TURN_EVAL, comperdial.DIALOGUE_EVAL):
+        path = root / "comperdial" / name
+        records = json.loads(path.read_text())
+        extra = []
+        for k, model in enumerate(("agent_02", "agent_03"), start=1):
+            for record in records:
+                if record["model"] == "agent_01":
+                    scores = [max(1, s - k) if s is not None else None for s in record["scores"]]
+                    extra.append({**record, "model": model, "scores": scores})
+        path.write_text(json.dumps(records + extra))
+    monkeypatch.setenv("COMPERBENCH_DATA", str(root))
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    cached_benchmark.cache_clear()
+    scoring._human_ranks.cache_clear()
+    yield root
+    cached_benchmark.cache_clear()
+    scoring._human_ranks.cache_clear()
+
+
+def test_one_file_over_both_levels_of_a_benchmark(comperdial_root: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    index = ItemIndex(["comperdial"])
+    turn, dialogue = (
+        cached_benchmark("comperdial", "turn"),
+        cached_benchmark("comperdial", "dialogue"),
+    )
+    ids = [*turn.item_ids, *dialogue.item_ids]
+    raw = ("item_id,score\n" + "".join(f"{i},{k % 5}.5\n" for k, i in enumerate(ids))).encode()
+    outcome = submit("both.csv", raw, SubmissionMeta("both"), store, index)
+    n_turn, n_dialogue = len(turn), len(dialogue)
+    assert f"comperdial (turn): {n_turn}/{n_turn} items, ranked" in outcome.summary()
+    assert f"comperdial (dialogue): {n_dialogue}/{n_dialogue} items, ranked" in outcome.summary()
+    for level in ("turn", "dialogue", "system"):
+        assert [
+            r.row.metric for r in ranking(store, "comperdial", level, "overall", "pearson")
+        ] == ["both"]
+    [system] = ranking(store, "comperdial", "system", "overall", "kendall-b")
+    assert system.row.n == 4 and "level:system" in system.row.signature
+    # a second metric, one file per level (as the seed writes them), is listed once at system level
+    for level, bench in (("turn", turn), ("dialogue", dialogue)):
+        one = "item_id,score\n" + "".join(f"{i},{k}\n" for k, i in enumerate(bench.item_ids))
+        submit(f"other-{level}.csv", one.encode(), SubmissionMeta("other"), store, index)
+    names = [r.row.metric for r in ranking(store, "comperdial", "system", "overall", "pearson")]
+    assert sorted(names) == ["both", "other"]

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from comperbench.leaderboard.items import cached_benchmark
+from comperbench.leaderboard.items import cached_benchmark, stored_levels
 from comperbench.leaderboard.submission import Coverage
 from comperbench.stats.correlation import point_correlation
 from comperbench.stats.resampling import (
@@ -112,13 +112,18 @@ def score_coverage(
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
 ) -> list[Correlation]:
-    """Item- and system-level correlations of a full-coverage metric with every aspect."""
+    """Item- and system-level correlations of a full-coverage metric with every aspect.
+
+    The system level of a benchmark is derived from its first stored level only, so a metric
+    covering both the turn and the dialogue level of a benchmark gets one set of system rows.
+    """
     if not coverage.full:
         raise ValueError(f"{coverage.benchmark}: only full-coverage scores are ranked")
     bench = cached_benchmark(coverage.benchmark, coverage.level)
     _, codes = np.unique(np.asarray(bench.table.column("system").to_pylist()), return_inverse=True)
     k = int(codes.max()) + 1 if len(codes) else 0
     tag = benchmark_tag(bench.name, bench.fingerprint)
+    system_source = stored_levels(coverage.benchmark)[0]
     results = []
     item_spearman = _ItemSpearman(coverage, n_resamples, seed)
     for aspect in bench.metadata.aspect_names:
@@ -127,7 +132,7 @@ def score_coverage(
         x, y = coverage.scores[valid], human[valid]
         present = np.unique(codes[valid])
         units = {coverage.level: (x, y)}
-        if len(present) >= 3:
+        if len(present) >= 3 and coverage.level == system_source:
             units["system"] = (
                 _system_means(x, codes[valid], k)[present],
                 _system_means(y, codes[valid], k)[present],
