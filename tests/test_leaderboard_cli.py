@@ -72,3 +72,16 @@ def test_seed_stores_baselines_once(
     [stored] = Store(db).submissions()
     assert stored["baseline"] == 1 and stored["name"] == "length"
     assert stored["reference_free"] == 1
+
+
+def test_submit_of_a_missing_file_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere.csv"
+    db = tmp_path / "lb.sqlite"
+    assert main(["submit", str(missing), "--name", "x", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert f"comperbench: error: {missing} does not exist" in err
+    assert "Traceback" not in err
+    assert main(["submit", str(tmp_path), "--name", "x", "--db", str(db)]) == 2
+    assert "is a folder, not a file" in capsys.readouterr().err

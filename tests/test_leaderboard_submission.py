@@ -192,3 +192,30 @@ def test_metadata_is_checked(index: ItemIndex) -> None:
     assert "column 'name': a metric name is required" in found
     assert "column 'link': not an http(s) URL: 'javascript:alert(1)'" in found
     assert "column 'trained_on': unknown benchmark 'usr-topicl'" in found
+
+
+def test_huge_integers_are_located_errors(index: ItemIndex, topical_ids: list[str]) -> None:
+    a, b = topical_ids[:2]
+    huge = "9" * 400
+    jsonl = f'{{"item_id": "{a}", "score": {huge}}}\n{{"item_id": "{b}", "score": 1}}\n'
+    with pytest.raises(SubmissionError) as info:
+        parse("m.jsonl", jsonl.encode(), META, index)
+    assert (
+        f"line 1, item_id {a!r}, column 'score': not a finite number"
+        " (an integer too large for a float)"
+    ) in _problems(info)
+    with pytest.raises(SubmissionError) as info:
+        parse("m.csv", _csv([(a, huge), (b, "1")]), META, index)
+    assert any(
+        p.startswith(f"line 2, item_id {a!r}, column 'score': not a finite number")
+        for p in _problems(info)
+    )
+    beyond = f'{{"item_id": "{a}", "score": {"9" * 5000}}}\n'
+    with pytest.raises(SubmissionError, match="line 1: invalid JSON"):
+        parse("m.jsonl", beyond.encode(), META, index)
+
+
+def test_column_hint_shows_the_actual_header(index: ItemIndex) -> None:
+    with pytest.raises(SubmissionError) as info:
+        parse("m.csv", b"Item_ID,score\nusr-topical/0000/argmax-decoding,1\n", META, index)
+    assert "(is 'Item_ID' meant to be 'item_id'?)" in str(info.value)

@@ -22,6 +22,10 @@ def run_submit(args: argparse.Namespace) -> int:
     from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
 
     path = Path(args.file)
+    if not path.is_file():
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        print(f"comperbench: error: {path} {what}", file=sys.stderr)
+        return 2
     if path.stat().st_size > MAX_FILE_BYTES:
         print(f"comperbench: error: {path} is larger than {MAX_FILE_BYTES} bytes", file=sys.stderr)
         return 2

@@ -214,8 +214,9 @@ def _decode(file_name: str, data: bytes) -> str:
 def _check_columns(file_name: str, columns: list[str], line: int | None) -> None:
     problems = []
     if ID_COLUMN not in columns:
-        close = difflib.get_close_matches(ID_COLUMN, [c.lower() for c in columns], n=1, cutoff=0.4)
-        hint = f" (is {close[0]!r} meant to be {ID_COLUMN!r}?)" if close else ""
+        lowered = {c.lower(): c for c in reversed(columns)}
+        close = difflib.get_close_matches(ID_COLUMN, list(lowered), n=1, cutoff=0.4)
+        hint = f" (is {lowered[close[0]]!r} meant to be {ID_COLUMN!r}?)" if close else ""
         problems.append(Problem(f"no {ID_COLUMN!r} column; columns are {columns}{hint}", line=line))
     seen: set[str] = set()
     for column in columns:
@@ -283,6 +284,9 @@ def _read_jsonl(file_name: str, text: str) -> _Rows:
         except json.JSONDecodeError as exc:
             problems.append(Problem(f"invalid JSON ({exc.msg}, column {exc.colno})", line=number))
             continue
+        except ValueError:  # an integer beyond Python's digit limit for int parsing
+            problems.append(Problem("invalid JSON (a number with too many digits)", line=number))
+            continue
         if not isinstance(record, dict):
             problems.append(Problem("each line must be a JSON object", line=number))
             continue
@@ -347,7 +351,10 @@ def _number(cell: object) -> tuple[float | None, str | None]:
     if isinstance(cell, bool):
         return None, f"not a number ({cell!r})"
     if isinstance(cell, int | float):
-        value = float(cell)
+        try:
+            value = float(cell)
+        except OverflowError:
+            return None, "not a finite number (an integer too large for a float)"
     elif isinstance(cell, str):
         text = cell.strip()
         if not text:
@@ -355,7 +362,7 @@ def _number(cell: object) -> tuple[float | None, str | None]:
         try:
             value = float(text)
         except ValueError:
-            return None, f"not a number ({cell!r})"
+            return None, f"not a number ({cell[:40]!r})"
     else:
         return None, f"not a number ({type(cell).__name__})"
     if not math.isfinite(value):
