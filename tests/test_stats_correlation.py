@@ -222,3 +222,29 @@ def test_missing_scores_share_the_index_matrix_and_drop_within_each_resample() -
     assert (result.ci.low, result.ci.high) == pytest.approx(
         tuple(np.quantile(boot, [0.025, 0.975]))
     )
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_pearson_does_not_depend_on_the_scale_of_the_scores(grouped: bool) -> None:
+    rng = np.random.default_rng(1)
+    human = rng.normal(size=60)
+    metric = human + rng.normal(size=60)
+    kw = {"groups": np.repeat(np.arange(10), 6)} if grouped else {}
+    big = correlate(metric, human, n_resamples=200, **kw)
+    tiny = correlate(metric * 1e-8, human, n_resamples=200, **kw)
+    assert np.isfinite(big.value)
+    assert tiny.value == pytest.approx(big.value, abs=1e-12)
+    assert tiny.ci is not None and big.ci is not None and tiny.ci.n_valid == big.ci.n_valid == 200
+    assert (tiny.ci.low, tiny.ci.high) == pytest.approx((big.ci.low, big.ci.high), abs=1e-12)
+    if not grouped:
+        assert big.value == pytest.approx(sps.pearsonr(metric, human).statistic, abs=1e-12)
+
+
+def test_constant_scores_stay_undefined_at_any_scale() -> None:
+    y = np.arange(8.0)
+    for scale in (1e-8, 1.0, 1e8):
+        W = np.ones((1, 8))
+        assert np.isnan(weighted_correlations(np.full((1, 8), 3.0 * scale), y, W, "pearson")[0, 0])
+    # constant within each group, not overall
+    x = np.repeat([1.0, 2.0], 4) * 1e-8
+    assert np.isnan(row_correlations(x[None, :], y, "pearson", Groups.of(np.repeat([0, 1], 4))))

@@ -71,7 +71,9 @@ def _pearson_from_sums(
         vy = syy - sy * sy / s
         cov = sxy - sx * sy / s
         r = cov / np.sqrt(vx * vy)
-        bad = (vx <= _TINY * np.maximum(sxx, 1.0)) | (vy <= _TINY * np.maximum(syy, 1.0)) | (s < 2)
+        # Relative to the raw sums of squares, so the check does not depend on the scale of the
+        # scores (a constant vector leaves only rounding error in vx, of order 1e-16 * sxx).
+        bad = (vx <= _TINY * sxx) | (vy <= _TINY * syy) | (s < 2)
     r = np.clip(r, -1.0, 1.0)
     r[bad] = np.nan
     return r
