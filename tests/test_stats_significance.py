@@ -116,7 +116,9 @@ def test_assign_ranks_like_mtme() -> None:
         ]
     )
     assert assign_ranks(p, 0.05) == [1, 1, 2, 3]
-    assert assign_ranks(p, 0.001) == [1, 1, 1, 1]
+    # p <= alpha is significant, as in MTME's AssignRanks
+    assert assign_ranks(p, 0.001) == [1, 1, 1, 2]
+    assert assign_ranks(p, 0.0009) == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("test", ["perm-both", "paired-bootstrap", "williams"])
@@ -167,3 +169,31 @@ def test_williams_rejects_other_methods() -> None:
     human, good, weak = _data()
     with pytest.raises(ValueError, match="Pearson correlations only"):
         significance_matrix({"a": good, "b": weak}, human, test="williams", method="spearman")
+
+
+def test_undefined_metrics_are_left_out_of_the_clusters() -> None:
+    human, good, weak = _data(80, seed=3)
+    scores = {"constant": np.full(80, 2.0), "good": good, "weak": weak}
+    result = significance_matrix(scores, human, n_resamples=200, seed=1)
+    assert result.metrics == ["good", "weak"]
+    assert result.undefined == {"constant": "metric scores are constant"}
+    assert result.p_values.shape == (2, 2)
+    assert all("constant" not in cluster for cluster in result.clusters())
+    assert result.clusters()[0] == ["good"]
+    grouped = significance_matrix(
+        scores, human, groups=np.repeat(np.arange(16), 5), n_resamples=100, seed=1
+    )
+    assert grouped.undefined == {"constant": "the correlation is undefined in every group"}
+    assert grouped.metrics == ["good", "weak"]
+
+
+def test_matrix_is_scale_invariant() -> None:
+    human, good, weak = _data(80, seed=3)
+    big = significance_matrix({"good": good, "weak": weak}, human, n_resamples=200, seed=1)
+    tiny = significance_matrix(
+        {"good": good * 1e-8, "weak": weak * 1e-8}, human, n_resamples=200, seed=1
+    )
+    assert tiny.metrics == big.metrics
+    assert np.isfinite(tiny.p_values[~np.eye(2, dtype=bool)]).all()
+    np.testing.assert_allclose(tiny.p_values, big.p_values, equal_nan=True)
+    np.testing.assert_allclose(tiny.values, big.values, atol=1e-12)

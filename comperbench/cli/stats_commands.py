@@ -157,6 +157,8 @@ def run_compare(args: argparse.Namespace) -> int:
     print(format_table(["metric", args.method, "rank", *short], body))
     for rank, members in enumerate(sig.clusters(), start=1):
         print(f"cluster {rank}: {', '.join(members)}")
+    for name, reason in sig.undefined.items():
+        print(f"not ranked: {name} (correlation undefined: {reason})")
     print(sig.signature)
     return 0
 

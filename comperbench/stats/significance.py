@@ -10,7 +10,7 @@ permutation of every pair is scored at once (see `vectorised`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -24,6 +24,7 @@ from comperbench.stats.correlation import (
     _system_means,
     group_correlations,
     point_correlation,
+    undefined_reason,
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
 from comperbench.stats.signature import Signature
@@ -43,6 +44,12 @@ def _statistic(x: np.ndarray, y: np.ndarray, method: str, layout: Groups | None)
         return point_correlation(x, y, method)[0]
     values = group_correlations(x, y, layout, method)
     return float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
+
+
+def _undefined_reason(x: np.ndarray, y: np.ndarray, layout: Groups | None) -> str:
+    if layout is not None:
+        return "the correlation is undefined in every group"
+    return undefined_reason(x, y) or "the correlation is undefined"
 
 
 def perm_both_rows(
@@ -174,12 +181,13 @@ def assign_ranks(p_values: np.ndarray, alpha: float) -> list[int]:
     """Cluster ranks for metrics sorted best first, as MTME's `AssignRanks`.
 
     p_values[i, j] is the p-value of "metric i better than metric j". A new cluster starts at
-    the first metric that is significantly worse than some metric of the current cluster.
+    the first metric that is significantly worse than some metric of the current cluster;
+    significant means p <= alpha, as in MTME (`any(sig_matrix[:, i][start_index:i] <= pval)`).
     """
     ranks = [1] if len(p_values) else []
     start = 0
     for i in range(1, len(p_values)):
-        if any(p_values[j, i] < alpha for j in range(start, i)):
+        if any(p_values[j, i] <= alpha for j in range(start, i)):
             start = i
             ranks.append(ranks[-1] + 1)
         else:
@@ -203,6 +211,9 @@ class SignificanceMatrix:
     """Units used (items, or groups, or systems) after dropping incomplete items."""
     n_dropped: int
     signature: str
+    undefined: dict[str, str] = field(default_factory=dict)
+    """Metrics whose correlation is undefined (NaN), with the reason; they are left out of
+    `metrics`, the p-values and the clusters."""
 
     def clusters(self) -> list[list[str]]:
         """Metrics grouped by rank: the first group is not significantly worse than the best."""
@@ -251,7 +262,11 @@ def significance_matrix(
         layout = Groups.of(np.asarray(groups)[keep])
     Z = np.vstack([_zscore(x) for x in X])
     values = np.array([_statistic(x, y, method, layout) for x in X])
+    undefined = {
+        names[i]: _undefined_reason(X[i], y, layout) for i in np.flatnonzero(np.isnan(values))
+    }
     order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+    order = order[np.isfinite(values[order])]
     names, X, Z, values = [names[i] for i in order], X[order], Z[order], values[order]
     m = len(names)
     deltas = values[:, None] - values[None, :]
@@ -303,4 +318,5 @@ def significance_matrix(
         n=int(n_units),
         n_dropped=int(keep.size - keep.sum()),
         signature=str(sig),
+        undefined=undefined,
     )
