@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -38,8 +39,10 @@ class Benchmark:
         skipped: dict[str, int],
         split: str | None = None,
         excluded_systems: tuple[str, ...] = (),
+        fingerprint: str | None = None,
     ) -> None:
         self.metadata, self.level, self.table, self.split = metadata, level, table, split
+        self._fingerprint = fingerprint or metadata.fingerprint
         self.skipped = dict(skipped)
         """What the published format obliged the loader to drop, by reason (counts)."""
         self.excluded_systems = excluded_systems
@@ -51,7 +54,9 @@ class Benchmark:
 
     @property
     def fingerprint(self) -> str:
-        return self.metadata.fingerprint
+        """The declared fingerprint, combined with the sha256 of the files read when a source
+        declares none (see `content_fingerprint`)."""
+        return self._fingerprint
 
     @property
     def label(self) -> str:
@@ -91,6 +96,7 @@ class Benchmark:
             self.skipped,
             self.split,
             tuple(sorted({*self.excluded_systems, *drop})),
+            self._fingerprint,
         )
 
     def __len__(self) -> int:
@@ -140,14 +146,32 @@ class Benchmark:
         return means
 
 
-def _table_cache_dir(meta: BenchmarkMetadata) -> Path:
-    return data.cache_dir() / "tables" / meta.name / meta.fingerprint
+def _table_cache_dir(meta: BenchmarkMetadata, fingerprint: str) -> Path:
+    return data.cache_dir() / "tables" / meta.name / fingerprint
+
+
+def _source_files(meta: BenchmarkMetadata, root: Path) -> SourceFiles:
+    return SourceFiles({s.path: data.resolve(meta, s, root) for s in meta.sources})
+
+
+def content_fingerprint(meta: BenchmarkMetadata, root: Path) -> str:
+    """The fingerprint of the data under `root`: the declared one when every source declares its
+    sha256, else the declared one combined with the sha256 of every file the loader reads (so
+    changed files are never served from a table cached from other files).
+
+    Needs the raw files of such a benchmark (missing ones are downloaded when online).
+    """
+    if all(s.sha256 is not None for s in meta.sources):
+        return meta.fingerprint
+    loader = BENCHMARKS.get(meta.name)()
+    digests = loader.content_digests(_source_files(meta, root), root)
+    payload = meta.fingerprint + "".join(f"{k}={v};" for k, v in sorted(digests.items()))
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def _parse(meta: BenchmarkMetadata, level: str, root: Path) -> tuple[pa.Table, dict[str, int]]:
     loader = BENCHMARKS.get(meta.name)()
-    paths = {s.path: data.resolve(meta, s, root) for s in meta.sources}
-    parsed = loader.parse(SourceFiles(paths), level)
+    parsed = loader.parse(_source_files(meta, root), level)
     records = parsed.turns if level == "turn" else parsed.dialogues
     ids = Counter(r.item_id for r in records)
     duplicated = [i for i, n in ids.items() if n > 1]
@@ -168,9 +192,15 @@ def _write_cache(folder: Path, level: str, table: pa.Table, skipped: dict[str, i
     tmp.replace(folder / f"{level}.parquet")
 
 
-def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]]:
-    table = pq.read_table(path)
-    skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
+def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
+    """The cached table and skip counts; None when the file cannot be read (a cache miss)."""
+    try:
+        table = pq.read_table(path)
+        skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
+    except (pa.ArrowException, OSError, ValueError):  # truncated, corrupt or foreign file
+        return None
+    if not isinstance(skipped, dict):
+        return None
     return table, skipped
 
 
@@ -194,7 +224,9 @@ def load_benchmark(
     """Load a benchmark at one level ("turn" or "dialogue"; default: its first level).
 
     Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache);
-    the normalised table is cached as parquet keyed by the benchmark's fingerprint.
+    the normalised table is cached as parquet keyed by the benchmark's fingerprint (for a source
+    without a declared sha256, one that includes the sha256 of the files read: see
+    `content_fingerprint`). `use_cache=False` parses the raw files and leaves the cache alone.
     `exclude_systems` leaves those systems' items out (see `Benchmark.without_systems`).
     """
     meta = get_metadata(name)
@@ -212,16 +244,19 @@ def load_benchmark(
         raise UnknownNameError(
             f"benchmark {name!r} has no split {split!r}. Splits: {', '.join(meta.splits)}"
         )
-    cached = _table_cache_dir(meta) / f"{level}.parquet"
-    if use_cache and cached.is_file():
-        table, skipped = _read_cache(cached)
-    else:
-        table, skipped = _parse(meta, level, data.data_root(data_dir))
+    root = data.data_root(data_dir)
+    fingerprint = content_fingerprint(meta, root)
+    cached = _table_cache_dir(meta, fingerprint) / f"{level}.parquet"
+    loaded = _read_cache(cached) if use_cache and cached.is_file() else None
+    if loaded is None:
+        loaded = _parse(meta, level, root)
         if use_cache:
-            _write_cache(cached.parent, level, table, skipped)
+            _write_cache(cached.parent, level, *loaded)
+    table, skipped = loaded
     if split is not None:
         table = table.filter(pc.equal(table.column("split"), split))
-    return Benchmark(meta, level, table, skipped, split).without_systems(exclude_systems)
+    bench = Benchmark(meta, level, table, skipped, split, fingerprint=fingerprint)
+    return bench.without_systems(exclude_systems)
 
 
 def describe(meta: BenchmarkMetadata) -> dict[str, Any]:

@@ -48,7 +48,11 @@ def _file_entry(out: Path, path: Path, **extra: Any) -> dict[str, Any]:
 
 
 def _release_table(
-    meta: BenchmarkMetadata, level: str, table: pa.Table, skipped: dict[str, int]
+    meta: BenchmarkMetadata,
+    level: str,
+    table: pa.Table,
+    skipped: dict[str, int],
+    fingerprint: str,
 ) -> pa.Table:
     """The table in the canonical schema with fixed metadata, so its bytes depend on its content.
 
@@ -62,7 +66,7 @@ def _release_table(
             {
                 "comperbench.benchmark": meta.name,
                 "comperbench.version": meta.version,
-                "comperbench.fingerprint": meta.fingerprint,
+                "comperbench.fingerprint": fingerprint,
                 "comperbench.schema": SCHEMA_VERSION,
                 "comperbench.skipped": json.dumps(skipped, sort_keys=True),
             }
@@ -89,9 +93,11 @@ def export_benchmark(
     """Write one benchmark's levels and splits (and its card, after checking it); its manifest entry."""
     tables: dict[str, pa.Table] = {}
     skipped: dict[str, dict[str, int]] = {}
+    fingerprint = meta.fingerprint
     for level in cards.stored_levels(meta):
-        bench = load_benchmark(meta.name, level, data_dir=data_dir)
-        tables[level], skipped[level] = bench.table, bench.skipped
+        # Parsed from the raw files of this data root, never from a cached table.
+        bench = load_benchmark(meta.name, level, data_dir=data_dir, use_cache=False)
+        tables[level], skipped[level], fingerprint = bench.table, bench.skipped, bench.fingerprint
     card_text = None
     if with_card:
         card_text = cards.read_card(meta.name, cards_dir)
@@ -105,13 +111,13 @@ def export_benchmark(
     for level, table in tables.items():
         for split in meta.splits:
             rows = table.filter(pc.equal(table.column("split"), split))
-            part = _release_table(meta, level, rows, skipped[level])
+            part = _release_table(meta, level, rows, skipped[level], fingerprint)
             path = out / cards.release_path(meta.name, level, split, fmt)
             _write(part, path, fmt)
             files.append(_file_entry(out, path, level=level, split=split, rows=part.num_rows))
     entry: dict[str, Any] = {
         "version": meta.version,
-        "fingerprint": meta.fingerprint,
+        "fingerprint": fingerprint,
         "license": meta.license,
         "files": files,
     }

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from comperbench import get_metadata, load_benchmark
@@ -162,3 +163,15 @@ def test_systems_left_out_on_request_are_named_in_the_tag(data_root: Path) -> No
     )
     with pytest.raises(UnknownNameError, match=r"no system 'Ground Truth'\. Systems: Argmax"):
         full.without_systems(["Ground Truth"])
+
+
+def test_corrupt_cached_table_is_a_cache_miss(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fresh = load_benchmark("usr-persona")
+    cached = next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+    cached.write_bytes(b"PAR1 not a parquet file")
+    again = load_benchmark("usr-persona")
+    assert again.table.equals(fresh.table) and again.skipped == fresh.skipped
+    assert pq.read_table(cached).num_rows == len(fresh)  # rewritten

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from comperbench import data, get_metadata, load_benchmark
+from comperbench.benchmark import content_fingerprint
 from comperbench.errors import DataFormatError, DataMissingError
 from comperbench.loaders import comperdial, soda_eval
 
@@ -337,11 +338,53 @@ def test_soda_eval_content_fingerprint_follows_the_files_read(tmp_path: Path) ->
     meta = get_metadata("soda-eval")
     digests = soda_eval.shard_digests(root)
     assert len(digests) == 5 and "soda_eval/data/test-00001-of-00002.parquet" in digests
-    before = soda_eval.content_fingerprint(meta, root)
-    assert soda_eval.content_fingerprint(meta, root) == before
+    before = content_fingerprint(meta, root)
+    assert content_fingerprint(meta, root) == before != meta.fingerprint
     _rewrite(root, SHARD, lambda t: _set(t, "score", 0, 3))
-    assert soda_eval.content_fingerprint(meta, root) != before
+    assert content_fingerprint(meta, root) != before
     assert any("revision 'main'" in note for note in meta.notes)
+
+
+def test_soda_eval_changed_shard_is_not_served_from_the_table_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    root = _root(tmp_path, "soda_eval")
+    before = load_benchmark("soda-eval", split="test", data_dir=root)
+    _rewrite(root, SHARD, lambda t: _set(t, "response", 0, "A changed response."))
+    after = load_benchmark("soda-eval", split="test", data_dir=root)
+    assert after.fingerprint != before.fingerprint
+    assert "A changed response." in after.table.column("response").to_pylist()
+    assert "A changed response." not in before.table.column("response").to_pylist()
+
+
+def test_comperdial_changed_file_is_not_served_from_the_table_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    root = _root(tmp_path, "comperdial")
+    before = load_benchmark("comperdial", data_dir=root)
+    assert before.fingerprint != before.metadata.fingerprint
+    _edit_json(root, TURN_FILE, lambda r: r[0].update(response="A changed response."))
+    after = load_benchmark("comperdial", data_dir=root)
+    assert after.fingerprint != before.fingerprint
+    assert "A changed response." in after.table.column("response").to_pylist()
+    assert load_benchmark("comperdial", data_dir=root).fingerprint == after.fingerprint
+
+
+def test_export_without_the_files_does_not_ship_cached_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.release import export_release
+
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fixtures = _root(tmp_path, "comperdial")
+    for level in ("turn", "dialogue"):
+        load_benchmark("comperdial", level, data_dir=fixtures)  # fills the table cache
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataMissingError, match=r"needs the raw file .*Sony/ComperDial"):
+        export_release(["comperdial"], tmp_path / "out", data_dir=empty)
 
 
 def test_soda_eval_reads_shards_in_many_row_groups_alike(tmp_path: Path) -> None:

@@ -168,6 +168,19 @@ class BenchmarkLoader(ABC):
     def parse(self, files: SourceFiles, level: str) -> Parsed:
         """Read the raw files into records of `level` ("turn" or "dialogue")."""
 
+    def content_digests(self, files: SourceFiles, root: Path) -> dict[str, str]:
+        """sha256 of every file `parse` reads whose sha256 is not declared, by path under `root`.
+
+        These identify the data of a source without a declared sha256 (a Hub file at a branch,
+        or at a pinned revision but never checked): the table cache and the fingerprint reported
+        with results include them. A loader that reads files beyond its declared sources (e.g.
+        shards named by a card) adds them.
+        """
+        from comperbench.data import sha256_file
+
+        undeclared = {s.path for s in self.metadata.sources if s.sha256 is None}
+        return {key: sha256_file(path) for key, path in files.paths.items() if key in undeclared}
+
 
 BENCHMARKS: Registry[type[BenchmarkLoader]] = Registry("benchmark")
 
