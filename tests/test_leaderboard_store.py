@@ -188,3 +188,28 @@ def test_one_file_over_both_levels_of_a_benchmark(comperdial_root: Path, tmp_pat
         submit(f"other-{level}.csv", one.encode(), SubmissionMeta("other"), store, index)
     names = [r.row.metric for r in ranking(store, "comperdial", "system", "overall", "pearson")]
     assert sorted(names) == ["both", "other"]
+
+
+def test_rows_under_other_resampling_settings_are_set_apart(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    submit("good.csv", _file(index, 0.3, 1), SubmissionMeta("good"), store, index)
+    submit("poor.csv", _file(index, 3.0, 2), SubmissionMeta("poor"), store, index)
+    service.submit(
+        "odd.csv", _file(index, 1.0, 4), SubmissionMeta("odd"), store, index, n_resamples=50
+    )
+    table = ranking(store, "usr-topical", "turn", "overall", "spearman")
+    assert sorted(r.row.metric for r in table) == ["good", "poor"]
+    assert all(len(r.row.replicates) == 200 for r in table)
+    p = significance_matrix([r.row for r in table])
+    assert p.shape == (2, 2)
+    [odd] = service.set_apart(store, "usr-topical", "turn", "overall", "spearman")
+    assert odd.metric == "odd" and len(odd.replicates) == 50
+    assert service.describe_apart(odd).startswith("odd (resamples 50, seed 12345, usr-topical@")
+    system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
+    assert sorted(r.row.metric for r in system) == ["good", "poor"]
+    from comperbench.leaderboard.app import _partial_text
+
+    text = _partial_text(store, "usr-topical", "turn", "overall", "spearman")
+    assert "other resampling settings" in text and "odd (resamples 50" in text

@@ -76,7 +76,7 @@ def run_seed(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from comperbench.benchmark import get_metadata
     from comperbench.leaderboard.items import stored_levels
-    from comperbench.leaderboard.service import ranking
+    from comperbench.leaderboard.service import describe_apart, ranking, set_apart
 
     meta = get_metadata(args.benchmark)
     level = args.level or stored_levels(args.benchmark)[0]
@@ -101,6 +101,8 @@ def run_show(args: argparse.Namespace) -> int:
         args.benchmark, level if level != "system" else stored_levels(args.benchmark)[0]
     ):
         print(f"partial (not ranked): {name} {covered}/{total}")
+    for row in set_apart(store, args.benchmark, level, aspect, args.statistic):
+        print(f"scored under other settings (not ranked): {describe_apart(row)}")
     return 0
 
 

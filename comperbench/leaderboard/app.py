@@ -19,7 +19,13 @@ from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.scoring import STATISTICS
-from comperbench.leaderboard.service import ranking, significance_matrix, submit
+from comperbench.leaderboard.service import (
+    describe_apart,
+    ranking,
+    set_apart,
+    significance_matrix,
+    submit,
+)
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
 
@@ -83,13 +89,26 @@ def ranking_frame(
     return pd.DataFrame(rows, columns=RANKING_COLUMNS)
 
 
-def _partial_text(store: Store, benchmark: str, level: str) -> str:
+def _partial_text(
+    store: Store, benchmark: str, level: str, aspect: str | None = None, statistic: str = "spearman"
+) -> str:
     partial = store.partial(benchmark, _item_level(benchmark, level))
-    if not partial:
-        return "No partial submissions on this benchmark."
-    return "Partial submissions (not ranked): " + "; ".join(
-        f"{name} ({covered}/{total} items)" for name, covered, total in partial
-    )
+    parts = []
+    if partial:
+        parts.append(
+            "Partial submissions (not ranked): "
+            + "; ".join(f"{name} ({covered}/{total} items)" for name, covered, total in partial)
+        )
+    else:
+        parts.append("No partial submissions on this benchmark.")
+    aspect = aspect or get_metadata(benchmark).default_aspect
+    apart = set_apart(store, benchmark, level, aspect, statistic)
+    if apart:
+        parts.append(
+            "Scored under other resampling settings or another benchmark version (not ranked): "
+            + "; ".join(describe_apart(r) for r in apart)
+        )
+    return "\n".join(parts)
 
 
 def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> str:
@@ -208,7 +227,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
         sig = signature[0].row.signature if signature else "no ranked submissions yet"
         return (
             frame,
-            _partial_text(store, benchmark, level),
+            _partial_text(store, benchmark, level, aspect, statistic),
             sig,
             gr.update(choices=metrics, value=metrics[0] if metrics else None),
             heatmap_html(store, benchmark, level, aspect, statistic),

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from comperbench.leaderboard.items import ItemIndex
+from comperbench.errors import ComperbenchError
+from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
+    SEED,
     Correlation,
     paired_p,
     score_coverage,
@@ -17,6 +20,7 @@ from comperbench.leaderboard.scoring import (
 )
 from comperbench.leaderboard.store import Row, Store, Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
+from comperbench.stats.signature import benchmark_tag
 
 SIGNIFICANCE = 0.05
 
@@ -80,9 +84,57 @@ class Ranked:
         return math.isnan(self.p_vs_leader) or self.p_vs_leader >= SIGNIFICANCE
 
 
+Settings = tuple[str, str, str, int]
+"""(resamples, seed, benchmark@fingerprint, replicate count) of a stored row."""
+
+
+def settings(row: Row) -> Settings:
+    """The resampling settings and benchmark version a row's replicates were drawn under."""
+    fields = dict(part.split(":", 1) for part in row.signature.split("|") if ":" in part)
+    return fields.get("n", ""), fields.get("seed", ""), fields.get("bench", ""), len(row.replicates)
+
+
+def _current_tag(benchmark: str) -> str | None:
+    try:
+        bench = cached_benchmark(benchmark, stored_levels(benchmark)[0])
+    except ComperbenchError:
+        return None
+    return benchmark_tag(bench.name, bench.fingerprint)
+
+
+def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows whose replicates are paired with each other, and the rows set apart.
+
+    Replicates are paired only when drawn with the same resample count and seed on the same
+    benchmark version. The reference settings are the package's (N_RESAMPLES, SEED) on the current
+    benchmark version when any row has them, else the most common settings on the current version
+    (the earliest group on a tie). Rows scored otherwise are never compared with them.
+    """
+    if not rows:
+        return [], []
+    tag = _current_tag(benchmark)
+    keys = [settings(r) for r in rows]
+    candidates = [k for k in keys if tag is None or k[2] == tag]
+    default = (str(N_RESAMPLES), str(SEED), tag or "", N_RESAMPLES)
+    reference: Settings | None
+    if default in candidates:
+        reference = default
+    elif candidates:
+        reference = Counter(candidates).most_common(1)[0][0]
+    else:
+        reference = None
+    kept = [r for r, k in zip(rows, keys, strict=True) if k == reference]
+    apart = [r for r, k in zip(rows, keys, strict=True) if k != reference]
+    return kept, apart
+
+
 def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Ranked]:
-    """Full-coverage metrics ordered by correlation, with rank ranges and tests vs the leader."""
-    rows = store.view(benchmark, level, aspect, statistic)
+    """Full-coverage metrics ordered by correlation, with rank ranges and tests vs the leader.
+
+    Only rows scored under the same resampling settings are ranked together (see `comparable`);
+    `set_apart` lists the others.
+    """
+    rows, _ = comparable(benchmark, store.view(benchmark, level, aspect, statistic))
     if not rows:
         return []
     values = np.array([r.value for r in rows])
@@ -92,6 +144,17 @@ def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: st
         for row, s in zip(rows, standings(values, replicates), strict=True)
     ]
     return sorted(placed, key=lambda r: r.rank)
+
+
+def set_apart(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:
+    """Full-coverage rows not ranked because they were scored under other resampling settings
+    or on another version of the benchmark."""
+    return comparable(benchmark, store.view(benchmark, level, aspect, statistic))[1]
+
+
+def describe_apart(row: Row) -> str:
+    n, seed, tag, _ = settings(row)
+    return f"{row.metric} (resamples {n or '?'}, seed {seed or '?'}, {tag or 'unknown version'})"
 
 
 def significance_matrix(rows: list[Row]) -> np.ndarray:
