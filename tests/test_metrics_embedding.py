@@ -133,3 +133,57 @@ def test_context_cosine_equals_mean_pooled_embeddings() -> None:
     ]
     assert get("context-cosine").score(ITEMS) == pytest.approx(expected, abs=1e-5)
     assert math.isnan(get("context-cosine").score([TurnItem("n", "hi")])[0])
+
+
+def _tiny_bert(path: Path) -> None:
+    """A two-layer BERT with a word-piece vocabulary, built offline and saved to `path`."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path.mkdir(parents=True)
+    words = ["the", "a", "cat", "dog", "sat", "on", "mat", "ran", "park", "hello", "there"]
+    (path / "vocab.txt").write_text(
+        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
+    )
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    config = BertConfig(
+        vocab_size=5 + len(words),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(path)
+
+
+def test_local_model_replaced_in_place_is_recomputed(tmp_path: Path) -> None:
+    import torch
+    from transformers import BertModel
+
+    from comperbench.metrics.cache import ScoreCache, metric_key
+    from comperbench.metrics.runner import score_items
+
+    model_dir = tmp_path / "tiny-bert"
+    _tiny_bert(model_dir)
+    items = [TurnItem("1", "the cat sat on the mat", references=("a dog ran in the park",))]
+    cache_root = tmp_path / "scores"
+    name = f"embedding-average[{model_dir}]"
+
+    first_metric = get(name)
+    first = score_items(first_metric, items, ScoreCache(cache_root))
+    assert first.computed == 1
+    again = score_items(get(name), items, ScoreCache(cache_root))
+    assert again.cached == 1 and again.scores[0] == first.scores[0]
+    first_key = metric_key(first_metric)
+
+    model = BertModel.from_pretrained(model_dir)
+    with torch.no_grad():
+        torch.manual_seed(1)
+        model.get_input_embeddings().weight.normal_()
+    model.save_pretrained(model_dir)
+
+    replaced_metric = get(name)
+    assert metric_key(replaced_metric) != first_key
+    replaced = score_items(replaced_metric, items, ScoreCache(cache_root))
+    assert replaced.computed == 1 and replaced.cached == 0
+    assert replaced.scores[0] != first.scores[0]

