@@ -202,3 +202,83 @@ def test_rates_table_and_pairwise_tests() -> None:
     assert len(pairwise_rate_tests(table)) == 1
     with pytest.raises(ValueError, match=r"system 'a' is 2\.0"):
         rates(["a"], [2])
+
+
+def _plain_elo(a: list, b: list, o: list, k: float = 32.0) -> dict:
+    r: dict = {}
+    for x, y, out in zip(a, b, o, strict=True):
+        rx, ry = r.get(x, 1000.0), r.get(y, 1000.0)
+        expected = 1 / (1 + 10 ** ((ry - rx) / 400))
+        r[x], r[y] = rx + k * (out - expected), ry - k * (out - expected)
+    return r
+
+
+def _games_in_contexts(seed: int = 6) -> Comparisons:
+    """Contexts of 1 to 6 comparisons each, listed in an interleaved order."""
+    rng = np.random.default_rng(seed)
+    base = _games(seed=seed, n=90)
+    sizes = rng.integers(1, 7, size=40)
+    units = np.repeat([f"ctx{i:02d}" for i in range(40)], sizes)[:90]
+    units = np.r_[units, ["ctx39"] * (90 - units.size)]
+    units = units[rng.permutation(90)]
+    return Comparisons.of(list(base.a), list(base.b), list(base.outcome), units=units)
+
+
+def test_ratings_bootstrap_resamples_contexts_like_a_loop() -> None:
+    c = _games_in_contexts()
+    k, seed = 30, 3
+    labels = np.unique(c.units.astype(str))
+    members = [np.flatnonzero(c.units == u) for u in labels]
+    bt_boot, elo_boot, ts_boot = [], [], []
+    for drawn in bootstrap_indices(labels.size, k, seed):
+        idx = np.concatenate([members[g] for g in drawn])
+        a, b, o = list(c.a[idx]), list(c.b[idx]), list(c.outcome[idx])
+        bt = bradley_terry(Comparisons.of(a, b, o), n_resamples=1).table
+        bt_boot.append(bt.loc[c.systems, "rating"].to_numpy())
+        plain = _plain_elo(a, b, o)
+        elo_boot.append([plain[s] for s in c.systems])
+        package = _package_trueskill(a, b, o)
+        ts_boot.append([package[s] for s in c.systems])
+    results = (
+        (bradley_terry(c, k, seed), bt_boot),
+        (elo(c, n_resamples=k, seed=seed), elo_boot),
+        (trueskill_ratings(c, k, seed), ts_boot),
+    )
+    for ratings, boot in results:
+        table = ratings.table.loc[c.systems]
+        q = np.quantile(np.array(boot), [0.025, 0.5, 0.975], axis=0)
+        assert table["low"].to_numpy() == pytest.approx(q[0], rel=1e-6, abs=1e-9)
+        assert table["median"].to_numpy() == pytest.approx(q[1], rel=1e-6, abs=1e-9)
+        assert table["high"].to_numpy() == pytest.approx(q[2], rel=1e-6, abs=1e-9)
+        assert "|unit:context|" in ratings.signature
+    # the point ratings are those of the comparisons in their given order
+    plain = _plain_elo(list(c.a), list(c.b), list(c.outcome))
+    point = elo(c, n_resamples=2).table.loc[c.systems, "rating"].to_numpy()
+    assert point == pytest.approx([plain[s] for s in c.systems])
+
+
+def test_ratings_without_units_resample_comparisons_and_sign_the_benchmark() -> None:
+    c = _games(seed=5, n=60)
+    ratings = bradley_terry(c, 20, 2, benchmark="usr-topical@abc123")
+    assert "|unit:comparison|" in ratings.signature
+    assert "|bench:usr-topical@abc123|" in ratings.signature
+    for rate in (elo, trueskill_ratings):
+        assert "|bench:b@f|" in rate(c, n_resamples=5, seed=1, benchmark="b@f").signature
+
+
+def test_judgments_carry_their_context() -> None:
+    import pandas as pd
+
+    from comperbench.stats.judgments import as_comparisons, pairwise_judgments
+
+    ratings = pd.DataFrame(
+        {
+            "unit": ["u1", "u1", "u2", "u2", "u2"],
+            "system": ["A", "B", "A", "B", "C"],
+            "judge": ["j"] * 5,
+            "value": [3.0, 1.0, 2.0, 2.0, 5.0],
+        }
+    )
+    c = as_comparisons(pairwise_judgments(ratings))
+    assert c.units is not None and list(c.units) == ["u1", "u2", "u2", "u2"]
+    assert c.unit_name == "context"

@@ -121,16 +121,20 @@ def run_pairwise(args: argparse.Namespace) -> int:
     headers = ["system"]
     print()
     for label, column, rate in (
-        ("Bradley-Terry", "rating", lambda: pw.bradley_terry(games, args.resamples, args.seed)),
+        (
+            "Bradley-Terry",
+            "rating",
+            lambda: pw.bradley_terry(games, args.resamples, args.seed, benchmark=bench.tag),
+        ),
         (
             "Elo (median)",
             "median",
-            lambda: pw.elo(games, n_resamples=args.resamples, seed=args.seed),
+            lambda: pw.elo(games, n_resamples=args.resamples, seed=args.seed, benchmark=bench.tag),
         ),
         (
             "TrueSkill (median)",
             "median",
-            lambda: pw.trueskill_ratings(games, args.resamples, args.seed),
+            lambda: pw.trueskill_ratings(games, args.resamples, args.seed, benchmark=bench.tag),
         ),
     ):
         try:

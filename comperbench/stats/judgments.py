@@ -66,9 +66,13 @@ def pairwise_judgments(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def as_comparisons(judgments: pd.DataFrame) -> Comparisons:
-    """The judgments of `pairwise_judgments` as comparisons for the ratings of `pairwise`."""
+    """The judgments of `pairwise_judgments` as comparisons for the ratings of `pairwise`, with
+    their context (`unit`) as the unit the bootstrap resamples."""
     return Comparisons.of(
-        judgments["a"].tolist(), judgments["b"].tolist(), judgments["outcome"].to_numpy()
+        judgments["a"].tolist(),
+        judgments["b"].tolist(),
+        judgments["outcome"].to_numpy(),
+        units=judgments["unit"].to_numpy() if "unit" in judgments else None,
     )
 
 

@@ -23,13 +23,27 @@ class Comparisons:
     b: np.ndarray
     outcome: np.ndarray
     systems: np.ndarray
+    units: np.ndarray | None = None
+    """The unit (context, prompt) that produced each comparison; the bootstrap resamples units
+    when known, since comparisons from one context are not independent."""
 
     @classmethod
-    def of(cls, a: Sequence[str], b: Sequence[str], outcome: Sequence[float]) -> Comparisons:
+    def of(
+        cls,
+        a: Sequence[str],
+        b: Sequence[str],
+        outcome: Sequence[float],
+        units: Sequence[object] | np.ndarray | None = None,
+    ) -> Comparisons:
         a_arr, b_arr = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
         out = np.asarray(outcome, dtype=float)
         if not (a_arr.shape == b_arr.shape == out.shape):
             raise ValueError("a, b and outcome must have the same length")
+        unit_arr = None
+        if units is not None:
+            unit_arr = np.asarray(units, dtype=object)
+            if unit_arr.shape != out.shape:
+                raise ValueError("units must have one entry per comparison")
         bad = ~np.isin(out, [0.0, 0.5, 1.0])
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -39,7 +53,20 @@ class Comparisons:
         same = a_arr == b_arr
         if same.any():
             raise ValueError(f"comparison {int(np.flatnonzero(same)[0])}: a system against itself")
-        return cls(a_arr, b_arr, out, np.unique(np.r_[a_arr, b_arr]))
+        return cls(a_arr, b_arr, out, np.unique(np.r_[a_arr, b_arr]), unit_arr)
+
+    @property
+    def unit_name(self) -> str:
+        """What the bootstrap resamples: `context` when units are known, else `comparison`."""
+        return "comparison" if self.units is None else "context"
+
+    def unit_inverse(self) -> tuple[np.ndarray, int]:
+        """(unit index of each comparison, number of units); each comparison its own unit when
+        no units are known."""
+        if self.units is None:
+            return np.arange(self.a.size), self.a.size
+        _, inverse = np.unique(self.units.astype(str), return_inverse=True)
+        return inverse, int(inverse.max()) + 1 if inverse.size else 0
 
     def indices(self) -> tuple[np.ndarray, np.ndarray]:
         return np.searchsorted(self.systems, self.a), np.searchsorted(self.systems, self.b)
@@ -175,16 +202,20 @@ def _with_intervals(
     return Ratings(table.sort_values("rating", ascending=False), str(signature))
 
 
-def bradley_terry(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Ratings:
+def bradley_terry(
+    c: Comparisons, n_resamples: int = 1000, seed: int = 0, benchmark: str | None = None
+) -> Ratings:
     """Bradley-Terry log-strengths (mean 0); a tie counts as half a win for each side. Intervals
-    from resampling comparisons; resamples where the MLE does not exist are left out."""
+    from resampling units (contexts, with all their comparisons; single comparisons when no units
+    are known); resamples where the MLE does not exist are left out."""
     ones = np.ones((1, c.a.size))
     point = _bt_fit(*_bt_counts(c, ones))[0]
     if not np.all(np.isfinite(point)):
         raise ValueError(
             "Bradley-Terry: a system never wins or never loses; the MLE does not exist"
         )
-    W = counts_from_indices(bootstrap_indices(c.a.size, n_resamples, seed), c.a.size)
+    inverse, n_units = c.unit_inverse()
+    W = counts_from_indices(bootstrap_indices(n_units, n_resamples, seed), n_units)[:, inverse]
     boot = _bt_fit(*_bt_counts(c, W))
     sig = Signature(
         "bradley-terry",
@@ -192,15 +223,34 @@ def bradley_terry(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Rat
         "bootstrap-percentile",
         n_resamples,
         seed,
-        extra=(("ties", "half-win"),),
+        benchmark=benchmark,
+        extra=(("unit", c.unit_name), ("ties", "half-win")),
     )
     return _with_intervals(c.systems, point, boot, sig)
 
 
 def _replay_orders(c: Comparisons, n_resamples: int, seed: int) -> np.ndarray:
-    """Row 0: the comparisons in the given order; then one row per bootstrap resample."""
+    """Row 0: the comparisons in the given order; then one row per bootstrap resample: the
+    comparisons of the drawn units (in their given order) in the drawn order of the units, padded
+    with -1 where resamples of contexts of different sizes are shorter than the longest."""
     n = c.a.size
-    return np.vstack([np.arange(n)[None, :], bootstrap_indices(n, n_resamples, seed)])
+    inverse, n_units = c.unit_inverse()
+    drawn = bootstrap_indices(n_units, n_resamples, seed)
+    members = np.argsort(inverse, kind="stable")
+    sizes = np.bincount(inverse, minlength=n_units)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    flat = drawn.ravel()
+    per_draw = sizes[flat]
+    length = per_draw.reshape(drawn.shape).sum(axis=1)
+    width = max(n, int(length.max()) if length.size else 0)
+    first = np.repeat(starts[flat], per_draw)
+    within = np.arange(per_draw.sum()) - np.repeat(np.cumsum(per_draw) - per_draw, per_draw)
+    row = np.repeat(np.arange(drawn.shape[0]), length)
+    col = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
+    orders = np.full((n_resamples + 1, width), -1, dtype=np.int64)
+    orders[0, :n] = np.arange(n)
+    orders[row + 1, col] = members[first + within]
+    return orders
 
 
 def elo(
@@ -210,22 +260,32 @@ def elo(
     scale: float = 400.0,
     n_resamples: int = 1000,
     seed: int = 0,
+    benchmark: str | None = None,
 ) -> Ratings:
-    """Online Elo in the given order (a tie scores 0.5); intervals from resampled comparisons
-    replayed in resampled order. The updates are sequential within a replay, so every replay
-    advances together, one comparison per step (vectorised over the resamples)."""
+    """Online Elo in the given order (a tie scores 0.5); intervals from resampled units (contexts
+    with all their comparisons, or single comparisons when no units are known) replayed in
+    resampled order. The updates are sequential within a replay, so every replay advances
+    together, one comparison per step (vectorised over the resamples)."""
     orders = _replay_orders(c, n_resamples, seed)
     ia, ib = c.indices()
-    rows = np.arange(orders.shape[0])
+    all_rows = np.arange(orders.shape[0])
     r = np.full((orders.shape[0], c.systems.size), base)
     for step in orders.T:
+        rows = all_rows[step >= 0]
+        step = step[rows]
         i, j, o = ia[step], ib[step], c.outcome[step]
         expected = 1 / (1 + 10 ** ((r[rows, j] - r[rows, i]) / scale))
         delta = k_factor * (o - expected)
         r[rows, i] += delta
         r[rows, j] -= delta
     sig = Signature(
-        "elo", "system", "bootstrap-percentile", n_resamples, seed, extra=(("k", f"{k_factor:g}"),)
+        "elo",
+        "system",
+        "bootstrap-percentile",
+        n_resamples,
+        seed,
+        benchmark=benchmark,
+        extra=(("unit", c.unit_name), ("k", f"{k_factor:g}")),
     )
     return _with_intervals(c.systems, r[0], r[1:], sig)
 
@@ -245,7 +305,9 @@ def _truncated_gaussian_vw(t: np.ndarray, eps: np.ndarray, drawn: np.ndarray) ->
     return np.where(drawn, v_draw, v_win), np.where(drawn, w_draw, w_win)
 
 
-def trueskill_ratings(c: Comparisons, n_resamples: int = 1000, seed: int = 0) -> Ratings:
+def trueskill_ratings(
+    c: Comparisons, n_resamples: int = 1000, seed: int = 0, benchmark: str | None = None
+) -> Ratings:
     """TrueSkill with the `trueskill` package's default environment (mu 25, sigma 25/3, beta
     sigma/2, tau sigma/100, draw probability 0.10) in the given order; rating = mu - 3 sigma (the
     conservative estimate); ties are draws. The package rates one game per call, far too slowly
@@ -258,10 +320,12 @@ def trueskill_ratings(c: Comparisons, n_resamples: int = 1000, seed: int = 0) ->
     margin = sps.norm.ppf((env.draw_probability + 1) / 2) * np.sqrt(2) * env.beta
     orders = _replay_orders(c, n_resamples, seed)
     ia, ib = c.indices()
-    rows = np.arange(orders.shape[0])
+    all_rows = np.arange(orders.shape[0])
     mu = np.full((orders.shape[0], c.systems.size), env.mu)
     var = np.full_like(mu, env.sigma**2)
     for step in orders.T:
+        rows = all_rows[step >= 0]
+        step = step[rows]
         o = c.outcome[step]
         winner = np.where(o == 0, ib[step], ia[step])
         loser = np.where(o == 0, ia[step], ib[step])
@@ -282,7 +346,12 @@ def trueskill_ratings(c: Comparisons, n_resamples: int = 1000, seed: int = 0) ->
         "bootstrap-percentile",
         n_resamples,
         seed,
-        extra=(("rating", "mu-3sigma"), ("draw", f"{env.draw_probability:g}")),
+        benchmark=benchmark,
+        extra=(
+            ("unit", c.unit_name),
+            ("rating", "mu-3sigma"),
+            ("draw", f"{env.draw_probability:g}"),
+        ),
     )
     return _with_intervals(c.systems, rating[0], rating[1:], sig)
 
