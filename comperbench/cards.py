@@ -225,14 +225,16 @@ def size_category(n: int | None) -> str:
     return "100K<n<1M" if n < 1_000_000 else "1M<n<10M"
 
 
-def configs(meta: BenchmarkMetadata, prefix: str = "") -> list[dict[str, object]]:
+def configs(
+    meta: BenchmarkMetadata, prefix: str = "", fmt: str = "parquet"
+) -> list[dict[str, object]]:
     """One config per stored level, its data files per split at the release paths."""
     out: list[dict[str, object]] = []
     for i, level in enumerate(stored_levels(meta)):
         config: dict[str, object] = {
             "config_name": f"{prefix}{level}",
             "data_files": [
-                {"split": split, "path": release_path(meta.name, level, split)}
+                {"split": split, "path": release_path(meta.name, level, split, fmt)}
                 for split in meta.splits
             ],
         }
@@ -497,9 +499,9 @@ def write_card(meta: BenchmarkMetadata, counts: CardCounts, cards_dir: Path | No
     return path
 
 
-def collection_header(metas: Sequence[BenchmarkMetadata]) -> str:
+def collection_header(metas: Sequence[BenchmarkMetadata], fmt: str = "parquet") -> str:
     """The YAML header of the release's top-level card: one config per benchmark and level."""
-    all_configs = [c for meta in metas for c in configs(meta, prefix=f"{meta.name}-")]
+    all_configs = [c for meta in metas for c in configs(meta, prefix=f"{meta.name}-", fmt=fmt)]
     data = DatasetCardData(
         pretty_name="comperbench: human judgments of open-domain dialogue",
         language=sorted({meta.language for meta in metas}),
@@ -524,10 +526,26 @@ def check_collection(text: str, metas: Sequence[BenchmarkMetadata]) -> list[str]
     return []
 
 
-def with_collection_header(text: str, metas: Sequence[BenchmarkMetadata]) -> str:
+def with_collection_header(
+    text: str, metas: Sequence[BenchmarkMetadata], fmt: str = "parquet"
+) -> str:
     if not _HEADER.match(text):
         raise CardError("the collection card does not start with a YAML header")
-    return _HEADER.sub(lambda _: collection_header(metas), text, count=1)
+    return _HEADER.sub(lambda _: collection_header(metas, fmt), text, count=1)
+
+
+def for_format(text: str, meta: BenchmarkMetadata, fmt: str) -> str:
+    """A checked card (which describes the parquet files) for a release written in `fmt`: its
+    configs and usage snippet point at the files of that format."""
+    if fmt == "parquet":
+        return text
+    for level in stored_levels(meta):
+        for split in meta.splits:
+            text = text.replace(
+                release_path(meta.name, level, split), release_path(meta.name, level, split, fmt)
+            )
+    loader = "json" if fmt == "jsonl" else fmt
+    return text.replace('load_dataset("parquet", ', f'load_dataset("{loader}", ')
 
 
 def comperbench_bibtex() -> str:

@@ -4,7 +4,7 @@ Layout of a release folder (a Hugging Face dataset repository as it is):
   README.md                     the collection card, one config per benchmark and level
   manifest.json                 package version, fingerprints, sha256 and rows of every file
   <benchmark>/README.md         the benchmark's card (checked against the code before it is copied)
-  <benchmark>/<level>-<split>.parquet
+  <benchmark>/<level>-<split>.parquet   (or .jsonl; the cards' configs then name the jsonl files)
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def export_benchmark(
     }
     if card_text is not None:
         card = out / meta.name / "README.md"
-        card.write_text(card_text, encoding="utf-8")
+        card.write_text(cards.for_format(card_text, meta, fmt), encoding="utf-8")
         entry["card"] = _file_entry(out, card)
     return entry
 
@@ -145,10 +145,6 @@ def export_release(
     """
     if fmt not in FORMATS:
         raise ReleaseError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if with_cards and fmt != "parquet":
-        raise ReleaseError(
-            "the cards describe the parquet files of a release; export jsonl without cards"
-        )
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {
@@ -178,7 +174,7 @@ def export_release(
         if not index.is_file():
             raise ReleaseError(f"the collection card {index} is missing")
         readme = root / "README.md"
-        text = cards.with_collection_header(index.read_text(encoding="utf-8"), exported)
+        text = cards.with_collection_header(index.read_text(encoding="utf-8"), exported, fmt)
         readme.write_text(text, encoding="utf-8")
         manifest["card"] = _file_entry(root, readme)
     if missing:

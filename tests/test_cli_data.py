@@ -66,6 +66,25 @@ def test_export_names(data_root: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert (tmp_path / "README.md").is_file()
 
 
+def test_export_jsonl_writes_cards_that_name_the_jsonl_files(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "export", "usr-topical", "--format", "jsonl", "--out", str(tmp_path)
+    )
+    assert code == 0, err
+    path = tmp_path / "usr-topical" / "turn-test.jsonl"
+    assert f"wrote {path} (360 rows)" in out
+    assert len(path.read_text().splitlines()) == 360
+    card = (tmp_path / "usr-topical" / "README.md").read_text()
+    assert "path: usr-topical/turn-test.jsonl" in card and ".parquet" not in card
+    assert 'load_dataset("json", data_files={"test": "usr-topical/turn-test.jsonl"})' in card
+    header = (tmp_path / "README.md").read_text().split("\n---\n")[0]
+    assert "path: usr-topical/turn-test.jsonl" in header and ".parquet" not in header
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["format"] == "jsonl" and "card" in manifest["benchmarks"]["usr-topical"]
+
+
 def test_export_needs_names_or_all(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "export", "--out", "x")
     assert code == 2 and "name the benchmarks to export, or pass --all" in err
