@@ -11,13 +11,15 @@ from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.app import (
     RANKING_COLUMNS,
     about_markdown,
+    build,
     heatmap_html,
     item_view,
+    metric_choices,
     metric_view,
     ranking_frame,
 )
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.service import submit
+from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
 
@@ -62,7 +64,9 @@ def test_heatmap_escapes_names(store: Store) -> None:
 
 
 def test_metric_view_and_items(store: Store) -> None:
-    scatter, means = metric_view(store, "usr-topical", "turn", "overall", "pearson", "noisy")
+    ranked = ranking(store, "usr-topical", "turn", "overall", "pearson")
+    [noisy] = [r.row.metric_id for r in ranked if r.row.metric == "noisy"]
+    scatter, means = metric_view(store, "usr-topical", "turn", "overall", "pearson", noisy)
     assert len(scatter) == 360 and list(means["items"]) == [60] * 6
     row, counter = item_view("usr-topical", "turn", 3)
     assert row["item_id"] == cached_benchmark("usr-topical", "turn").item_ids[3]
@@ -74,3 +78,50 @@ def test_about_cites_every_benchmark() -> None:
     text = about_markdown()
     for name in list_benchmarks():
         assert get_metadata(name).citation.strip() in text
+
+
+def test_metric_page_is_keyed_by_metric_id(data_root: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    bench = cached_benchmark("usr-topical", "turn")
+    index = ItemIndex(["usr-topical"])
+    for k in range(2):
+        raw = "item_id,score\n" + "".join(
+            f"{i},{(j * (k + 1)) % 7}\n" for j, i in enumerate(bench.item_ids)
+        )
+        submit(f"{k}.csv", raw.encode(), SubmissionMeta("same"), store, index, n_resamples=50)
+    ranked = ranking(store, "usr-topical", "turn", "overall", "pearson")
+    choices = metric_choices(ranked)
+    assert sorted(label for label, _ in choices) == ["same (#1)", "same (#2)"]
+    for _label, metric_id in choices:
+        scatter, _ = metric_view(store, "usr-topical", "turn", "overall", "pearson", metric_id)
+        expected = store.item_scores(metric_id, "usr-topical", "turn")
+        assert expected is not None
+        np.testing.assert_array_equal(
+            scatter["metric score"].to_numpy(), expected[~np.isnan(bench.human_scores("overall"))]
+        )
+    first, second = (
+        metric_view(store, "usr-topical", "turn", "overall", "pearson", c[1])[0] for c in choices
+    )
+    assert not first["metric score"].equals(second["metric score"])
+    assert metric_view(store, "usr-topical", "turn", "overall", "pearson", "same")[0].empty
+
+
+def test_metric_page_is_redrawn_when_the_view_changes(store: Store) -> None:
+    config = build(store.path).get_config_file()
+    ids = {}
+    for component in config["components"]:
+        label = component.get("props", {}).get("label")
+        ids.setdefault(
+            label, component["id"]
+        )  # the first "benchmark" is the view's, not the dataset tab's
+    scatter = ids["metric vs human"]
+    deps = config["dependencies"]
+    for label in ("benchmark", "level", "aspect", "correlation", "metric"):
+        [first] = [d for d in deps if (ids[label], "input") in [tuple(t) for t in d["targets"]]]
+        chain = [first]
+        while True:
+            follow = [d for d in deps if d.get("trigger_after") == chain[-1]["id"]]
+            if not follow:
+                break
+            chain.append(follow[0])
+        assert any(scatter in d["outputs"] for d in chain), label

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import math
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.scoring import STATISTICS
 from comperbench.leaderboard.service import (
+    Ranked,
     describe_apart,
     ranking,
     set_apart,
@@ -138,16 +140,41 @@ def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statisti
     )
 
 
+def metric_choices(ranked: list[Ranked]) -> list[tuple[str, int]]:
+    """The metric dropdown's (label, metric id) pairs; a name shared by several submissions is
+    told apart by its submission number."""
+    names = Counter(r.row.metric for r in ranked)
+    return [
+        (
+            r.row.metric
+            if names[r.row.metric] == 1
+            else f"{r.row.metric} (#{r.row.submission_id})",
+            r.row.metric_id,
+        )
+        for r in ranked
+    ]
+
+
 def metric_view(
-    store: Store, benchmark: str, level: str, aspect: str, statistic: str, metric: str | None
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    metric: int | str | None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scatter data (metric vs human per item) and per-system means of one ranked metric."""
+    """Scatter data (metric vs human per item) and per-system means of one ranked metric, chosen
+    by its metric id."""
     empty = pd.DataFrame({"metric score": [], "human score": [], "system": []})
-    rows = {r.row.metric: r.row for r in ranking(store, benchmark, level, aspect, statistic)}
-    if metric not in rows:
+    rows = {r.row.metric_id: r.row for r in ranking(store, benchmark, level, aspect, statistic)}
+    try:
+        metric_id = int(metric) if metric is not None else None
+    except (TypeError, ValueError):
+        metric_id = None
+    if metric_id not in rows:
         return empty, pd.DataFrame()
     item_level = _item_level(benchmark, level)
-    scores = store.item_scores(rows[metric].metric_id, benchmark, item_level)
+    scores = store.item_scores(metric_id, benchmark, item_level)
     bench = cached_benchmark(benchmark, item_level)
     frame = pd.DataFrame(
         {
@@ -222,14 +249,14 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
         if aspect not in meta.aspect_names:
             aspect = meta.default_aspect
         frame = ranking_frame(store, benchmark, level, aspect, statistic)
-        metrics = frame["metric"].tolist()
-        signature = ranking(store, benchmark, level, aspect, statistic)
-        sig = signature[0].row.signature if signature else "no ranked submissions yet"
+        ranked = ranking(store, benchmark, level, aspect, statistic)
+        choices = metric_choices(ranked)
+        sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
         return (
             frame,
             _partial_text(store, benchmark, level, aspect, statistic),
             sig,
-            gr.update(choices=metrics, value=metrics[0] if metrics else None),
+            gr.update(choices=choices, value=choices[0][1] if choices else None),
             heatmap_html(store, benchmark, level, aspect, statistic),
         )
 
@@ -270,7 +297,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
             aspect = gr.Dropdown(list(meta.aspect_names), value=meta.default_aspect, label="aspect")
             statistic = gr.Dropdown(list(STATISTICS), value="spearman", label="correlation")
         with gr.Tabs():
-            with gr.Tab("Ranking", id="ranking"):
+            with gr.Tab("Ranking", id="ranking") as ranking_tab:
                 table = gr.Dataframe(
                     headers=RANKING_COLUMNS,
                     datatype=[
@@ -294,9 +321,9 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
                     x="metric score", y="human score", color="system", label="metric vs human"
                 )
                 means = gr.Dataframe(label="per-system means", interactive=False)
-            with gr.Tab("Comparison", id="comparison"):
+            with gr.Tab("Comparison", id="comparison") as comparison_tab:
                 heatmap = gr.HTML(elem_id="heatmap")
-            with gr.Tab("Dataset", id="dataset"):
+            with gr.Tab("Dataset", id="dataset") as dataset_tab:
                 with gr.Row():
                     data_bench = gr.Dropdown(benchmarks, value=first, label="benchmark")
                     data_level = gr.Dropdown(
@@ -305,7 +332,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
                     position = gr.Number(value=0, precision=0, label="item (0-based)")
                 counter = gr.Markdown()
                 item = gr.JSON(label="item")
-            with gr.Tab("Upload", id="upload"):
+            with gr.Tab("Upload", id="upload") as upload_tab:
                 gr.Markdown(FORMAT_HELP)
                 upload = gr.File(
                     label="submission file",
@@ -325,21 +352,36 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
                     )
                 send = gr.Button("Submit", variant="primary")
                 result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
-            with gr.Tab("About", id="about"):
+            with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(about_markdown())
 
         view = [benchmark, level, aspect, statistic]
         outputs = [table, partial, signature, metric, heatmap]
         # reading the ranking is a few milliseconds: served without the queue or a spinner
         fast: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
-        benchmark.input(switch, [benchmark, statistic], [level, aspect, *outputs], **fast)
+        # the scatter is drawn when the metric page is open (on opening it, choosing its metric,
+        # or changing the view while it is open), not on every ranking refresh behind another tab
+        # (thousands of points would slow every switch down)
+        metric_open = gr.State(False)
+
+        def redraw(is_open: bool, *view_and_metric: Any) -> tuple[Any, Any]:
+            if not is_open:
+                return gr.update(), gr.update()
+            return metric_view(store, *view_and_metric)
+
+        def open_metric(*view_and_metric: Any) -> tuple[bool, Any, Any]:
+            return (True, *metric_view(store, *view_and_metric))
+
+        redraw_args = (redraw, [metric_open, *view, metric], [scatter, means])
+        benchmark.input(switch, [benchmark, statistic], [level, aspect, *outputs], **fast).then(
+            *redraw_args
+        )
         for control in (level, aspect, statistic):
-            control.input(refresh, view, outputs, **fast)
-        # the scatter is drawn when the metric page is opened or its metric chosen, not on
-        # every ranking refresh (thousands of points would slow every switch down)
-        show_metric = (lambda *a: metric_view(store, *a), [*view, metric], [scatter, means])
-        metric.input(*show_metric)
-        metric_tab.select(*show_metric)
+            control.input(refresh, view, outputs, **fast).then(*redraw_args)
+        metric.input(*redraw_args)
+        metric_tab.select(open_metric, [*view, metric], [metric_open, scatter, means])
+        for other in (ranking_tab, comparison_tab, dataset_tab, upload_tab, about_tab):
+            other.select(lambda: False, None, metric_open, **fast)
         data_bench.change(
             lambda b: gr.update(choices=stored_levels(b), value=stored_levels(b)[0]),
             data_bench,
@@ -351,7 +393,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Any:
             on_upload,
             [upload, up_name, up_authors, up_link, up_description, up_free, up_trained],
             result,
-        ).then(refresh, view, outputs)
+        ).then(refresh, view, outputs).then(*redraw_args)
         app.load(refresh, view, outputs).then(
             item_view, [data_bench, data_level, position], [item, counter]
         )
