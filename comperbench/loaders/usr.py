@@ -12,6 +12,7 @@ from comperbench.loaders.base import (
     register,
     slug,
 )
+from comperbench.loaders.fed import scale_value
 from comperbench.metadata import Aspect, BenchmarkMetadata, github_source
 from comperbench.schema import Rating, TurnRecord
 
@@ -57,8 +58,8 @@ def parse_usr(files: SourceFiles, key: str, benchmark: str) -> Parsed:
         dialogue_id = f"{c_index:04d}"
         responses = ctx.get("responses", list)
         gold = [
-            r["response"].strip()
-            for r in responses
+            Record(r, path, f"{c_index}.responses[{r_index}]").text("response").strip()
+            for r_index, r in enumerate(responses)
             if isinstance(r, dict) and r.get("model") == GROUND_TRUTH
         ]
         for r_index, raw_response in enumerate(responses):
@@ -72,9 +73,8 @@ def parse_usr(files: SourceFiles, key: str, benchmark: str) -> Parsed:
                         f"{len(values)} scores for {len(annotators)} annotators", aspect.label
                     )
                 for annotator, value in zip(annotators, values, strict=True):
-                    if not isinstance(value, int | float) or isinstance(value, bool):
-                        raise resp.error(f"score {value!r} is not a number", aspect.label)
-                    ratings.append(Rating(aspect.name, float(value), str(annotator)))
+                    rating = scale_value(resp, aspect, value)
+                    ratings.append(Rating(aspect.name, rating, str(annotator)))
             parsed.turns.append(
                 TurnRecord(
                     item_id=item_id(benchmark, c_index, slug(system)),
