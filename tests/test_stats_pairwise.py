@@ -282,3 +282,15 @@ def test_judgments_carry_their_context() -> None:
     c = as_comparisons(pairwise_judgments(ratings))
     assert c.units is not None and list(c.units) == ["u1", "u2", "u2", "u2"]
     assert c.unit_name == "context"
+
+
+def test_chi_square_drops_empty_outcomes() -> None:
+    # no ties: the tie column is all zero; the result is the test on wins x losses
+    table = np.array([[10, 0, 5], [4, 0, 11], [7, 0, 7]])
+    expected = sps.chi2_contingency(table[:, [0, 2]], correction=False)
+    statistic, p, dof = chi_square(table)
+    assert (statistic, p, dof) == pytest.approx((expected.statistic, expected.pvalue, 2))
+    # 2 x 2 by hand: expected counts 7.5 each, chi2 = 4 * 2.5^2 / 7.5
+    assert chi_square(np.array([[10, 0, 5], [5, 0, 10], [0, 0, 0]]))[0] == pytest.approx(10 / 3)
+    with pytest.raises(ValueError, match="at least two systems and two outcomes"):
+        chi_square(np.array([[3, 0, 0], [4, 0, 0]]))

@@ -74,3 +74,48 @@ def test_cochrans_q_power_is_the_size_under_the_null() -> None:
     assert abs(size - 0.05) < 0.015
     n = power.cochrans_q_sample_size([0.3, 0.6], n_simulations=1000)
     assert power.cochrans_q_power(n, [0.3, 0.6], n_simulations=1000) >= 0.8
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_binomial_without_an_effect_is_an_error(exact: bool) -> None:
+    with pytest.raises(ValueError, match="no effect"):
+        power.binomial_sample_size(0.5, 0.5, exact=exact)
+
+
+def test_binomial_needing_too_many_units_fails_fast() -> None:
+    with pytest.raises(ValueError, match="more than"):
+        power.binomial_sample_size(0.5, 0.5 + 1e-4)
+
+
+def test_mcnemar_without_an_effect_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no effect"):
+        power.mcnemar_sample_size(0.2, 0.2)
+    with pytest.raises(ValueError, match="exceed 1"):
+        power.mcnemar_sample_size(0.7, 0.6)
+    # no effect: the power is the chance of a (two-sided) false rejection in the effect's direction
+    assert power.mcnemar_power(100, 0.2, 0.2) == pytest.approx(sps.norm.cdf(-1.959964), abs=1e-6)
+
+
+def test_other_sample_sizes_without_an_effect_are_errors() -> None:
+    with pytest.raises(ValueError, match="no effect"):
+        power.chisquare_sample_size(0.0, 3)
+    with pytest.raises(ValueError, match="no effect"):
+        power.ttest_sample_size(0.0)
+    with pytest.raises(ValueError, match="no effect"):
+        power.cochrans_q_sample_size([0.3, 0.3, 0.3])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["power", "binomial", "--p0", "0.5", "--p1", "0.5"],
+        ["power", "mcnemar", "--p10", ".2", "--p01", ".2"],
+    ],
+)
+def test_power_cli_without_an_effect_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.cli import main
+
+    assert main(argv) == 2
+    assert "no effect to detect" in capsys.readouterr().err

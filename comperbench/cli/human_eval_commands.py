@@ -146,8 +146,18 @@ def run_pairwise(args: argparse.Namespace) -> int:
     print(format_table(headers, _ratings_rows(rated)))
     for ratings, _ in rated:
         print(ratings.signature)
-    statistic, p, dof = pw.chi_square(wtl[["wins", "ties", "losses"]].to_numpy())
-    print(f"\nchi-square, systems x (win, tie, loss): {statistic:.2f}, dof {dof}, p {p_value(p)}")
+    outcomes = wtl[["wins", "ties", "losses"]]
+    _, empty = pw.empty_lines(outcomes.to_numpy())
+    dropped = [str(outcomes.columns[i]) for i in empty]
+    note = f" ({', '.join(dropped)} never occur: column dropped)" if dropped else ""
+    try:
+        statistic, p, dof = pw.chi_square(outcomes.to_numpy())
+        print(
+            f"\nchi-square, systems x (win, tie, loss){note}: {statistic:.2f}, dof {dof}, "
+            f"p {p_value(p)}"
+        )
+    except ValueError as exc:
+        print(f"\nnote: chi-square is undefined here: {exc}")
     picked = selections(unit_ratings(bench, aspect))
     if len(picked) and picked.shape[1] > 2:
         q, p, dof = pw.cochrans_q(picked.to_numpy())

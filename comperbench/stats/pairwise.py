@@ -380,9 +380,28 @@ def mcnemar(
 
 
 def chi_square(table: np.ndarray) -> tuple[float, float, int]:
-    """(statistic, p, dof) of independence for a systems x outcomes count table (scipy)."""
-    res = sps.chi2_contingency(np.asarray(table, dtype=float), correction=False)
+    """(statistic, p, dof) of independence for a systems x outcomes count table (scipy). All-zero
+    rows and columns (e.g. an outcome, such as a tie, that never occurs) carry no information and
+    are dropped first (see `empty_lines`); the dof counts only the lines kept."""
+    counts = np.asarray(table, dtype=float)
+    counts = counts[counts.sum(axis=1) > 0][:, counts.sum(axis=0) > 0]
+    if counts.ndim != 2 or min(counts.shape) < 2:
+        raise ValueError(
+            "chi-square needs at least two systems and two outcomes with non-zero counts; "
+            f"the table has {counts.shape[0]} non-empty row(s) and "
+            f"{counts.shape[1] if counts.ndim == 2 else 0} non-empty column(s)"
+        )
+    res = sps.chi2_contingency(counts, correction=False)
     return float(res.statistic), float(res.pvalue), int(res.dof)
+
+
+def empty_lines(table: np.ndarray) -> tuple[list[int], list[int]]:
+    """(rows, columns) of a count table that are all zero, which `chi_square` drops."""
+    counts = np.asarray(table, dtype=float)
+    return (
+        np.flatnonzero(counts.sum(axis=1) == 0).tolist(),
+        np.flatnonzero(counts.sum(axis=0) == 0).tolist(),
+    )
 
 
 def cochrans_q(binary: np.ndarray) -> tuple[float, float, int]:

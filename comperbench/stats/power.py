@@ -33,6 +33,35 @@ def _smallest_n(power: Callable[[int], float], target: float, start: int = 2) ->
     return hi
 
 
+def _proportion(name: str, value: float, open_interval: bool = False) -> None:
+    bad = not (0 < value < 1) if open_interval else not (0 <= value <= 1)
+    if bad or not np.isfinite(value):
+        where = "strictly between 0 and 1" if open_interval else "between 0 and 1"
+        raise ValueError(f"{name}={value:g} must be a proportion {where}")
+
+
+def _check_binomial(p0: float, p1: float) -> None:
+    _proportion("p0", p0, open_interval=True)
+    _proportion("p1", p1)
+    if p1 == p0:
+        raise ValueError(
+            f"p1 equals p0 ({p0:g}): there is no effect to detect, so no sample size reaches "
+            "the target power"
+        )
+
+
+def _check_mcnemar(p10: float, p01: float) -> None:
+    _proportion("p10", p10)
+    _proportion("p01", p01)
+    if p10 + p01 > 1:
+        raise ValueError(f"the discordant proportions p10 + p01 = {p10 + p01:g} exceed 1")
+    if p10 == p01:
+        raise ValueError(
+            f"p10 equals p01 ({p10:g}): there is no effect to detect, so no number of pairs "
+            "reaches the target power"
+        )
+
+
 def binomial_power(n: int, p0: float, p1: float, alpha: float = 0.05, exact: bool = True) -> float:
     """Power of the one-sample binomial test of H0: p = p0 when the true proportion is p1."""
     if exact:
@@ -54,7 +83,11 @@ def binomial_sample_size(
     """n for the one-sample binomial test (exact: the smallest n whose exact power reaches
     `power`, by a scan because the exact power curve is saw-toothed; normal: the closed-form
     approximation rounded up)."""
+    _check_binomial(p0, p1)
     if exact:
+        approx = binomial_sample_size(p0, p1, alpha, power, exact=False)
+        if approx > MAX_N:
+            raise ValueError(f"more than {MAX_N} units would be needed (about {approx})")
         for n in range(1, MAX_N):
             if binomial_power(n, p0, p1, alpha, True) >= power:
                 return n
@@ -66,6 +99,7 @@ def binomial_sample_size(
 
 def mcnemar_sample_size(p10: float, p01: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """Pairs needed for McNemar's test (Connor 1987) given the two discordant proportions."""
+    _check_mcnemar(p10, p01)
     psi, delta = p10 + p01, p10 - p01
     za, zb = sps.norm.ppf(1 - alpha / 2), sps.norm.ppf(power)
     return int(np.ceil((za * np.sqrt(psi) + zb * np.sqrt(psi - delta**2)) ** 2 / delta**2))
@@ -73,6 +107,10 @@ def mcnemar_sample_size(p10: float, p01: float, alpha: float = 0.05, power: floa
 
 def mcnemar_power(n: int, p10: float, p01: float, alpha: float = 0.05) -> float:
     """Power of McNemar's test with n pairs (Connor 1987)."""
+    _proportion("p10", p10)
+    _proportion("p01", p01)
+    if p10 + p01 <= 0 or p10 + p01 > 1:
+        raise ValueError(f"the discordant proportions p10 + p01 = {p10 + p01:g} must be in (0, 1]")
     psi, delta = p10 + p01, p10 - p01
     za = sps.norm.ppf(1 - alpha / 2)
     return float(
@@ -88,6 +126,8 @@ def chisquare_power(n: int, effect_w: float, k: int, alpha: float = 0.05) -> flo
 
 
 def chisquare_sample_size(effect_w: float, k: int, alpha: float = 0.05, power: float = 0.8) -> int:
+    if not effect_w > 0:
+        raise ValueError(f"Cohen's w={effect_w:g}: there is no effect to detect (w must be > 0)")
     return _smallest_n(lambda n: chisquare_power(n, effect_w, k, alpha), power)
 
 
@@ -108,6 +148,8 @@ def ttest_power(n_per_group: int, effect_d: float, alpha: float = 0.05) -> float
 
 def ttest_sample_size(effect_d: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """Units per group for the two-sample t-test."""
+    if effect_d == 0 or not np.isfinite(effect_d):
+        raise ValueError(f"Cohen's d={effect_d:g}: there is no effect to detect (d must be != 0)")
     return _smallest_n(lambda n: ttest_power(n, effect_d, alpha), power)
 
 
@@ -136,4 +178,8 @@ def cochrans_q_sample_size(
     n_simulations: int = 2000,
     seed: int = 0,
 ) -> int:
+    if len(set(p)) < 2:
+        raise ValueError(
+            "all systems have the same success proportion: there is no effect to detect"
+        )
     return _smallest_n(lambda n: cochrans_q_power(n, p, alpha, n_simulations, seed), power)
