@@ -16,10 +16,11 @@ from comperbench.leaderboard.app import (
     item_view,
     metric_choices,
     metric_view,
+    p_colour,
     ranking_frame,
 )
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.service import ranking, submit
+from comperbench.leaderboard.service import ranking, significance_matrix, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
 
@@ -125,3 +126,22 @@ def test_metric_page_is_redrawn_when_the_view_changes(store: Store) -> None:
                 break
             chain.append(follow[0])
         assert any(scatter in d["outputs"] for d in chain), label
+
+
+def test_heatmap_colours_are_graded_by_p() -> None:
+    shades = [p_colour(p)[0] for p in (1.0, 0.5, 0.1, 0.04, 0.01, 0.001, 0.0)]
+    assert shades[0] == "#ffffff" and shades[-2] == shades[-1] == "#1b5e20"
+    greens = [int(s[3:5], 16) for s in shades]
+    assert greens == sorted(greens, reverse=True) and len(set(greens[:-1])) == len(greens) - 1
+    assert p_colour(0.001)[1] == "#ffffff" and p_colour(0.5)[1] == "#000000"
+    assert p_colour(float("nan")) == ("#eeeeee", "#000000")
+
+
+def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
+    page = heatmap_html(store, "usr-topical", "turn", "overall", "spearman")
+    ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
+    p = significance_matrix([r.row for r in ranked])
+    for i, j in ((0, 1), (1, 0)):
+        shade, colour = p_colour(float(p[i, j]))
+        assert f'<td style="background:{shade};color:{colour}">{p[i, j]:.3f}</td>' in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page

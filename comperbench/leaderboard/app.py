@@ -113,8 +113,22 @@ def _partial_text(
     return "\n".join(parts)
 
 
+_STRONG = (27, 94, 32)
+"""The colour of p <= 0.001 (dark green); p = 1 is white, in between graded by -log10(p)."""
+
+
+def p_colour(p: float) -> tuple[str, str]:
+    """Background and text colour of a p-value cell: the smaller p, the darker the green."""
+    if not math.isfinite(p):
+        return "#eeeeee", "#000000"
+    strength = min(max(-math.log10(max(p, 1e-12)) / 3.0, 0.0), 1.0)
+    rgb = [round(255 + (c - 255) * strength) for c in _STRONG]
+    background = "#" + "".join(f"{c:02x}" for c in rgb)
+    return background, "#ffffff" if strength > 0.5 else "#000000"
+
+
 def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> str:
-    """Paired bootstrap p-values of 'row better than column' as a coloured, escaped HTML table."""
+    """Paired bootstrap p-values of 'row better than column' as a colour-graded, escaped HTML table."""
     ranked = ranking(store, benchmark, level, aspect, statistic)
     if len(ranked) < 2:
         return "<p>At least two ranked metrics are needed for a comparison.</p>"
@@ -128,14 +142,15 @@ def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statisti
             if i == j:
                 cells.append('<td style="background:#ddd">-</td>')
                 continue
-            value = p[i, j]
-            shade = "#2e7d32" if value < 0.05 else "#ffffff"
-            colour = "#fff" if value < 0.05 else "#000"
-            cells.append(f'<td style="background:{shade};color:{colour}">{value:.3f}</td>')
+            value = float(p[i, j])
+            shade, colour = p_colour(value)
+            text = f"{value:.3f}" if math.isfinite(value) else "n/a"
+            cells.append(f'<td style="background:{shade};color:{colour}">{text}</td>')
         body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
     return (
         '<table class="significance"><caption>p-value that the row metric correlates better '
-        "than the column metric (paired bootstrap); green: p &lt; 0.05</caption>"
+        "than the column metric (paired bootstrap); the darker the green, the smaller p "
+        "(white: p = 1, darkest: p &le; 0.001)</caption>"
         f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
