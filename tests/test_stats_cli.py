@@ -120,3 +120,17 @@ def test_power_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "n needed = 234" in capsys.readouterr().out
     assert main(["power", "ttest", "--d", "0.5"]) == 0
     assert "n needed = 64" in capsys.readouterr().out
+
+
+def test_compare_lists_a_constant_metric_as_not_ranked(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, frame = _scores(data_root, tmp_path)
+    frame["constant"] = 1.0
+    frame.to_csv(path, index=False)
+    argv = ["compare", "--benchmark", "usr-topical", "--scores", str(path)]
+    assert main([*argv, "--resamples", "100", "--data-dir", str(data_root)]) == 0
+    out = capsys.readouterr().out
+    clusters = [line for line in out.splitlines() if line.startswith("cluster ")]
+    assert clusters and all("constant" not in line for line in clusters)
+    assert "not ranked: constant (correlation undefined: metric scores are constant)" in out
