@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from pathlib import Path
 
@@ -71,6 +72,30 @@ def test_comperdial_card_states_license_and_hub() -> None:
     assert DatasetCard(text).data.license == "cc-by-nc-sa-4.0"
     assert "Sony/ComperDial" in text and "not part of comperbench" in text
     assert "10,395" in text and "As published by" in text
+    # `export --all` includes ComperDial when its files are present: the card must not deny it
+    assert "not in its release" not in text and "neither ships nor re-uploads" not in text
+    assert "`comperbench export` includes ComperDial" in text
+
+
+def test_dstc9_declares_no_data_license() -> None:
+    """MIT covers the DialoFlow code, not the DSTC9 data, for which no license was published."""
+    meta = get_metadata("dstc9")
+    assert cards.hf_license(meta.license) == ("other", "unknown")
+    data = DatasetCard(cards.read_card("dstc9")).data
+    assert data.license == "other" and data.license_name == "unknown"
+
+
+def test_grade_convai2_card_states_how_contexts_are_shared(data_root: Path) -> None:
+    folder = data_root / "grade" / "evaluation" / "eval_data" / "convai2"
+    contexts = {
+        d.name: set((d / "human_ctx.txt").read_text().splitlines()) for d in folder.iterdir()
+    }
+    assert len(set().union(*contexts.values())) == 258
+    shared = [len(a & b) for a, b in itertools.combinations(contexts.values(), 2)]
+    assert min(shared) == 65 and sorted(shared)[-2] == 80
+    text = cards.read_card("grade-convai2")
+    assert "one response per system for each" not in text
+    assert "258 distinct contexts" in text and "65 to 80 shared" in text
 
 
 @pytest.mark.parametrize(

@@ -146,7 +146,10 @@ class Dstc9(BenchmarkLoader):
             "Data as redistributed with FlowScore; please cite the DSTC9 overview paper."
         ),
         homepage="https://github.com/ictnlp/DialoFlow/tree/main/FlowScore",
-        license="MIT (ictnlp/DialoFlow repository license; users are asked to cite DSTC9)",
+        license=(
+            "unknown (no license of the data was published; the MIT license of the "
+            "ictnlp/DialoFlow repository covers its code; users are asked to cite DSTC9)"
+        ),
         citation=DSTC9_CITATION,
         sources=tuple(
             github_source(
