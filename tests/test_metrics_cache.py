@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from comperbench.metrics import TurnItem, get
 from comperbench.metrics.base import Item, Metric
@@ -103,3 +104,13 @@ def test_bulk_lookup_beyond_the_sqlite_parameter_limit(tmp_path: Path) -> None:
     cache.store(metric, {f"k{i}": float(i) for i in range(2500)})
     found = cache.lookup(metric, [f"k{i}" for i in range(2600)])
     assert len(found) == 2500 and found["k2499"] == 2499.0
+
+
+@pytest.mark.parametrize("name", ["rouge-l", "meteor", "bleu-2", "chrf", "distinct-1"])
+def test_implementation_version_is_part_of_the_key(name: str) -> None:
+    metric = get(name)
+    before = metric_key(metric)
+    assert f"implementation={metric.implementation}" in metric.cache_version()
+    assert metric.cache_version().startswith(metric.library_version())
+    metric.implementation = metric.implementation + 1  # type: ignore[misc]
+    assert metric_key(metric) != before

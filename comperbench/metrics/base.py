@@ -62,6 +62,10 @@ class Metric(ABC):
     corpus: ClassVar[bool] = False
     """True for metrics defined on a whole set of responses (corpus BLEU, distinct-n): they are
     computed per system with `score_corpus` and have no per-item score."""
+    implementation: ClassVar[int] = 1
+    """Version of comperbench's own code that computes this metric's scores: raise it when the
+    scoring code changes (part of the cache key, with `library_version`), so scores computed by
+    the old code are not served."""
     parallel: ClassVar[bool] = False
     """True for pure-Python, CPU-bound metrics that the runner may score in worker processes
     (rebuilt there from their name with `comperbench.metrics.get`)."""
@@ -86,6 +90,10 @@ class Metric(ABC):
         from comperbench import __version__
 
         return __version__
+
+    def cache_version(self) -> str:
+        """`library_version` and `implementation`: the version part of the cache key."""
+        return f"{self.library_version()};implementation={self.implementation}"
 
     @abstractmethod
     def score(self, items: Sequence[Item]) -> list[float]:

@@ -1,8 +1,9 @@
 """The score cache: one SQLite file per metric configuration, one row per item content hash.
 
-A score is found under sha256(metric name, configuration, library version) -> file, and
-sha256(the item fields the metric reads) -> row, so a changed input or a changed metric is never
-served a stale score, and an unrelated change (e.g. the context, for BLEU) keeps its scores.
+A score is found under sha256(metric name, configuration, library and implementation version) ->
+file, and sha256(the item fields the metric reads) -> row, so a changed input or a changed metric
+is never served a stale score, and an unrelated change (e.g. the context, for BLEU) keeps its
+scores.
 Lookups are done in bulk (chunked `IN` queries) so a cached re-run over 10,000 items is instant.
 """
 
@@ -27,7 +28,7 @@ def metric_key(metric: Metric) -> str:
     identity = {
         "name": metric.name,
         "config": metric.config(),
-        "library": metric.library_version(),
+        "library": metric.cache_version(),
     }
     return hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -82,7 +83,7 @@ class ScoreCache:
 
     def store(self, metric: Metric, scores: Mapping[str, float]) -> None:
         identity = json.dumps(
-            {"config": metric.config(), "library": metric.library_version()}, default=str
+            {"config": metric.config(), "library": metric.cache_version()}, default=str
         )
         with closing(self._connect(metric)) as connection, connection:
             connection.execute(

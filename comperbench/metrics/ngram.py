@@ -109,6 +109,8 @@ class SentenceBleu(_ReferenceMetric):
     """Sentence BLEU-n (cumulative up to order n) by sacrebleu, exponential smoothing, 13a tokens."""
 
     library = "sacrebleu"
+    # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
+    implementation = 1
 
     def __init__(self, order: int) -> None:
         self.order = order
@@ -180,6 +182,8 @@ class Chrf(_ReferenceMetric):
     """Sentence chrF (word_order 0) or chrF++ (word_order 2) by sacrebleu; best reference."""
 
     library = "sacrebleu"
+    # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
+    implementation = 1
 
     def __init__(self, word_order: int) -> None:
         from sacrebleu.metrics import CHRF
@@ -277,6 +281,8 @@ class Rouge(_ReferenceMetric):
     """ROUGE-1/2/L F-measure by rouge-score (Porter stemming, its default ASCII tokenizer)."""
 
     library = "rouge-score"
+    # Own n-gram counting and bit-parallel LCS; raise when this scoring code changes.
+    implementation = 1
 
     def __init__(self, rouge_type: str) -> None:
         self.rouge_type = rouge_type
@@ -306,6 +312,8 @@ class Meteor(_ReferenceMetric):
     """
 
     library = "nltk"
+    # nltk's alignment with memoised WordNet synonym sets; raise when this scoring code changes.
+    implementation = 1
     name = "meteor"  # type: ignore[assignment]
 
     def __init__(self) -> None:
