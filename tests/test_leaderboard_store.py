@@ -190,6 +190,14 @@ def test_one_file_over_both_levels_of_a_benchmark(comperdial_root: Path, tmp_pat
     assert sorted(names) == ["both", "other"]
 
 
+def test_stored_fingerprint_is_that_of_the_files_read(comperdial_root: Path) -> None:
+    from comperbench.benchmark import get_metadata
+
+    loaded = cached_benchmark("comperdial", "turn").fingerprint
+    assert ItemIndex(["comperdial"]).fingerprint("comperdial") == loaded
+    assert loaded != get_metadata("comperdial").fingerprint  # the declared one has no file sha256
+
+
 def test_rows_under_other_resampling_settings_are_set_apart(
     tmp_path: Path, index: ItemIndex
 ) -> None:

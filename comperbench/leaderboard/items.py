@@ -63,7 +63,8 @@ class ItemIndex:
         return len(cached_benchmark(benchmark, level))
 
     def fingerprint(self, benchmark: str) -> str:
-        return get_metadata(benchmark).fingerprint
+        """The fingerprint of the data loaded (for ComperDial and Soda-Eval it covers the files read)."""
+        return cached_benchmark(benchmark, stored_levels(benchmark)[0]).fingerprint
 
     def group(self, ids: Sequence[str]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
         """Known ids grouped by (benchmark, level): their positions in `ids` and in the level."""
