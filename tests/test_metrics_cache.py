@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from comperbench.metrics import TurnItem, get
-from comperbench.metrics.base import Item, Metric
+from comperbench.metrics.base import DialogueItem, Item, Metric, MetricInputError
 from comperbench.metrics.cache import ScoreCache, item_key, metric_key
 from comperbench.metrics.runner import score_items
 from comperbench.schema import Utterance
@@ -114,3 +114,31 @@ def test_implementation_version_is_part_of_the_key(name: str) -> None:
     assert metric.cache_version().startswith(metric.library_version())
     metric.implementation = metric.implementation + 1  # type: ignore[misc]
     assert metric_key(metric) != before
+
+
+@pytest.mark.parametrize(
+    ("item", "field"),
+    [
+        (TurnItem("t1", b"hello", references=("hi",)), "response"),  # type: ignore[arg-type]
+        (TurnItem("t2", "hello", references=(b"hi",)), "references"),  # type: ignore[arg-type]
+        (
+            TurnItem("t3", "hi", context=(Utterance("a", b"x"),), references=("h",)),  # type: ignore[arg-type]
+            "context",
+        ),
+    ],
+)
+def test_non_json_values_are_located_input_errors(
+    item: TurnItem, field: str, tmp_path: Path
+) -> None:
+    needs = frozenset({"response", "references", "context"})
+    with pytest.raises(MetricInputError, match=rf"item '{item.item_id}', field '{field}'"):
+        item_key(item, needs)
+    if field in get("bleu-2").needs:
+        with pytest.raises(MetricInputError, match=rf"item '{item.item_id}', field '{field}'"):
+            score_items(get("bleu-2"), [item], ScoreCache(tmp_path))
+
+
+def test_non_string_dialogue_turn_is_a_located_input_error() -> None:
+    item = DialogueItem("d1", (Utterance("a", "hi"), Utterance("b", b"yo")))  # type: ignore[arg-type]
+    with pytest.raises(MetricInputError, match=r"item 'd1', field 'turns' \(turn 1\)"):
+        item_key(item, frozenset({"dialogue"}))

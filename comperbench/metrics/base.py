@@ -128,10 +128,12 @@ def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[Turn
                         f"strings, got {values!r:.80}"
                     )
         if "context" in needs and not all(
-            isinstance(u, Utterance) and isinstance(u.text, str) for u in item.context
+            isinstance(u, Utterance) and isinstance(u.speaker, str) and isinstance(u.text, str)
+            for u in item.context
         ):
             raise MetricInputError(
-                f"item {item.item_id!r}, field 'context': expected utterances with string text"
+                f"item {item.item_id!r}, field 'context': expected utterances with string "
+                "speaker and text"
             )
         checked.append(item)
     return checked

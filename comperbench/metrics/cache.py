@@ -18,7 +18,14 @@ from contextlib import closing
 from pathlib import Path
 
 from comperbench import data
-from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
+from comperbench.metrics.base import (
+    DialogueItem,
+    Item,
+    Metric,
+    MetricInputError,
+    check_turn_items,
+)
+from comperbench.schema import Utterance
 
 _CHUNK = 900  # below SQLite's default limit of bound parameters
 
@@ -34,13 +41,25 @@ def metric_key(metric: Metric) -> str:
 
 
 def item_key(item: Item, needs: Iterable[str]) -> str:
-    """sha256 of the item content a metric reads (its needs), not of its id."""
+    """sha256 of the item content a metric reads (its needs), not of its id.
+
+    The fields read are validated first, so a value of the wrong type (bytes for a response) is a
+    `MetricInputError` naming the item and the field, not a JSON encoding error.
+    """
+    needs = frozenset(needs)
     if isinstance(item, DialogueItem):
+        for index, u in enumerate(item.turns):
+            if not (
+                isinstance(u, Utterance) and isinstance(u.speaker, str) and isinstance(u.text, str)
+            ):
+                raise MetricInputError(
+                    f"item {item.item_id!r}, field 'turns' (turn {index}): expected an utterance "
+                    f"with string speaker and text, got {u!r:.80}"
+                )
         content: dict[str, object] = {"turns": [[u.speaker, u.text] for u in item.turns]}
     else:
-        assert isinstance(item, TurnItem)
+        (item,) = check_turn_items([item], needs)  # type: ignore[arg-type]
         content = {"response": item.response}
-        needs = set(needs)
         if "references" in needs:
             content["references"] = list(item.references)
         if "grounding" in needs:
