@@ -208,3 +208,36 @@ def test_unknown_argument_is_refused() -> None:
 
     with pytest.raises(UnknownNameError, match="no bracketed argument"):
         get("bleu-4[x]")
+
+
+def _reference_ngram_metrics() -> list[str]:
+    names = []
+    for name in available():
+        try:
+            metric = get(name)
+        except Exception:  # metrics that need a bracketed argument
+            continue
+        if metric.family == "ngram" and "references" in metric.needs and not metric.corpus:
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("name", _reference_ngram_metrics())
+def test_blank_references_are_ignored(name: str) -> None:
+    metric = get(name)
+    response = "the cat sat on the mat"
+    blank = TurnItem("b", response, references=("", "  "))
+    mixed = TurnItem("m", response, references=("", "a cat sat on a mat", " "))
+    plain = TurnItem("p", response, references=("a cat sat on a mat",))
+    scores = metric.score([blank, mixed, plain])
+    assert math.isnan(scores[0])
+    assert scores[1] == scores[2]
+
+
+def test_corpus_bleu_ignores_blank_references() -> None:
+    metric = get("corpus-bleu")
+    blank = TurnItem("b", "hello there", references=("",))
+    mixed = TurnItem("m", "the cat sat on the mat", references=("", "a cat sat on a mat"))
+    plain = TurnItem("p", "the cat sat on the mat", references=("a cat sat on a mat",))
+    assert metric.score_corpus([blank, mixed]) == metric.score_corpus([plain])
+    assert math.isnan(metric.score_corpus([blank]))

@@ -139,6 +139,13 @@ def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[Turn
     return checked
 
 
+def nonblank_references(item: TurnItem) -> tuple[str, ...]:
+    """The item's references that are not blank. The one rule for every reference-based metric:
+    blank references are ignored, and an item whose references are all blank has no references
+    (its score is NaN, counted by the runner)."""
+    return tuple(r for r in item.references if r.strip())
+
+
 MetricFactory = Callable[[str | None], Metric]
 """Builds a metric from the text between the brackets of its name (None when there are none)."""
 

