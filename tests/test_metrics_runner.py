@@ -23,6 +23,7 @@ from comperbench.metrics.runner import (
     default_suite,
     resolve_metrics,
     run_metrics,
+    skip_reason,
 )
 
 NGRAM = "bleu-2,f1,length"
@@ -156,6 +157,18 @@ def test_reference_metrics_are_skipped_without_references(data_root: Path) -> No
     result = run_metrics(bench, resolve_metrics("bleu-4,length", "turn"))
     assert result.skipped == {"bleu-4": "needs references, and fed-turn has none"}
     assert [r.metric.name for r in result.runs] == ["length"]
+
+
+def test_blank_references_count_as_none_when_skipping(data_root: Path) -> None:
+    from comperbench.metrics.base import TurnItem
+
+    bench = load_benchmark("fed-turn", data_dir=data_root)
+    blank = [TurnItem("a", "hi", references=("", "  ")), TurnItem("b", "yo", references=(" ",))]
+    assert skip_reason(get("bleu-4"), bench, blank, "turn") == (
+        "needs references, and fed-turn has none"
+    )
+    one = [*blank, TurnItem("c", "hey", references=("hello",))]
+    assert skip_reason(get("bleu-4"), bench, one, "turn") is None
 
 
 def test_evaluate_command_prints_and_writes(

@@ -164,7 +164,7 @@ def write_outputs(
                 "family": run.metric.family,
                 "needs": sorted(run.metric.needs),
                 "config": run.metric.config(),
-                "library": run.metric.library_version(),
+                "library": run.metric.cache_version(),
                 "nan_scores": run.nans,
                 "notes": run.notes,
             }

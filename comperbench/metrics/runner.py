@@ -17,7 +17,7 @@ import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
-from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
+from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem, nonblank_references
 from comperbench.metrics.cache import ScoreCache, item_key
 from comperbench.metrics.workers import (
     MIN_PARALLEL_SCORES,
@@ -130,7 +130,7 @@ def skip_reason(metric: Metric, bench: Benchmark, items: Sequence[Item], level: 
         return f"a {metric.level}-level metric; {bench.name} is scored at {bench.level} level"
     turns = [i for i in items if isinstance(i, TurnItem)]
     for need, present in (
-        ("references", any(t.references for t in turns)),
+        ("references", any(nonblank_references(t) for t in turns)),
         ("grounding", any(t.grounding for t in turns)),
         ("context", any(t.context for t in turns)),
     ):
