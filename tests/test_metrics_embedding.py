@@ -137,14 +137,22 @@ def test_context_cosine_equals_mean_pooled_embeddings() -> None:
 
 def _tiny_bert(path: Path) -> None:
     """A two-layer BERT with a word-piece vocabulary, built offline and saved to `path`."""
+    from tokenizers import Tokenizer, pre_tokenizers
+    from tokenizers.models import WordPiece
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     path.mkdir(parents=True)
     words = ["the", "a", "cat", "dog", "sat", "on", "mat", "ran", "park", "hello", "there"]
-    (path / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n"
-    )
-    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])}
+    # built from a tokenizers object: a vocab_file alone can load as all-[UNK] in a process
+    # that has already built another fast tokenizer
+    backend = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer = BertTokenizerFast(tokenizer_object=backend, unk_token="[UNK]", pad_token="[PAD]")
+    tokenizer.save_pretrained(path)
+    assert BertTokenizerFast.from_pretrained(path)("cat sat", add_special_tokens=False)[
+        "input_ids"
+    ] == [vocab["cat"], vocab["sat"]]
     config = BertConfig(
         vocab_size=5 + len(words),
         hidden_size=16,
