@@ -312,3 +312,20 @@ def test_evaluate_reports_unparsable_judge_output_per_run(
     notes = json.loads((out / "table.json").read_text())["metrics"][name]["notes"]
     assert notes["unparsable_calls"] == 200 and len(notes["unscored_items"]) == 200
     assert notes["backend"]["backend"] == "http" and notes["backend"]["model"] == "chatty"
+
+
+def test_unscored_items_are_not_cached_so_the_next_run_asks_again(
+    server: str, tmp_path: Any
+) -> None:
+    from comperbench.metrics.cache import ScoreCache
+    from comperbench.metrics.runner import score_items
+
+    cache = ScoreCache(tmp_path / "scores")
+    failed = score_items(metrics.get("cpdscore-simple[http:refuse,n=1,retries=0]"), [item()], cache)
+    assert math.isnan(failed.scores[0]) and failed.computed == 1
+    again = score_items(metrics.get("cpdscore-simple[http:refuse,n=1,retries=0]"), [item()], cache)
+    assert again.cached == 0 and again.computed == 1
+    scored = score_items(metrics.get("cpdscore-simple[http:plain,n=1]"), [item()], cache)
+    assert scored.scores == [5.0]
+    reused = score_items(metrics.get("cpdscore-simple[http:plain,n=1]"), [item()], cache)
+    assert reused.cached == 1 and reused.scores == [5.0]

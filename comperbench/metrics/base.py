@@ -66,6 +66,9 @@ class Metric(ABC):
     """Version of comperbench's own code that computes this metric's scores: raise it when the
     scoring code changes (part of the cache key, with `library_version`), so scores computed by
     the old code are not served."""
+    cache_nan: ClassVar[bool] = True
+    """False where a NaN may be a passing failure (a judge server down, output that could not be
+    parsed): such NaNs are not cached, so the next run asks again."""
     parallel: ClassVar[bool] = False
     """True for pure-Python, CPU-bound metrics that the runner may score in worker processes
     (rebuilt there from their name with `comperbench.metrics.get`)."""

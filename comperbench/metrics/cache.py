@@ -110,5 +110,9 @@ class ScoreCache:
             )
             connection.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?)",
-                [(k, None if math.isnan(v) else v) for k, v in scores.items()],
+                [
+                    (k, None if math.isnan(v) else v)
+                    for k, v in scores.items()
+                    if metric.cache_nan or not math.isnan(v)
+                ],
             )

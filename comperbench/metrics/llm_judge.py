@@ -229,6 +229,7 @@ class LlmJudge(Metric):
     """Shared machinery: backend calls through the raw store, retries of unparsable output, notes."""
 
     family: ClassVar = "llm"
+    cache_nan: ClassVar[bool] = False
     base_name: ClassVar[str]
     max_tokens: ClassVar[int] = 32
     default_n: ClassVar[int] = 3
