@@ -329,3 +329,28 @@ def test_unscored_items_are_not_cached_so_the_next_run_asks_again(
     assert scored.scores == [5.0]
     reused = score_items(metrics.get("cpdscore-simple[http:plain,n=1]"), [item()], cache)
     assert reused.cached == 1 and reused.scores == [5.0]
+
+
+def test_dialogue_cpdscore_judges_the_system_turns_then_adjusts(server: str) -> None:
+    from comperbench.metrics.base import DialogueItem
+
+    turns = (
+        Utterance("User", "Hello! How are you?"),
+        Utterance("System", "Great, thanks."),
+        Utterance("User", "Good, you?"),
+        Utterance("System", "I just said so."),
+    )
+    metric = metrics.get("cpdscore-dialogue[http:plain,n=2]")
+    assert metric.score([DialogueItem("d0", turns)]) == [5.0]
+    judged = [
+        s["messages"][-1]["content"].split("Response to rate:\n")[1] for s in Handler.seen[:4]
+    ]
+    assert [j.split("\n")[0] for j in judged[:4]] == [
+        "Great, thanks.",
+        "Great, thanks.",
+        "I just said so.",
+        "I just said so.",
+    ]
+    assert len(Handler.seen) == 6  # 2 system turns x n=2, then the adjust step x n=2
+    assert metric.details == {"d0": {"intermediate": 5.0}}
+    assert llm_judge.judged_turns((*turns[:1], Utterance("A", "x"), Utterance("B", "y"))) == [1, 2]

@@ -37,6 +37,7 @@ from comperbench.metrics.llm_backends import (
     HttpBackend,
     LocalBackend,
 )
+from comperbench.schema import Utterance
 
 SCORE_OPTIONS = ("1", "2", "3", "4", "5")
 STORE_CHUNK = 32
@@ -416,6 +417,16 @@ class CpdScoreTurn(LlmJudge):
         return self.finish(items, self.run(plan, ledger), ledger)
 
 
+SYSTEM_SPEAKER = "System"
+
+
+def judged_turns(turns: Sequence[Utterance]) -> list[int]:
+    """The turns the dialogue-level judge scores: the system's (speaker "System", as the dialogue
+    benchmarks label them), else, where no speaker is so labelled, every turn after the first."""
+    system = [i for i, u in enumerate(turns) if u.speaker == SYSTEM_SPEAKER and i > 0]
+    return system if system else list(range(1, len(turns)))
+
+
 class CpdScoreDialogue(LlmJudge):
     """CPDScore at dialogue level in two steps: score every turn (simple prompt, n calls), average
     them into an intermediate score, then ask for that score adjusted for multi-turn traits."""
@@ -433,14 +444,13 @@ class CpdScoreDialogue(LlmJudge):
         turn_judge = CpdScoreSimple(None)
         turn_judge.settings = self.settings
         ledger = Ledger()
-        plan = CallPlan(sum(max(len(d.turns) - 1, 0) for d in dialogues), _score_parser())
+        plan = CallPlan(sum(len(judged_turns(d.turns)) for d in dialogues), _score_parser())
         spans: list[tuple[int, int]] = []
         for dialogue in dialogues:
             start = len(spans) and spans[-1][1]
             turns = [
-                TurnItem(f"{dialogue.item_id}#{i}", u.text, context=dialogue.turns[:i])
-                for i, u in enumerate(dialogue.turns)
-                if i > 0
+                TurnItem(f"{dialogue.item_id}#{i}", dialogue.turns[i].text, dialogue.turns[:i])
+                for i in judged_turns(dialogue.turns)
             ]
             for offset, turn in enumerate(turns):
                 text = turn_judge.user_prompt(turn)
