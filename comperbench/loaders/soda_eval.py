@@ -199,8 +199,8 @@ def shard_digests(root: Path) -> dict[str, str]:
     """sha256 of the card and of every shard the loader reads under `root`, by relative path.
 
     The Hub revision is "main", so these digests, not the revision, identify the data: the table
-    cache key and the fingerprint reported with results include them (`content_digests`). The card must be in place; missing shards
-    are downloaded when online, as for loading.
+    cache key and the fingerprint reported with results include them (`content_digests`). The
+    card must be in place; missing shards are downloaded when online, as for loading.
     """
     folder = root / FOLDER
     card = folder / CARD

@@ -130,16 +130,22 @@ def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[Turn
                         f"item {item.item_id!r}, field {field_name!r}: expected a list of "
                         f"strings, got {values!r:.80}"
                     )
-        if "context" in needs and not all(
-            isinstance(u, Utterance) and isinstance(u.speaker, str) and isinstance(u.text, str)
-            for u in item.context
-        ):
+        if "context" in needs and not all(is_utterance(u) for u in item.context):
             raise MetricInputError(
                 f"item {item.item_id!r}, field 'context': expected utterances with string "
                 "speaker and text"
             )
         checked.append(item)
     return checked
+
+
+def is_utterance(value: object) -> bool:
+    """An `Utterance` whose speaker and text are strings."""
+    return (
+        isinstance(value, Utterance)
+        and isinstance(value.speaker, str)
+        and isinstance(value.text, str)
+    )
 
 
 def nonblank_references(item: TurnItem) -> tuple[str, ...]:

@@ -24,8 +24,8 @@ from comperbench.metrics.base import (
     Metric,
     MetricInputError,
     check_turn_items,
+    is_utterance,
 )
-from comperbench.schema import Utterance
 
 _CHUNK = 900  # below SQLite's default limit of bound parameters
 
@@ -49,9 +49,7 @@ def item_key(item: Item, needs: Iterable[str]) -> str:
     needs = frozenset(needs)
     if isinstance(item, DialogueItem):
         for index, u in enumerate(item.turns):
-            if not (
-                isinstance(u, Utterance) and isinstance(u.speaker, str) and isinstance(u.text, str)
-            ):
+            if not is_utterance(u):
                 raise MetricInputError(
                     f"item {item.item_id!r}, field 'turns' (turn {index}): expected an utterance "
                     f"with string speaker and text, got {u!r:.80}"

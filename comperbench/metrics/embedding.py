@@ -36,7 +36,6 @@ from comperbench.metrics.base import (
     Item,
     Metric,
     Need,
-    TurnItem,
     check_turn_items,
     nonblank_references,
     register_metric,
@@ -145,10 +144,6 @@ def _libraries(*names: str) -> str:
     return ";".join(f"{n}=={version(n)}" for n in names)
 
 
-def _nonempty_references(item: TurnItem) -> list[str]:
-    return list(nonblank_references(item))
-
-
 @cache
 def _bert_scorer(path: str, layers: int, provenance: str) -> Any:
     """A BERTScorer per model path, layer and model content (`provenance`)."""
@@ -208,7 +203,7 @@ class BertScore(Metric):
         pairs = {
             (t.response, tuple(refs))
             for t in turns
-            if (refs := _nonempty_references(t)) and t.response.strip()
+            if (refs := nonblank_references(t)) and t.response.strip()
         }
         todo = sorted(p for p in pairs if p not in memo)
         if todo:
@@ -225,7 +220,7 @@ class BertScore(Metric):
         index = self.PARTS[self.part]
         scores = []
         for t in turns:
-            refs = tuple(_nonempty_references(t))
+            refs = nonblank_references(t)
             if not refs:
                 scores.append(math.nan)
             elif not t.response.strip():
@@ -318,10 +313,10 @@ class WordVectorMetric(Metric):
         vectors = dict(zip(texts, self._vectors(texts), strict=True))
         scores = []
         for t in turns:
-            refs = [vectors[r] for r in _nonempty_references(t)]
+            references = nonblank_references(t)
             response = vectors[t.response]
-            refs = [r for r in refs if len(r)]
-            if not _nonempty_references(t):
+            refs = [vectors[r] for r in references if len(vectors[r])]
+            if not references:
                 scores.append(math.nan)
             elif not len(response) or not refs:
                 scores.append(0.0)
