@@ -17,11 +17,20 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from comperbench import data
-from comperbench.errors import ComperbenchError, DataFormatError, UnknownNameError
+from comperbench.errors import (
+    ComperbenchError,
+    DataFormatError,
+    DataMissingError,
+    UnknownNameError,
+)
 from comperbench.loaders import BENCHMARKS
-from comperbench.loaders.base import SourceFiles
+from comperbench.loaders.base import SourceFiles, parsing_code_digest
 from comperbench.metadata import BenchmarkMetadata
 from comperbench.schema import dialogue_table, turn_table
+
+ALLOW_MISSING_RAW_ENV = "COMPERBENCH_ALLOW_MISSING_RAW"
+VERIFIED = "raw files verified"
+"""`Benchmark.provenance` of a benchmark whose raw files were checked on this load."""
 
 if TYPE_CHECKING:
     import datasets
@@ -40,6 +49,7 @@ class Benchmark:
         split: str | None = None,
         excluded_systems: tuple[str, ...] = (),
         fingerprint: str | None = None,
+        provenance: str = VERIFIED,
     ) -> None:
         self.metadata, self.level, self.table, self.split = metadata, level, table, split
         self._fingerprint = fingerprint or metadata.fingerprint
@@ -47,6 +57,8 @@ class Benchmark:
         """What the published format obliged the loader to drop, by reason (counts)."""
         self.excluded_systems = excluded_systems
         """Systems left out on request (`without_systems`); part of every result's `tag`."""
+        self.provenance = provenance
+        """Whether the raw files were checked, or why a cached table was served without them."""
 
     @property
     def name(self) -> str:
@@ -103,6 +115,7 @@ class Benchmark:
             self.split,
             tuple(sorted({*self.excluded_systems, *drop})),
             self._fingerprint,
+            self.provenance,
         )
 
     def __len__(self) -> int:
@@ -153,11 +166,22 @@ class Benchmark:
 
 
 def _table_cache_dir(meta: BenchmarkMetadata, fingerprint: str) -> Path:
-    return data.cache_dir() / "tables" / meta.name / fingerprint
+    """Keyed by the data (fingerprint) and by the parsing code, so that a changed loader is
+    never served the rows an older one cached."""
+    return data.cache_dir() / "tables" / meta.name / fingerprint / parsing_code_digest()
 
 
 def _source_files(meta: BenchmarkMetadata, root: Path) -> SourceFiles:
+    """Every raw file of the benchmark, each verified against its declared sha256."""
     return SourceFiles({s.path: data.resolve(meta, s, root) for s in meta.sources})
+
+
+def _fingerprint(meta: BenchmarkMetadata, files: SourceFiles, root: Path) -> str:
+    if all(s.sha256 is not None for s in meta.sources):
+        return meta.fingerprint
+    digests = BENCHMARKS.get(meta.name)().content_digests(files, root)
+    payload = meta.fingerprint + "".join(f"{k}={v};" for k, v in sorted(digests.items()))
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def content_fingerprint(meta: BenchmarkMetadata, root: Path) -> str:
@@ -165,19 +189,15 @@ def content_fingerprint(meta: BenchmarkMetadata, root: Path) -> str:
     sha256, else the declared one combined with the sha256 of every file the loader reads (so
     changed files are never served from a table cached from other files).
 
-    Needs the raw files of such a benchmark (missing ones are downloaded when online).
+    Needs the raw files (missing ones are downloaded when online); each is verified.
     """
-    if all(s.sha256 is not None for s in meta.sources):
-        return meta.fingerprint
-    loader = BENCHMARKS.get(meta.name)()
-    digests = loader.content_digests(_source_files(meta, root), root)
-    payload = meta.fingerprint + "".join(f"{k}={v};" for k, v in sorted(digests.items()))
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+    return _fingerprint(meta, _source_files(meta, root), root)
 
 
-def _parse(meta: BenchmarkMetadata, level: str, root: Path) -> tuple[pa.Table, dict[str, int]]:
-    loader = BENCHMARKS.get(meta.name)()
-    parsed = loader.parse(_source_files(meta, root), level)
+def _parse(
+    meta: BenchmarkMetadata, level: str, files: SourceFiles
+) -> tuple[pa.Table, dict[str, int]]:
+    parsed = BENCHMARKS.get(meta.name)().parse(files, level)
     records = parsed.turns if level == "turn" else parsed.dialogues
     ids = Counter(r.item_id for r in records)
     duplicated = [i for i, n in ids.items() if n > 1]
@@ -189,21 +209,31 @@ def _parse(meta: BenchmarkMetadata, level: str, root: Path) -> tuple[pa.Table, d
     return build(meta.name, records, meta.aspect_names), dict(parsed.skipped)
 
 
-def _write_cache(folder: Path, level: str, table: pa.Table, skipped: dict[str, int]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def _digest_path(table_path: Path) -> Path:
+    return table_path.with_suffix(".sha256")
+
+
+def _write_cache(path: Path, table: pa.Table, skipped: dict[str, int]) -> None:
+    """The table as parquet, with the sha256 of the file written beside it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {b"comperbench.skipped": json.dumps(skipped).encode()}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-    tmp = folder / f".{level}.{os.getpid()}.parquet"
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.parquet")
     pq.write_table(table, tmp)
-    tmp.replace(folder / f"{level}.parquet")
+    data.write_atomic(_digest_path(path), data.sha256_file(tmp).encode())
+    tmp.replace(path)
 
 
 def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
-    """The cached table and skip counts; None when the file cannot be read (a cache miss)."""
+    """The cached table and skip counts; None (a cache miss) when the file is absent, is not the
+    one that was written (its sha256 differs from the one stored beside it) or cannot be read."""
     try:
+        expected = _digest_path(path).read_text().strip()
+        if data.sha256_file(path) != expected:
+            return None
         table = pq.read_table(path)
         skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
-    except (pa.ArrowException, OSError, ValueError):  # truncated, corrupt or foreign file
+    except (pa.ArrowException, OSError, ValueError):  # absent, truncated, corrupt or foreign
         return None
     if not isinstance(skipped, dict):
         return None
@@ -237,44 +267,100 @@ def load_benchmark(
     data_dir: str | os.PathLike[str] | None = None,
     use_cache: bool = True,
     exclude_systems: Iterable[str] = (),
+    allow_missing_raw: bool | None = None,
 ) -> Benchmark:
     """Load a benchmark at one level ("turn" or "dialogue"; default: its first level).
 
-    Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache);
-    the normalised table is cached as parquet keyed by the benchmark's fingerprint (for a source
+    Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache)
+    and are verified against their sha256 on every load (memoised by size, mtime and inode). The
+    normalised table is cached as parquet keyed by the benchmark's fingerprint (for a source
     without a declared sha256, one that includes the sha256 of the files read: see
-    `content_fingerprint`). `use_cache=False` parses the raw files and leaves the cache alone.
-    `exclude_systems` leaves those systems' items out (see `Benchmark.without_systems`).
+    `content_fingerprint`) and by the parsing code, with its own sha256 beside it: a table that
+    is not the one written is parsed again. `use_cache=False` parses the raw files and leaves
+    the cache alone. `exclude_systems` leaves those systems' items out (see
+    `Benchmark.without_systems`).
+
+    A missing raw file is an error. `allow_missing_raw=True` (or COMPERBENCH_ALLOW_MISSING_RAW=1,
+    e.g. on a server that ships only the tables) serves a verified cached table instead, and the
+    benchmark's `provenance` says so.
     """
     meta = get_metadata(name)
-    stored = meta.stored_levels
-    level = level or stored[0]
-    if level == "system":
-        raise ComperbenchError(
-            f"the system level of {name!r} is derived: load level {stored[0]!r} and call .systems()"
-        )
-    if level not in stored:
-        raise UnknownNameError(
-            f"benchmark {name!r} has no {level!r} level. Levels: {', '.join(stored)}"
-        )
+    level = _check_level(meta, level)
     if split is not None and split not in meta.splits:
         raise UnknownNameError(
             f"benchmark {name!r} has no split {split!r}. Splits: {', '.join(meta.splits)}"
         )
     root = data.data_root(data_dir)
-    fingerprint = content_fingerprint(meta, root)
-    cached = _table_cache_dir(meta, fingerprint) / f"{level}.parquet"
-    loaded = _read_cache(cached) if use_cache and cached.is_file() else None
-    if loaded is None:
-        loaded = _parse(meta, level, root)
-        if use_cache:
-            _write_cache(cached.parent, level, *loaded)
-    table, skipped = loaded
+    if allow_missing_raw is None:
+        allow_missing_raw = os.environ.get(ALLOW_MISSING_RAW_ENV, "") in ("1", "true", "yes")
+    try:
+        files = _source_files(meta, root)
+    except DataMissingError as missing:
+        if not (allow_missing_raw and use_cache):
+            raise
+        table, skipped, fingerprint = _cached_without_raw(meta, level, missing)
+        absent = [s.path for s in meta.sources if not (root / s.path).is_file()]
+        provenance = (
+            f"cached table served without its raw files (allowed by request; missing under "
+            f"{root}: {', '.join(absent)}); the table's own sha256 was checked"
+        )
+    else:
+        fingerprint = _fingerprint(meta, files, root)
+        table, skipped = _table(meta, level, files, fingerprint, use_cache)
+        provenance = VERIFIED
     _check_protocol(meta, table)
     if split is not None:
         table = table.filter(pc.equal(table.column("split"), split))
-    bench = Benchmark(meta, level, table, skipped, split, fingerprint=fingerprint)
+    bench = Benchmark(
+        meta, level, table, skipped, split, fingerprint=fingerprint, provenance=provenance
+    )
     return bench.without_systems(exclude_systems)
+
+
+def _check_level(meta: BenchmarkMetadata, level: str | None) -> str:
+    """The stored level asked for (None: the first)."""
+    stored = meta.stored_levels
+    level = level or stored[0]
+    if level == "system":
+        raise ComperbenchError(
+            f"the system level of {meta.name!r} is derived: load level {stored[0]!r} and call "
+            ".systems()"
+        )
+    if level not in stored:
+        raise UnknownNameError(
+            f"benchmark {meta.name!r} has no {level!r} level. Levels: {', '.join(stored)}"
+        )
+    return level
+
+
+def _table(
+    meta: BenchmarkMetadata, level: str, files: SourceFiles, fingerprint: str, use_cache: bool
+) -> tuple[pa.Table, dict[str, int]]:
+    """The verified cached table, else the raw files parsed (and cached when `use_cache`)."""
+    cached = _table_cache_dir(meta, fingerprint) / f"{level}.parquet"
+    loaded = _read_cache(cached) if use_cache else None
+    if loaded is None:
+        loaded = _parse(meta, level, files)
+        if use_cache:
+            _write_cache(cached, *loaded)
+    return loaded
+
+
+def _cached_without_raw(
+    meta: BenchmarkMetadata, level: str, missing: DataMissingError
+) -> tuple[pa.Table, dict[str, int], str]:
+    """The verified cached table of a benchmark whose raw files are absent (by request)."""
+    if any(s.sha256 is None for s in meta.sources):
+        raise DataMissingError(
+            f"{missing} A cached table of {meta.name!r} cannot be served without its raw files: "
+            "its fingerprint is the sha256 of the files read."
+        ) from missing
+    loaded = _read_cache(_table_cache_dir(meta, meta.fingerprint) / f"{level}.parquet")
+    if loaded is None:
+        raise DataMissingError(
+            f"{missing} No verified cached table of {meta.name!r} ({level} level) exists either."
+        ) from missing
+    return (*loaded, meta.fingerprint)
 
 
 def describe(meta: BenchmarkMetadata) -> dict[str, Any]:

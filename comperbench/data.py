@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -50,6 +51,47 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _file_state(path: Path) -> list[int]:
+    """What says a file is unchanged without reading it: size, mtime (ns) and inode."""
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+def _hash_memo_path() -> Path:
+    return cache_dir() / "file-hashes.json"
+
+
+def _read_hash_memo() -> dict[str, list]:
+    try:
+        memo = json.loads(_hash_memo_path().read_text())
+    except (OSError, ValueError):  # absent or damaged: every file is hashed again
+        return {}
+    return memo if isinstance(memo, dict) else {}
+
+
+def memoised_sha256(path: Path) -> str:
+    """sha256 of a file, remembered under the cache folder by (size, mtime, inode), so a file
+    is hashed again as soon as any of them changes and a warm load need not read it."""
+    key = str(path.resolve())
+    state = _file_state(path)
+    memo = _read_hash_memo()
+    entry = memo.get(key)
+    if isinstance(entry, list) and len(entry) == 4 and entry[:3] == state:
+        return str(entry[3])
+    digest = sha256_file(path)
+    if _file_state(path) == state:  # not changed while it was read
+        memo[key] = [*state, digest]
+        write_atomic(_hash_memo_path(), json.dumps(memo, sort_keys=True).encode())
+    return digest
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_bytes(payload)
+    tmp.replace(path)
 
 
 def _missing_message(meta: BenchmarkMetadata, source: SourceFile, path: Path, why: str) -> str:
@@ -131,12 +173,13 @@ def fetch(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
 
 
 def resolve(meta: BenchmarkMetadata, source: SourceFile, root: Path) -> Path:
-    """The local path of a raw file, downloaded if needed, verified against its sha256."""
+    """The local path of a raw file, downloaded if needed, verified against its sha256 (see
+    `memoised_sha256`)."""
     path = root / source.path
     if not path.is_file():
         path = fetch(meta, source, root)
     if source.sha256 is not None:
-        actual = sha256_file(path)
+        actual = memoised_sha256(path)
         if actual != source.sha256:
             raise ChecksumError(
                 f"file {path}: sha256 is {actual}, but benchmark {meta.name!r} expects "

@@ -165,6 +165,7 @@ def table_document(result: RunResult, table: EvaluationTable) -> dict[str, Any]:
         "benchmark": bench.name,
         "benchmark_version": bench.metadata.version,
         "fingerprint": bench.fingerprint,
+        "data": bench.provenance,
         "split": bench.split,
         "excluded_systems": list(bench.excluded_systems),
         "protocol": _protocol_document(table, result),

@@ -7,11 +7,14 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from comperbench import get_metadata, load_benchmark
+import comperbench
+from comperbench import benchmark, data, get_metadata, load_benchmark
 from comperbench.errors import ChecksumError, DataFormatError, DataMissingError, UnknownNameError
+from comperbench.loaders.base import Parsed, SourceFiles, code_digest, parsing_code_digest
 from comperbench.loaders.usr import UsrPersona
 from comperbench.metadata import SourceFile
 
@@ -109,12 +112,110 @@ def test_fingerprint_changes_with_version_and_data() -> None:
     assert meta.fingerprint == get_metadata("usr-persona").fingerprint
 
 
-def test_warm_load_reads_the_cache_not_the_raw_files(data_root: Path, tmp_path: Path) -> None:
+def test_warm_load_still_verifies_the_raw_files(data_root: Path, tmp_path: Path) -> None:
+    root = _copy_usr(data_root, tmp_path)
+    load_benchmark("usr-persona", data_dir=root)  # the table is cached now
+    original = (root / USR_FILE).read_bytes()
+    flipped = bytearray(original)
+    flipped[1000] ^= 1
+    (root / USR_FILE).write_bytes(bytes(flipped))
+    with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
+        load_benchmark("usr-persona", data_dir=root)
+    (root / USR_FILE).write_bytes(original[: len(original) // 2])
+    with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
+        load_benchmark("usr-persona", data_dir=root)
+    (root / USR_FILE).unlink()
+    with pytest.raises(DataMissingError, match=r"usr_percona_chat\.json"):
+        load_benchmark("usr-persona", data_dir=root)
+
+
+def test_missing_raw_files_serve_a_verified_table_only_on_request(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     root = _copy_usr(data_root, tmp_path)
     cold = load_benchmark("usr-persona", data_dir=root)
+    assert cold.provenance == "raw files verified"
     (root / USR_FILE).unlink()
-    warm = load_benchmark("usr-persona", data_dir=root)
-    assert warm.table.equals(cold.table.replace_schema_metadata(warm.table.schema.metadata))
+    served = load_benchmark("usr-persona", data_dir=root, allow_missing_raw=True)
+    assert served.table.equals(cold.table) and served.fingerprint == cold.fingerprint
+    assert served.provenance.startswith("cached table served without its raw files")
+    monkeypatch.setenv("COMPERBENCH_ALLOW_MISSING_RAW", "1")
+    assert len(load_benchmark("usr-persona", data_dir=root)) == len(cold)
+    cached = next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+    _poison(cached)
+    with pytest.raises(DataMissingError, match="No verified cached table"):
+        load_benchmark("usr-persona", data_dir=root)
+
+
+def _poison(cached: Path) -> None:
+    """Rewrite a cached table as valid parquet with one response changed."""
+    table = pq.read_table(cached)
+    responses = table.column("response").to_pylist()
+    responses[0] = "poisoned"
+    column = table.schema.get_field_index("response")
+    pq.write_table(table.set_column(column, "response", pa.array(responses)), cached)
+
+
+def test_a_cached_table_that_is_not_the_one_written_is_parsed_again(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fresh = load_benchmark("usr-persona")
+    cached = next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+    _poison(cached)
+    again = load_benchmark("usr-persona")
+    assert again.table.column("response")[0].as_py() != "poisoned"
+    assert again.table.equals(fresh.table)
+    assert pq.read_table(cached).column("response")[0].as_py() != "poisoned"  # rewritten
+
+
+def test_changed_parsing_code_is_never_served_old_rows(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    assert len(load_benchmark("usr-persona")) == 300  # cached
+    parse = UsrPersona.parse
+
+    def drop_a_context(self: UsrPersona, files: SourceFiles, level: str) -> Parsed:
+        parsed = parse(self, files, level)
+        first = parsed.turns[0].dialogue_id
+        return dataclasses.replace(
+            parsed, turns=[t for t in parsed.turns if t.dialogue_id != first]
+        )
+
+    monkeypatch.setattr(UsrPersona, "parse", drop_a_context)
+    monkeypatch.setattr(benchmark, "parsing_code_digest", lambda: "changed-code")
+    assert len(load_benchmark("usr-persona")) == 295
+
+
+def test_parsing_code_digest_follows_every_loader_file(tmp_path: Path) -> None:
+    package = Path(comperbench.__file__).parent
+    for name in ("usr.py", "base.py"):
+        shutil.copy(package / "loaders" / name, tmp_path / name)
+    files = [tmp_path / "base.py", tmp_path / "usr.py"]
+    before = code_digest(files)
+    assert code_digest(files) == before
+    (tmp_path / "usr.py").write_text((tmp_path / "usr.py").read_text() + "\n# changed\n")
+    assert code_digest(files) != before
+    assert len(parsing_code_digest()) == 12
+
+
+def test_raw_file_hashes_are_memoised_by_size_mtime_and_inode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "raw.json"
+    path.write_text("[1, 2, 3]")
+    hashed: list[Path] = []
+    real = data.sha256_file
+    monkeypatch.setattr(data, "sha256_file", lambda p: hashed.append(p) or real(p))
+    first = data.memoised_sha256(path)
+    assert data.memoised_sha256(path) == first and len(hashed) == 1
+    path.write_text("[1, 2, 4]")  # same size, new mtime
+    assert data.memoised_sha256(path) != first and len(hashed) == 2
+    (tmp_path / "cache" / "file-hashes.json").write_text("not json")
+    assert data.memoised_sha256(path) == real(path) and len(hashed) == 3
 
 
 def test_benchmark_views(data_root: Path) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from comperbench.benchmark import describe, get_metadata, list_benchmarks, load_benchmark
+from comperbench.benchmark import (
+    VERIFIED,
+    describe,
+    get_metadata,
+    list_benchmarks,
+    load_benchmark,
+)
 from comperbench.cli.common import print_json
 from comperbench.errors import ComperbenchError, DataMissingError
 from comperbench.release import export_release, push_release
@@ -75,6 +81,8 @@ def run_show(args: argparse.Namespace) -> int:
             f"\n{level} level: {len(bench)} items, {len(bench.table.column('dialogue_id').unique())}"
             f" dialogues, {len(systems)} systems, {ratings} individual ratings"
         )
+        if bench.provenance != VERIFIED:
+            print(f"  data: {bench.provenance}")
         if bench.skipped:
             print(
                 "  dropped as the format requires: "

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from comperbench.benchmark import Benchmark
+from comperbench.benchmark import VERIFIED, Benchmark
 from comperbench.cli.common import add_exclude_argument, load_from_arguments
 from comperbench.errors import ComperbenchError
 from comperbench.evaluation import (
@@ -100,6 +100,8 @@ def _print_header(args: argparse.Namespace, result: RunResult, table: Evaluation
         f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
     )
+    if bench.provenance != VERIFIED:
+        print(f"data: {bench.provenance}")
     for line in protocol_lines(table, result):
         print(line)
     for name, reason in result.skipped.items():

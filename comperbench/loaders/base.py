@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import functools
+import hashlib
 import io
 import json
 import re
@@ -238,6 +240,23 @@ def speaker_turns(rec: Record, name: str) -> list[Utterance]:
 BENCHMARKS: Registry[type[BenchmarkLoader]] = Registry("benchmark")
 
 
+def code_digest(files: Sequence[Path]) -> str:
+    """sha256 (12 hex digits) of source files, by name and content."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+@functools.cache
+def parsing_code_digest() -> str:
+    """The `code_digest` of what turns raw files into tables: every loader module and the schema.
+    Part of the table-cache key, so a changed parser is never served the rows an older one
+    cached, whether or not the benchmark's version was raised."""
+    package = Path(__file__).resolve().parents[1]
+    return code_digest([*sorted((package / "loaders").glob("*.py")), package / "schema.py"])
+
+
 class BenchmarkLoader(ABC):
     """A benchmark: its metadata in code and a parser from its raw files.
 
@@ -263,7 +282,9 @@ class BenchmarkLoader(ABC):
         with results include them. A loader that reads files beyond its declared sources (e.g.
         shards named by a card) adds them.
         """
-        from comperbench.data import sha256_file
+        from comperbench.data import memoised_sha256
 
         undeclared = {s.path for s in self.metadata.sources if s.sha256 is None}
-        return {key: sha256_file(path) for key, path in files.paths.items() if key in undeclared}
+        return {
+            key: memoised_sha256(path) for key, path in files.paths.items() if key in undeclared
+        }

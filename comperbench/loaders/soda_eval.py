@@ -214,7 +214,7 @@ def shard_digests(root: Path) -> dict[str, str]:
     files = [card]
     for pattern in split_patterns(_card(card), card).values():
         files.extend(resolve_shards(folder, pattern))
-    return {str(p.relative_to(root)): data.sha256_file(p) for p in files}
+    return {str(p.relative_to(root)): data.memoised_sha256(p) for p in files}
 
 
 def _check_schema(path: Path) -> None:
