@@ -87,6 +87,11 @@ class Metric(ABC):
         `notes` attribute."""
         return dict(getattr(self, "notes", {}))
 
+    def unreadable_item(self, item: Item) -> bool:
+        """Whether the metric's tokenizer cannot read the item's text (e.g. a script it does not
+        segment), so that it scores NaN; the runner counts these in the run's notes."""
+        return False
+
     def library_version(self) -> str:
         """Version of the library that computes the metric (part of the cache key)."""
         from comperbench import __version__

@@ -8,7 +8,9 @@
   counts, the METEOR 1.5 jar (`-l en -norm`), and ROUGE-L F with beta 1.2 on tokens split at
   spaces.
 
-Every non-blank reference of an item is used; an item without one scores NaN.
+Every non-blank reference of an item is used; an item without one scores NaN, and so does an item
+whose response (or every reference) is in a script written without spaces, which these
+whitespace tokenizers cannot segment.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from typing import IO, Any
 
 from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import Item, Metric, check_turn_items, nonblank_references
-from comperbench.metrics.ngram import _no_argument, _ReferenceMetric
+from comperbench.metrics.ngram import _no_argument, _ReferenceMetric, unreadable_item
 from comperbench.metrics.registry import register_metric
+from comperbench.metrics.scripts import has_unsegmented
 
 ORDERS = (1, 2, 3, 4)
 WEIGHTS = tuple(tuple(1 / n for _ in range(n)) for n in ORDERS)
@@ -51,11 +54,19 @@ def nltk_bleu_all(response: str, references: tuple[str, ...]) -> tuple[float, ..
     return tuple(float(s) for s in scores)
 
 
-class NltkBleu(_ReferenceMetric):
+class _SpaceTokens(_ReferenceMetric):
+    """A metric on tokens split at spaces: text in a script written without spaces (Chinese,
+    Japanese, Thai, ...) cannot be read that way, and its item scores NaN."""
+
+    def unreadable(self, text: str) -> bool:
+        return has_unsegmented(text)
+
+
+class NltkBleu(_SpaceTokens):
     """Sentence BLEU-n by NLTK, no smoothing, whitespace tokens, case kept, every reference."""
 
     library = "nltk"
-    implementation = 1  # one nltk call for the four orders; raise when this scoring code changes
+    implementation = 2  # one nltk call for the four orders; 2: unsegmented scripts NaN
 
     def __init__(self, order: int) -> None:
         self.order = order
@@ -92,11 +103,11 @@ def coco_bleu_all(response: str, references: tuple[str, ...]) -> tuple[float, ..
     return tuple(float(s) for s in scores)
 
 
-class _CocoMetric(_ReferenceMetric):
+class _CocoMetric(_SpaceTokens):
     """A metric computed by one of pycocoevalcap's Python scorers."""
 
     library = "pycocoevalcap"
-    implementation = 1  # pycocoevalcap's scorer per item; raise when this scoring code changes
+    implementation = 2  # pycocoevalcap's scorer per item; 2: unsegmented scripts NaN
 
 
 class CocoBleu(_CocoMetric):
@@ -240,7 +251,7 @@ class CocoMeteor(Metric):
     family = "ngram"
     needs = _ReferenceMetric.needs
     name = "coco-meteor"  # type: ignore[assignment]
-    implementation = 1  # batched SCORE/EVAL lines; raise when this scoring code changes
+    implementation = 2  # batched SCORE/EVAL lines; 2: unsegmented scripts NaN
 
     def __init__(self) -> None:
         self._jar = MeteorJar()
@@ -262,8 +273,14 @@ class CocoMeteor(Metric):
             "scale": "0-1",
         }
 
+    def unreadable_item(self, item: Item) -> bool:
+        return unreadable_item(item, has_unsegmented)
+
     def score(self, items: Sequence[Item]) -> list[float]:
-        pairs = [(t.response, nonblank_references(t)) for t in check_turn_items(items, self.needs)]
+        pairs = [
+            (t.response, () if self.unreadable_item(t) else nonblank_references(t))
+            for t in check_turn_items(items, self.needs)
+        ]
         scored = iter(self._jar.scores([(h, refs) for h, refs in pairs if refs]))
         return [next(scored) if refs else math.nan for _, refs in pairs]
 

@@ -11,12 +11,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from importlib.metadata import version
 from typing import Any, ClassVar
 
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
 from comperbench.metrics.registry import register_metric
+from comperbench.metrics.scripts import has_words, spaced, unicode_tokens
 
 REFS: frozenset[Need] = frozenset({"response", "references"})
 
@@ -36,8 +37,13 @@ def _tokenize_13a() -> Callable[[str], str]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased tokens of sacrebleu's 13a tokenizer (the WMT standard; needs no data)."""
-    return _tokenize_13a()(text.lower()).split()
+    """Lower-cased tokens of sacrebleu's 13a tokenizer (the WMT standard; needs no data), with
+    each character of an unsegmented script (Chinese, Japanese, Thai, emoji, ...) a token."""
+    return _tokenize_13a()(spaced(text).lower()).split()
+
+
+UNSEGMENTED_SPLIT = "each character of Chinese, Japanese, Thai, Lao, Khmer, Myanmar and emoji"
+"""How the 13a-based metrics tokenize unsegmented scripts (stated in their config)."""
 
 
 class _ReferenceMetric(Metric):
@@ -56,13 +62,27 @@ class _ReferenceMetric(Metric):
         scores = []
         for item in check_turn_items(items, self.needs):
             references = nonblank_references(item)
-            scores.append(
-                self.score_one(item.response, list(references)) if references else math.nan
-            )
+            readable = references and not self.unreadable_item(item)
+            scores.append(self.score_one(item.response, list(references)) if readable else math.nan)
         return scores
 
     def score_one(self, response: str, references: list[str]) -> float:
         raise NotImplementedError
+
+    def unreadable(self, text: str) -> bool:
+        """Whether the metric's tokenizer cannot read this text (its item then scores NaN)."""
+        return False
+
+    def unreadable_item(self, item: Item) -> bool:
+        return unreadable_item(item, self.unreadable)
+
+
+def unreadable_item(item: Item, unreadable: Callable[[str], bool]) -> bool:
+    """The response, or every non-blank reference, of a turn item is unreadable to a tokenizer."""
+    references = nonblank_references(item)
+    return bool(references) and (
+        unreadable(item.response) or all(unreadable(r) for r in references)
+    )
 
 
 class SacrebleuSegments:
@@ -109,7 +129,7 @@ class SentenceBleu(_ReferenceMetric):
 
     library = "sacrebleu"
     # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
-    implementation = 2
+    implementation = 3  # 3: unsegmented scripts split into characters
 
     def __init__(self, order: int) -> None:
         self.order = order
@@ -123,6 +143,7 @@ class SentenceBleu(_ReferenceMetric):
             "max_ngram_order": self.order,
             "smooth_method": "exp",
             "tokenize": "13a",
+            "unsegmented_scripts": UNSEGMENTED_SPLIT,
             "lowercase": False,
             "effective_order": True,
             "scale": "0-1",
@@ -131,7 +152,7 @@ class SentenceBleu(_ReferenceMetric):
     def score_one(self, response: str, references: list[str]) -> float:
         from sacrebleu.metrics import BLEU
 
-        stats = _bleu_statistics(response, tuple(references))
+        stats = _bleu_statistics(spaced(response), tuple(spaced(r) for r in references))
         n = self.order
         bleu = BLEU.compute_bleu(
             correct=list(stats[2 : 2 + n]),
@@ -152,13 +173,21 @@ class CorpusBleu(Metric):
     needs = REFS
     corpus = True
     name = "corpus-bleu"  # type: ignore[assignment]
-    implementation = 2  # 2: blank references ignored, items with only blank ones left out
+    implementation = (
+        3  # 2: blank references ignored (items with only blank ones left out); 3: scripts
+    )
 
     def library_version(self) -> str:
         return f"sacrebleu=={version('sacrebleu')}"
 
     def config(self) -> dict[str, Any]:
-        return {"max_ngram_order": 4, "smooth_method": "exp", "tokenize": "13a", "scale": "0-1"}
+        return {
+            "max_ngram_order": 4,
+            "smooth_method": "exp",
+            "tokenize": "13a",
+            "unsegmented_scripts": UNSEGMENTED_SPLIT,
+            "scale": "0-1",
+        }
 
     def score(self, items: Sequence[Item]) -> list[float]:
         raise NotImplementedError("corpus-bleu scores a set of responses: use score_corpus")
@@ -167,7 +196,7 @@ class CorpusBleu(Metric):
         from sacrebleu.metrics import BLEU
 
         turns = [
-            (t.response, refs)
+            (spaced(t.response), tuple(spaced(r) for r in refs))
             for t in check_turn_items(items, self.needs)
             if (refs := nonblank_references(t))
         ]
@@ -204,6 +233,7 @@ class Chrf(_ReferenceMetric):
 
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
 
 
 @cache
@@ -221,6 +251,11 @@ def _rouge_scorer() -> Any:
 @lru_cache(maxsize=1 << 17)
 def _rouge_tokens(text: str) -> tuple[str, ...]:
     return tuple(_rouge_scorer()._tokenizer.tokenize(text))
+
+
+def _tokens(text: str, any_script: bool) -> tuple[str, ...]:
+    """rouge-score's tokens (ASCII letters and digits, Porter-stemmed), or `unicode_tokens`."""
+    return unicode_tokens(spaced(text)) if any_script else _rouge_tokens(text)
 
 
 @lru_cache(maxsize=1 << 17)
@@ -253,7 +288,9 @@ def lcs_length(target: tuple[str, ...], prediction: tuple[str, ...]) -> int:
 
 
 @lru_cache(maxsize=1 << 16)
-def _rouge_all(response: str, references: tuple[str, ...]) -> tuple[float, float, float]:
+def _rouge_all(
+    response: str, references: tuple[str, ...], any_script: bool = False
+) -> tuple[float, float, float]:
     """F-measures of ROUGE-1/2/L against the best reference, per type, as `score_multi` does.
 
     ROUGE-1/2 run rouge-score's own `_score_ngrams` on n-gram counts computed once per distinct
@@ -263,11 +300,11 @@ def _rouge_all(response: str, references: tuple[str, ...]) -> tuple[float, float
     from rouge_score.rouge_scorer import _score_ngrams
     from rouge_score.scoring import fmeasure
 
-    prediction = _rouge_tokens(response)
+    prediction = _tokens(response, any_script)
     predicted = [_rouge_ngrams(prediction, 1), _rouge_ngrams(prediction, 2)]
     best = [-1.0, -1.0, -1.0]
     for reference in references:
-        target = _rouge_tokens(reference)
+        target = _tokens(reference, any_script)
         lcs = lcs_length(target, prediction) if target and prediction else 0
         values = (
             _score_ngrams(_rouge_ngrams(target, 1), predicted[0]).fmeasure,
@@ -279,30 +316,43 @@ def _rouge_all(response: str, references: tuple[str, ...]) -> tuple[float, float
 
 
 class Rouge(_ReferenceMetric):
-    """ROUGE-1/2/L F-measure by rouge-score (Porter stemming, its default ASCII tokenizer)."""
+    """ROUGE-1/2/L F-measure by rouge-score: Porter stemming and its tokenizer, which keeps ASCII
+    letters and digits only (a text it cannot read scores NaN); `[unicode]`: tokens of any script
+    (`unicode_tokens`), case-folded, not stemmed."""
 
     library = "rouge-score"
     # Own n-gram counting and bit-parallel LCS; raise when this scoring code changes.
-    implementation = 2
+    implementation = 3  # 3: texts the tokenizer cannot read score NaN; the unicode variant
 
-    def __init__(self, rouge_type: str) -> None:
-        self.rouge_type = rouge_type
+    def __init__(self, rouge_type: str, any_script: bool = False) -> None:
+        self.rouge_type, self.any_script = rouge_type, any_script
         self._index = ROUGE_TYPES.index(rouge_type)
 
     @property
     def name(self) -> str:
-        return {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}[self.rouge_type]
+        base = {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}[self.rouge_type]
+        return f"{base}[unicode]" if self.any_script else base
 
     def config(self) -> dict[str, Any]:
+        tokenizer = (
+            {"tokenize": f"letters, digits and marks of any script; {UNSEGMENTED_SPLIT}"}
+            if self.any_script
+            else {"tokenize": "rouge-score (a-z, 0-9)", "unreadable_text": "NaN"}
+        )
         return {
             "rouge_type": self.rouge_type,
-            "use_stemmer": True,
+            "use_stemmer": not self.any_script,
+            **tokenizer,
             "value": "fmeasure",
             "multi_reference": "max fmeasure (score_multi)",
         }
 
     def score_one(self, response: str, references: list[str]) -> float:
-        return _rouge_all(response, tuple(references))[self._index]
+        return _rouge_all(response, tuple(references), self.any_script)[self._index]
+
+    def unreadable(self, text: str) -> bool:
+        """rouge-score's tokenizer keeps a-z and 0-9 only: a text with words but none of them."""
+        return not self.any_script and _ASCII_WORD.search(text) is None and has_words(text)
 
 
 class Meteor(_ReferenceMetric):
@@ -314,7 +364,7 @@ class Meteor(_ReferenceMetric):
 
     library = "nltk"
     # nltk's alignment with memoised WordNet synonym sets; raise when this scoring code changes.
-    implementation = 2
+    implementation = 3  # 3: unsegmented scripts split into characters
     name = "meteor"  # type: ignore[assignment]
 
     def __init__(self) -> None:
@@ -398,7 +448,7 @@ def _meteor_tokens(text: str) -> tuple[str, ...]:
     """nltk's Treebank tokens of a text, lowercased as METEOR compares them, once per distinct
     text (references are shared by every response to a context, and tokenizing is a third of
     METEOR's time)."""
-    return tuple(token.lower() for token in _treebank_tokenizer().tokenize(text))
+    return tuple(token.lower() for token in _treebank_tokenizer().tokenize(spaced(text)))
 
 
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\]\\^`{|}~_\']")
@@ -429,6 +479,7 @@ class WordF1(_ReferenceMetric):
 
     library = "comperbench"
     name = "f1"  # type: ignore[assignment]
+    implementation = 3  # 3: unsegmented scripts split into characters
 
     def library_version(self) -> str:
         from comperbench import __version__
@@ -436,11 +487,15 @@ class WordF1(_ReferenceMetric):
         return f"comperbench=={__version__}"
 
     def config(self) -> dict[str, Any]:
-        return {"normalization": "parlai normalize_answer", "multi_reference": "max"}
+        return {
+            "normalization": "parlai normalize_answer",
+            "unsegmented_scripts": UNSEGMENTED_SPLIT,
+            "multi_reference": "max",
+        }
 
     def score_one(self, response: str, references: list[str]) -> float:
-        pred = normalize_answer(response).split()
-        return max(_f1(pred, normalize_answer(r).split()) for r in references)
+        pred = normalize_answer(spaced(response)).split()
+        return max(_f1(pred, normalize_answer(spaced(r)).split()) for r in references)
 
 
 class Distinct(Metric):
@@ -448,6 +503,7 @@ class Distinct(Metric):
 
     family = "ngram"
     corpus = True
+    implementation = 2  # 2: unsegmented scripts split into characters
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -457,7 +513,11 @@ class Distinct(Metric):
         return f"distinct-{self.n}"
 
     def config(self) -> dict[str, Any]:
-        return {"n": self.n, "tokenize": "sacrebleu 13a, lower-cased"}
+        return {
+            "n": self.n,
+            "tokenize": "sacrebleu 13a, lower-cased",
+            "unsegmented_scripts": UNSEGMENTED_SPLIT,
+        }
 
     def library_version(self) -> str:
         return f"sacrebleu=={version('sacrebleu')}"
@@ -478,15 +538,28 @@ class Length(Metric):
 
     family = "ngram"
     name = "length"  # type: ignore[assignment]
+    implementation = 2  # 2: unsegmented scripts split into characters
 
     def config(self) -> dict[str, Any]:
-        return {"unit": "sacrebleu 13a tokens"}
+        return {"unit": "sacrebleu 13a tokens", "unsegmented_scripts": UNSEGMENTED_SPLIT}
 
     def library_version(self) -> str:
         return f"sacrebleu=={version('sacrebleu')}"
 
     def score(self, items: Sequence[Item]) -> list[float]:
         return [float(len(words(t.response))) for t in check_turn_items(items, self.needs)]
+
+
+def _rouge(rouge_type: str, arg: str | None) -> Rouge:
+    """`rouge-l` (rouge-score's tokenizer) or `rouge-l[unicode]` (tokens of any script)."""
+    if arg not in (None, "unicode"):
+        from comperbench.errors import UnknownNameError
+
+        raise UnknownNameError(
+            f"metric {Rouge(rouge_type).name!r} takes no bracketed argument or [unicode] "
+            f"(tokens of any script), not [{arg}]"
+        )
+    return Rouge(rouge_type, any_script=arg == "unicode")
 
 
 def _register() -> None:
@@ -503,8 +576,7 @@ def _register() -> None:
     simple("chrf", lambda: Chrf(0))
     simple("chrf++", lambda: Chrf(2))
     for rouge_type in ROUGE_TYPES:
-        metric = Rouge(rouge_type)
-        simple(metric.name, lambda rouge_type=rouge_type: Rouge(rouge_type))
+        register_metric(Rouge(rouge_type).name)(partial(_rouge, rouge_type))
     simple("meteor", Meteor)
     simple("f1", WordF1)
     simple("distinct-1", lambda: Distinct(1))

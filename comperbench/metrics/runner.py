@@ -170,6 +170,8 @@ class _Pending:
     found: dict[str, float]
     todo: dict[str, int]
     """key -> index of the first item with that key."""
+    unreadable: int = 0
+    """Items whose text the metric's tokenizer cannot read (they score NaN)."""
 
 
 def _lookup(
@@ -181,7 +183,8 @@ def _lookup(
     for index, key in enumerate(keys):
         if key not in found:
             todo.setdefault(key, index)
-    return _Pending(metric, keys, found, todo)
+    unreadable = sum(metric.unreadable_item(item) for item in items)
+    return _Pending(metric, keys, found, todo, unreadable)
 
 
 def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None) -> MetricRun:
@@ -195,8 +198,15 @@ def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None
         scores,
         cached=cached,
         computed=len(pending.keys) - cached,
-        notes=pending.metric.run_notes() if fresh else {},
+        notes=_notes(pending, fresh),
     )
+
+
+def _notes(pending: _Pending, fresh: dict[str, float]) -> dict[str, Any]:
+    notes = pending.metric.run_notes() if fresh else {}
+    if pending.unreadable:
+        notes["unreadable_script"] = pending.unreadable
+    return notes
 
 
 def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[str, float]:
