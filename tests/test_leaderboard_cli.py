@@ -74,7 +74,9 @@ def test_seed_stores_baselines_once(
     db = str(tmp_path / "lb.sqlite")
     seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
     assert main(seed) == 0
-    assert "1 baseline submissions added (0 already there)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 baseline submissions added (0 already there)" in out
+    assert "[1/1 benchmark levels] usr-topical (turn): 1 baselines stored; elapsed" in out
     assert main(seed) == 0
     assert "0 baseline submissions added (1 already there)" in capsys.readouterr().out
     [stored] = Store(db).submissions()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -17,6 +18,7 @@ from comperbench.leaderboard.submission import SubmissionMeta
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import TURN_SUITE, resolve_metrics, run_metrics
+from comperbench.progress import eta_text
 
 BASELINE_METRICS = tuple(m for m in TURN_SUITE if not m.startswith("bertscore"))
 """The fast n-gram and embedding metrics (BERTScore is left to `--metrics` for its run time)."""
@@ -55,25 +57,34 @@ def seed(
     Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
     """
     names = list(benchmarks) if benchmarks is not None else list_benchmarks()
+    levels = [(name, level) for name in names for level in stored_levels(name)]
     index = ItemIndex()
     cache = ScoreCache()
-    outcomes = []
-    for name in names:
-        for level in stored_levels(name):
-            try:
-                bench = cached_benchmark(name, level)
-            except DataMissingError as exc:
-                if benchmarks is not None:
-                    raise
-                progress(f"skipped benchmark {name}: {exc}")
-                break
-            result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
-            for metric_name, reason in result.skipped.items():
-                progress(f"skipped {metric_name} on {name} ({level}): {reason}")
-            for run in result.runs:
-                raw = _csv(result.item_ids, run.scores.tolist())
-                file_name = f"{run.metric.name}-{name}-{level}.csv"
-                outcome = submit(file_name, raw, _baseline(run.metric), store, index)
-                progress(f"{run.metric.name}: {outcome.summary()}")
-                outcomes.append(outcome)
+    outcomes: list[Outcome] = []
+    started, missing = time.monotonic(), set()
+    for done, (name, level) in enumerate(levels, start=1):
+        if name in missing:
+            continue
+        try:
+            bench = cached_benchmark(name, level)
+        except DataMissingError as exc:
+            if benchmarks is not None:
+                raise
+            progress(f"skipped benchmark {name}: {exc}")
+            missing.add(name)
+            continue
+        result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
+        for metric_name, reason in result.skipped.items():
+            progress(f"skipped {metric_name} on {name} ({level}): {reason}")
+        for run in result.runs:
+            raw = _csv(result.item_ids, run.scores.tolist())
+            file_name = f"{run.metric.name}-{name}-{level}.csv"
+            outcome = submit(file_name, raw, _baseline(run.metric), store, index)
+            progress(f"  {run.metric.name}: {outcome.summary()}")
+            outcomes.append(outcome)
+        elapsed = time.monotonic() - started
+        progress(
+            f"[{done}/{len(levels)} benchmark levels] {name} ({level}): {len(result.runs)} "
+            f"baselines stored; {eta_text(done, len(levels), elapsed)}"
+        )
     return outcomes

@@ -26,6 +26,7 @@ from comperbench.metrics.workers import (
     default_workers,
     score_in_workers,
 )
+from comperbench.progress import progress
 from comperbench.schema import Utterance
 
 NGRAM_SUITE = (
@@ -155,12 +156,6 @@ class MetricRun:
         return int(np.isnan(self.scores).sum())
 
 
-def _progress(total: int, label: str) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=label, unit="item", leave=False, disable=None)
-
-
 @dataclass
 class _Pending:
     """One metric's cache lookup: the stored scores, and the first item of every key to compute."""
@@ -214,7 +209,7 @@ def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[
     key_of = {index: key for key, index in pending.todo.items()}
     todo = [(key_of[i], i) for i in by_shared_references(key_of, items)]
     fresh: dict[str, float] = {}
-    with _progress(len(todo), metric.name) as bar:
+    with progress(len(todo), metric.name) as bar:
         for start in range(0, len(todo), batch_size):
             batch = todo[start : start + batch_size]
             values = metric.score([items[index] for _, index in batch])
@@ -232,7 +227,7 @@ def _compute_in_workers(
 ) -> list[dict[str, float]]:
     total = sum(len(p.todo) for p in pendings)
     label = f"{len(pendings)} metrics in {workers} processes"
-    with _progress(total, label) as bar:
+    with progress(total, label) as bar:
         by_index = score_in_workers(
             [p.metric for p in pendings],
             items,

@@ -10,6 +10,7 @@ that take a statistic accept its registered name or a `Statistic` object.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -161,11 +162,25 @@ def statistic_names(reported_only: bool = False) -> list[str]:
     return [s.name for s in registered_statistics(reported_only)]
 
 
+def _without_constant_warnings(analytic: AnalyticFn) -> AnalyticFn:
+    """scipy warns on (near-)constant input; `undefined_reason` says it in the result instead."""
+
+    def quiet(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sps.ConstantInputWarning)
+            warnings.simplefilter("ignore", sps.NearConstantInputWarning)
+            return analytic(x, y)
+
+    return quiet
+
+
+@_without_constant_warnings
 def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     res = sps.pearsonr(x, y)
     return float(res.statistic), float(res.pvalue), "normal-theory"
 
 
+@_without_constant_warnings
 def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     res = sps.spearmanr(x, y)
     return float(res.statistic), float(res.pvalue), "asymptotic"
@@ -202,7 +217,7 @@ KENDALL_B = register_statistic(
     Statistic(
         "kendall-b",
         "Kendall tau-b",
-        partial(_kendall, "b"),
+        _without_constant_warnings(partial(_kendall, "b")),
         partial(weighted_kendall, variant="b"),
         partial(group_kendall, variant="b"),
         item_resampling=False,
@@ -212,7 +227,7 @@ KENDALL_C = register_statistic(
     Statistic(
         "kendall-c",
         "Kendall tau-c",
-        partial(_kendall, "c"),
+        _without_constant_warnings(partial(_kendall, "c")),
         partial(weighted_kendall, variant="c"),
         partial(group_kendall, variant="c"),
         item_resampling=False,
