@@ -215,13 +215,13 @@ def _digest_path(table_path: Path) -> Path:
 
 def _write_cache(path: Path, table: pa.Table, skipped: dict[str, int]) -> None:
     """The table as parquet, with the sha256 of the file written beside it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {b"comperbench.skipped": json.dumps(skipped).encode()}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.parquet")
-    pq.write_table(table, tmp)
-    data.write_atomic(_digest_path(path), data.sha256_file(tmp).encode())
-    tmp.replace(path)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    payload = sink.getvalue().to_pybytes()
+    data.write_atomic(_digest_path(path), hashlib.sha256(payload).hexdigest().encode())
+    data.write_atomic(path, payload)
 
 
 def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
@@ -229,9 +229,10 @@ def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
     one that was written (its sha256 differs from the one stored beside it) or cannot be read."""
     try:
         expected = _digest_path(path).read_text().strip()
-        if data.sha256_file(path) != expected:
+        payload = path.read_bytes()
+        if hashlib.sha256(payload).hexdigest() != expected:
             return None
-        table = pq.read_table(path)
+        table = pq.read_table(pa.BufferReader(payload))
         skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
     except (pa.ArrowException, OSError, ValueError):  # absent, truncated, corrupt or foreign
         return None

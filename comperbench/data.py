@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import tempfile
+import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -88,8 +89,9 @@ def memoised_sha256(path: Path) -> str:
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
+    """Write a file whole or not at all (a temporary file of this process and thread, renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     tmp.write_bytes(payload)
     tmp.replace(path)
 

@@ -13,6 +13,7 @@ import pytest
 
 import comperbench
 from comperbench import benchmark, data, get_metadata, load_benchmark
+from comperbench.benchmark import Benchmark
 from comperbench.errors import ChecksumError, DataFormatError, DataMissingError, UnknownNameError
 from comperbench.loaders.base import Parsed, SourceFiles, code_digest, parsing_code_digest
 from comperbench.loaders.usr import UsrPersona
@@ -157,12 +158,20 @@ def _poison(cached: Path) -> None:
     pq.write_table(table.set_column(column, "response", pa.array(responses)), cached)
 
 
-def test_a_cached_table_that_is_not_the_one_written_is_parsed_again(
+@pytest.fixture
+def cached_persona(
     data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[Benchmark, Path]:
+    """usr-persona loaded into a fresh cache, and the path of its cached turn table."""
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     fresh = load_benchmark("usr-persona")
-    cached = next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+    return fresh, next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+
+
+def test_a_cached_table_that_is_not_the_one_written_is_parsed_again(
+    cached_persona: tuple[Benchmark, Path],
+) -> None:
+    fresh, cached = cached_persona
     _poison(cached)
     again = load_benchmark("usr-persona")
     assert again.table.column("response")[0].as_py() != "poisoned"
@@ -266,12 +275,8 @@ def test_systems_left_out_on_request_are_named_in_the_tag(data_root: Path) -> No
         full.without_systems(["Ground Truth"])
 
 
-def test_corrupt_cached_table_is_a_cache_miss(
-    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
-    fresh = load_benchmark("usr-persona")
-    cached = next((tmp_path / "cache" / "tables" / "usr-persona").rglob("turn.parquet"))
+def test_corrupt_cached_table_is_a_cache_miss(cached_persona: tuple[Benchmark, Path]) -> None:
+    fresh, cached = cached_persona
     cached.write_bytes(b"PAR1 not a parquet file")
     again = load_benchmark("usr-persona")
     assert again.table.equals(fresh.table) and again.skipped == fresh.skipped

@@ -49,7 +49,6 @@ class RawStore:
         self, key: str, identity: dict[str, Any], request: ChatRequest, out: Completion
     ) -> None:
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         record = {
             "backend": identity,
             "request": request.key(),
@@ -60,9 +59,7 @@ class RawStore:
             "raw": out.raw,
             "created": datetime.now(UTC).isoformat(),
         }
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, ensure_ascii=False, indent=1))
-        tmp.replace(path)
+        data.write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1).encode())
 
     def complete(
         self, backend: Backend, requests: Sequence[ChatRequest], budget: Budget | None = None
