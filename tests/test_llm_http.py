@@ -34,6 +34,7 @@ class Handler(BaseHTTPRequestHandler):
     failures_left: ClassVar[dict[str, int]] = {}
     in_flight: ClassVar[dict[str, int]] = {}
     peak: ClassVar[dict[str, int]] = {}
+    model: str
     lock = threading.Lock()
     changed = threading.Condition(lock)
 
@@ -41,6 +42,9 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status: int, body: bytes) -> None:
+        """Answer, counting the request out of flight before the client can see the answer."""
+        with Handler.changed:
+            Handler.in_flight[self.model] -= 1
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -55,17 +59,13 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         assert self.path == "/v1/chat/completions"
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        model = body["model"]
+        model = self.model = body["model"]
         with Handler.changed:
             Handler.seen.append(body)
             Handler.in_flight[model] = Handler.in_flight.get(model, 0) + 1
             Handler.peak[model] = max(Handler.peak.get(model, 0), Handler.in_flight[model])
             Handler.changed.notify_all()
-        try:
-            self.behave(model, body)
-        finally:
-            with Handler.changed:
-                Handler.in_flight[model] -= 1
+        self.behave(model, body)
 
     def gate(self, model: str, above: int) -> None:
         """Hold the request until more than `above` requests of `model` are in flight, or 0.5 s."""
