@@ -155,6 +155,33 @@ class Benchmark:
             return pd.DataFrame(columns=columns)
         return pd.concat([exploded[["item_id", "system"]], parts], axis=1)[columns]
 
+    def unit_ratings(self, aspect: str) -> pd.DataFrame:
+        """unit (dialogue id), system, judge, value: the individual ratings of `aspect`, or the
+        item scores (judge missing) when the benchmark publishes no individual ratings of it."""
+        import pandas as pd
+
+        units = dict(zip(self.item_ids, self.table.column("dialogue_id").to_pylist(), strict=True))
+        ratings = self.ratings()
+        ratings = ratings[ratings["aspect"] == aspect]
+        if ratings.empty:
+            scores = pd.DataFrame(
+                {
+                    "unit": [units[i] for i in self.item_ids],
+                    "system": self.table.column("system").to_pylist(),
+                    "judge": None,
+                    "value": self.human_scores(aspect),
+                }
+            )
+            return scores.dropna(subset=["value"])
+        return pd.DataFrame(
+            {
+                "unit": ratings["item_id"].map(units),
+                "system": ratings["system"],
+                "judge": ratings["annotator"],
+                "value": pd.to_numeric(ratings["value"]),
+            }
+        )
+
     def systems(self) -> pd.DataFrame:
         """System level: the mean item score of every aspect per system, and the item count."""
         frame = self.table.select(["system", "scores"]).flatten().to_pandas()

@@ -17,7 +17,6 @@ from statsmodels.stats.proportion import proportion_confint
 
 from comperbench import load_benchmark
 from comperbench.cli import main
-from comperbench.cli.human_eval_commands import unit_ratings
 from comperbench.stats.bradley_terry import bradley_terry
 from comperbench.stats.judgments import MEAN_JUDGE, as_comparisons, pairwise_judgments, selections
 from comperbench.stats.online_ratings import elo, trueskill_ratings
@@ -167,7 +166,7 @@ def test_pairwise_and_agreement_without_a_system(
 
 def _real_comparisons(data_root: Path, name: str) -> Comparisons:
     bench = load_benchmark(name, data_dir=data_root)
-    return as_comparisons(pairwise_judgments(unit_ratings(bench, bench.metadata.default_aspect)))
+    return as_comparisons(pairwise_judgments(bench.unit_ratings(bench.metadata.default_aspect)))
 
 
 @pytest.mark.parametrize(

@@ -50,33 +50,6 @@ BENCHMARK_ONLY = {
 }
 
 
-def unit_ratings(bench: Benchmark, aspect: str) -> pd.DataFrame:
-    """unit (dialogue id), system, judge, value: the individual ratings of `aspect`, or the item
-    scores (judge missing) when the benchmark publishes no individual ratings of it."""
-    units = dict(zip(bench.item_ids, bench.table.column("dialogue_id").to_pylist(), strict=True))
-    ratings = bench.ratings()
-    ratings = ratings[ratings["aspect"] == aspect]
-    if ratings.empty:
-        scores = bench.human_scores(aspect)
-        systems = bench.table.column("system").to_pylist()
-        return pd.DataFrame(
-            {
-                "unit": [units[i] for i in bench.item_ids],
-                "system": systems,
-                "judge": None,
-                "value": scores,
-            }
-        ).dropna(subset=["value"])
-    return pd.DataFrame(
-        {
-            "unit": ratings["item_id"].map(units),
-            "system": ratings["system"],
-            "judge": ratings["annotator"],
-            "value": pd.to_numeric(ratings["value"]),
-        }
-    )
-
-
 def _load(args: argparse.Namespace) -> Benchmark:
     return load_from_arguments(args, args.level)
 
@@ -85,7 +58,7 @@ def _benchmark_games(args: argparse.Namespace) -> tuple[Comparisons, pd.DataFram
     """Comparisons, per-context selections, a description and the benchmark tag."""
     bench = _load(args)
     aspect = bench.metadata.aspect(args.aspect).name
-    ratings = unit_ratings(bench, aspect)
+    ratings = bench.unit_ratings(aspect)
     judgments = pairwise_judgments(ratings)
     if judgments.empty:
         raise ComperbenchError(
