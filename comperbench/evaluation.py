@@ -7,6 +7,7 @@ the systems they leave out; each group has its own signature, whose benchmark ta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -17,11 +18,14 @@ from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.correlation import Level, correlation_table
 from comperbench.stats.resampling import CIMethod
-from comperbench.stats.statistics import statistic_names
+from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import json_ready
 
-EVALUATE_METHODS: tuple[str, ...] = tuple(statistic_names(reported_only=True))
-"""The correlations `evaluate` prints: the registered statistics reported by default."""
+
+def default_statistics() -> tuple[str, ...]:
+    """The correlations `evaluate` prints unless asked: the registered statistics reported by
+    default (looked up at call time, so a statistic registered later is included)."""
+    return tuple(statistic_names(reported_only=True))
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class EvaluationTable:
     protocol: EvaluationProtocol
     protocol_applied: bool
     groups: list[ProtocolGroup]
+    statistics: tuple[str, ...]
     rows: list[dict[str, Any]] = field(default_factory=list)
     signatures: list[SignedStatistic] = field(default_factory=list)
 
@@ -99,17 +104,21 @@ def evaluate_run(
     seed: int = 0,
     grouped: bool = False,
     apply_protocol: bool = True,
+    statistics: Sequence[str] | None = None,
 ) -> EvaluationTable:
-    """Pearson, Spearman and Kendall tau-b of every metric with the human scores of `aspect`, with
-    p-values and bootstrap intervals, each metric on the systems the protocol keeps for it.
+    """Each statistic (default: the reported ones, Pearson, Spearman and Kendall tau-b) of every
+    metric with the human scores of `aspect`, with p-values, bootstrap intervals and what the
+    statistic chose from the data (acc-eq's epsilon), each metric on the systems the protocol
+    keeps for it.
 
     System level resamples systems; grouped turn level averages the correlations within each
     dialogue and resamples dialogues.
     """
     bench = result.benchmark
+    names = tuple(get_statistic(s).name for s in (statistics or default_statistics()))
     groups = protocol_groups(result, apply_protocol)
     table = EvaluationTable(
-        result.level, aspect, grouped, bench.metadata.protocol, apply_protocol, groups
+        result.level, aspect, grouped, bench.metadata.protocol, apply_protocol, groups, names
     )
     rows: dict[str, dict[str, Any]] = {
         run.metric.name: {"metric": run.metric.name, "nan_scores": run.nans} for run in result.runs
@@ -119,7 +128,7 @@ def evaluate_run(
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
-        for method in EVALUATE_METHODS:
+        for method in table.statistics:
             correlations = correlation_table(
                 scores,
                 human,
@@ -138,6 +147,7 @@ def evaluate_run(
                 row[method], row[f"{method}_p"] = r.value, r.p_value
                 row[f"{method}_p_method"] = r.p_method
                 row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
+                row.update({f"{method}_{key}": value for key, value in r.chosen.items()})
                 if notes := [note for note in (r.reason, r.ci_note) if note]:
                     row[f"{method}_note"] = "; ".join(notes)
             signature = correlations[0].signature
@@ -171,7 +181,7 @@ def table_document(result: RunResult, table: EvaluationTable) -> dict[str, Any]:
         "protocol": _protocol_document(table, result),
         "level": result.level,
         "aspect": table.aspect,
-        "correlation": f"{', '.join(EVALUATE_METHODS)} with p-values (exact over all orderings "
+        "correlation": f"{', '.join(table.statistics)} with p-values (exact over all orderings "
         "up to 8 units, else scipy's) and bootstrap intervals (comperbench.stats); pairs with a "
         "missing score dropped",
         "signatures": [

@@ -12,17 +12,31 @@ import numpy as np
 
 from comperbench.benchmark import VERIFIED, Benchmark
 from comperbench.cli.common import add_exclude_argument, load_from_arguments
-from comperbench.errors import ComperbenchError
+from comperbench.errors import ComperbenchError, UnknownNameError
 from comperbench.evaluation import (
-    EVALUATE_METHODS,
     EvaluationTable,
+    default_statistics,
     evaluate_run,
     table_document,
 )
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
+from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import interval, number, p_value, slug
 from comperbench.textutil import table as format_table
+
+
+def optional_statistics() -> list[str]:
+    """Registered statistics `evaluate` computes only when asked."""
+    return [n for n in statistic_names() if n not in default_statistics()]
+
+
+def statistic_list(text: str) -> list[str]:
+    """--statistics: registered names, comma-separated (an unknown one is refused by name)."""
+    try:
+        return [get_statistic(name.strip()).name for name in text.split(",") if name.strip()]
+    except UnknownNameError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def _human(result: RunResult, aspect: str) -> np.ndarray:
@@ -36,15 +50,15 @@ def _ci(bounds: list[float] | None) -> str:
     return "-" if bounds is None else interval(*bounds)
 
 
-def render(rows: list[dict[str, Any]]) -> str:
+def render(rows: list[dict[str, Any]], statistics: tuple[str, ...]) -> str:
     headers = ["metric", "n"]
-    for method in EVALUATE_METHODS:
+    for method in statistics:
         headers += [method, "95% CI", "p"]
     headers.append("NaN")
     body = []
     for r in rows:
         line = [r["metric"], r["n"]]
-        for method in EVALUATE_METHODS:
+        for method in statistics:
             line += [number(r[method]), _ci(r[f"{method}_ci"]), p_value(r[f"{method}_p"])]
         body.append([*line, r["nan_scores"]])
     return format_table(headers, body)
@@ -119,15 +133,25 @@ def _print_header(args: argparse.Namespace, result: RunResult, table: Evaluation
         print(f"note: {missing} {unit} without a human {aspect} score are left out")
 
 
-def row_notes(row: dict[str, Any]) -> list[str]:
-    """Why a row's values are undefined or weak, one line per distinct reason."""
+def row_notes(row: dict[str, Any], statistics: tuple[str, ...]) -> list[str]:
+    """Why a row's values are undefined or weak, one line per distinct reason, and the tie
+    threshold a calibrated statistic chose."""
     reasons: dict[str, list[str]] = {}
-    for method in EVALUATE_METHODS:
+    for method in statistics:
         if note := row.get(f"{method}_note"):
             reasons.setdefault(note, []).append(method)
-    return [
+    lines = [
         f"note: {row['metric']} ({', '.join(labels)}): {note}" for note, labels in reasons.items()
     ]
+    chose: dict[str, list[str]] = {}
+    for method in statistics:
+        if (epsilon := row.get(f"{method}_epsilon")) is not None:
+            chose.setdefault(f"{epsilon:.4g}", []).append(method)
+    for epsilon, labels in chose.items():
+        lines.append(
+            f"note: {row['metric']} ({', '.join(labels)}): tie threshold epsilon {epsilon}"
+        )
+    return lines
 
 
 def _print_table(table: EvaluationTable) -> None:
@@ -135,9 +159,9 @@ def _print_table(table: EvaluationTable) -> None:
         print("no metric could run on this benchmark")
         return
     print()
-    print(render(table.rows))
+    print(render(table.rows, table.statistics))
     for row in table.rows:
-        for line in row_notes(row):
+        for line in row_notes(row, table.statistics):
             print(line)
     several = len(table.groups) > 1
     for signed in table.signatures:
@@ -172,6 +196,7 @@ def _run_settings(
         "seed": args.seed,
         "ci": args.ci,
         "protocol_applied": not args.all_systems,
+        "statistics": list(args.statistics or default_statistics()),
     }
 
 
@@ -229,6 +254,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         grouped=args.grouped,
         apply_protocol=not args.all_systems,
+        statistics=args.statistics,
     )
     document = {"run": run, **table_document(result, table)}
     if not args.json:
@@ -291,6 +317,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
+    evaluate.add_argument(
+        "--statistics",
+        type=statistic_list,
+        help="comma-separated statistics (default: "
+        f"{','.join(default_statistics())}; also {','.join(optional_statistics())}): "
+        "acc-eq is WMT's pairwise accuracy with tie calibration, best with --grouped or at "
+        "system level",
+    )
     evaluate.add_argument(
         "--grouped",
         action="store_true",

@@ -41,7 +41,7 @@ RESAMPLING = "bootstrap-percentile"
 
 def leaderboard_statistics() -> list[Statistic]:
     """The statistics the leaderboard scores and ranks by."""
-    return registered_statistics(reported_only=True)
+    return [s for s in registered_statistics() if s.ranked]
 
 
 def scored_at(statistic: Statistic, level: str) -> bool:

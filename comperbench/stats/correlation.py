@@ -11,7 +11,7 @@ an undefined correlation (constant input, too few pairs) is NaN with its reason.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -58,6 +58,8 @@ class CorrelationResult:
     analytic method ("normal-theory", "asymptotic", scipy's "exact" for Kendall); None if NaN."""
     ci_note: str | None = None
     """Set when the interval rests on too few resampled units to mean anything."""
+    chosen: Mapping[str, float] = field(default_factory=dict)
+    """What the statistic chose from the data, e.g. acc-eq's tie threshold {"epsilon": ...}."""
 
 
 def resolve(method: StatisticLike, level: str) -> Statistic:
@@ -188,6 +190,7 @@ class _Computed:
     point: Point
     n: int
     interval: Interval | None
+    chosen: Mapping[str, float] = field(default_factory=dict)
 
 
 def _result(
@@ -218,6 +221,7 @@ def _result(
         signature=str(sig),
         p_method=point.p_method,
         ci_note=note,
+        chosen=computed.chosen,
     )
 
 
@@ -251,7 +255,8 @@ def _batch(
         if boot is not None and point.reason is None:
             jack_m = None if jack is None else jack[m]
             interval = _interval(ci, point.value, boot[m], jack_m, settings.confidence)
-        out.append(_Computed(point, int(y.size), interval))
+        chosen = statistic.chosen(X[m], y) if point.reason is None else {}
+        out.append(_Computed(point, int(y.size), interval, chosen))
     return out
 
 
@@ -264,14 +269,17 @@ def _grouped_batch(
     if y.size == 0:
         undefined = Point(np.nan, np.nan, None, "no item has both scores")
         return [_Computed(undefined, 0, None) for _ in X]
-    ci, seed = settings.ci, settings.seed
+    ci, seed, statistic = settings.ci, settings.seed, settings.statistic
     layout = Groups.of(labels)
     G = layout.starts.size
-    per_group = settings.statistic.grouped(X, y, layout)
+    per_group = statistic.grouped(X, y, layout)
     defined = np.isfinite(per_group)
-    filled = np.where(defined, per_group, 0.0)
-    C = counts_from_indices(bootstrap_indices(G, settings.n_resamples, seed), G) if ci else None
-    J = jackknife_weights(G, seed) if ci == "bca" else None
+    boot = jack = None
+    if ci:
+        C = counts_from_indices(bootstrap_indices(G, settings.n_resamples, seed), G)
+        boot = statistic.grouped_resampled(X, y, layout, C)
+        if ci == "bca":
+            jack = statistic.grouped_resampled(X, y, layout, jackknife_weights(G, seed))
     out = []
     for m in range(X.shape[0]):
         n_defined = int(defined[m].sum())
@@ -279,14 +287,14 @@ def _grouped_batch(
             undefined = Point(np.nan, np.nan, None, "the correlation is undefined in every group")
             out.append(_Computed(undefined, 0, None))
             continue
-        value = float(filled[m].sum() / n_defined)
+        value = float(per_group[m][defined[m]].mean())
         interval = None
-        if C is not None:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                boot = (C @ filled[m]) / (C @ defined[m])
-                jack = (J @ filled[m]) / (J @ defined[m]) if J is not None else None
-            interval = _interval(ci, value, boot, jack, settings.confidence)
-        out.append(_Computed(Point(value, np.nan, None, _GROUPED_P), n_defined, interval))
+        if boot is not None:
+            jack_m = None if jack is None else jack[m]
+            interval = _interval(ci, value, boot[m], jack_m, settings.confidence)
+        point = Point(value, np.nan, None, _GROUPED_P)
+        chosen = statistic.chosen(X[m], y, layout)
+        out.append(_Computed(point, n_defined, interval, chosen))
     return out
 
 

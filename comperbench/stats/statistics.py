@@ -20,6 +20,7 @@ import numpy as np
 from scipy import stats as sps
 
 from comperbench.registry import Registry
+from comperbench.stats import pairwise_accuracy
 from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value
 from comperbench.stats.vectorised import (
     MIN_PAIRS,
@@ -38,12 +39,16 @@ from comperbench.stats.vectorised import (
 LEVELS: tuple[str, ...] = ("turn", "dialogue", "system")
 EXACT_PERMUTATION = "exact-permutation"
 
-AnalyticFn = Callable[[np.ndarray, np.ndarray], tuple[float, float, str]]
-"""(x, y) -> (value, analytic p-value, name of the p-value's method)."""
+AnalyticFn = Callable[[np.ndarray, np.ndarray], tuple[float, float, str | None]]
+"""(x, y) -> (value, analytic p-value, name of the p-value's method; NaN and None if none)."""
 WeightedFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """(X metrics x items, y, W resamples x items counts) -> (metrics, resamples) values."""
 GroupedFn = Callable[[np.ndarray, np.ndarray, Groups], np.ndarray]
 """(M rows x items, y, groups) -> (rows, groups) values, NaN where undefined."""
+GroupedResampledFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray], np.ndarray]
+"""(M rows x items, y, groups, C resamples x groups counts) -> (rows, resamples) values."""
+ChosenFn = Callable[[np.ndarray, np.ndarray, Groups | None], dict[str, float]]
+"""(x, y, groups or None) -> what the statistic chose from the data, e.g. a tie threshold."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +87,17 @@ class Statistic:
     item_resampling: bool = True
     """Whether a bootstrap over thousands of items is affordable (the leaderboard's budget)."""
     reported: bool = True
-    """Part of the default report: `evaluate`'s table and the leaderboard."""
+    """Part of `evaluate`'s default table."""
+    ranked: bool = True
+    """Offered as a ranking statistic on the leaderboard."""
     side_fn: Callable[[np.ndarray, np.ndarray], Any] | None = None
     paired_fn: Callable[[Any, Any, np.ndarray], np.ndarray] | None = None
     """Optional split of `resampled` into a per-vector part (computed once, cached by callers)
     and a combination of two such parts; see `side` and `paired`."""
+    grouped_resampled_fn: GroupedResampledFn | None = None
+    """Set when a resample of groups is not the mean of fixed group values (a statistic that
+    calibrates itself over all groups); see `grouped_resampled`."""
+    chosen_fn: ChosenFn | None = None
 
     def applies_to(self, level: str) -> bool:
         return level in self.levels
@@ -119,6 +130,21 @@ class Statistic:
     def grouped(self, M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray:
         """(k, groups): the statistic of each row of M with y within each group."""
         return self.grouped_fn(np.atleast_2d(np.asarray(M, dtype=float)), y, layout)
+
+    def grouped_resampled(
+        self, M: np.ndarray, y: np.ndarray, layout: Groups, C: np.ndarray
+    ) -> np.ndarray:
+        """(rows, k): the mean over the defined groups drawn in each row of counts C."""
+        if self.grouped_resampled_fn is not None:
+            return self.grouped_resampled_fn(np.atleast_2d(M), y, layout, C)
+        per_group = self.grouped(M, y, layout)
+        defined = np.isfinite(per_group)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.where(defined, per_group, 0.0) @ C.T) / (defined.astype(float) @ C.T)
+
+    def chosen(self, x: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> dict:
+        """What the statistic chose from the data (e.g. {"epsilon": ...}); empty for most."""
+        return {} if self.chosen_fn is None else self.chosen_fn(x, y, layout)
 
     def rows(self, M: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> np.ndarray:
         """(k,): the statistic of each row of M with y, or its mean over the defined groups."""
@@ -232,5 +258,36 @@ KENDALL_C = register_statistic(
         partial(group_kendall, variant="c"),
         item_resampling=False,
         reported=False,
+        ranked=False,
     )
 )
+
+
+def _pairwise_accuracy(
+    name: str, display_name: str, calibrate: bool, tau: bool, ranked: bool
+) -> Statistic:
+    options = {"calibrate": calibrate, "tau": tau}
+    return Statistic(
+        name,
+        display_name,
+        partial(pairwise_accuracy.point, **options),
+        partial(pairwise_accuracy.resampled, **options),
+        partial(pairwise_accuracy.grouped, **options),
+        item_resampling=False,
+        reported=False,
+        ranked=ranked,
+        grouped_resampled_fn=partial(pairwise_accuracy.grouped_resampled, **options),
+        chosen_fn=pairwise_accuracy.chosen_epsilon if calibrate else None,
+    )
+
+
+# WMT's pairwise statistics with ties (Deutsch, Foster and Freitag, EMNLP 2023).
+ACC_EQ = register_statistic(
+    _pairwise_accuracy("acc-eq", "Pairwise accuracy (acc_eq)", True, False, ranked=True)
+)
+ACC23 = register_statistic(
+    _pairwise_accuracy(
+        "acc23", "Pairwise accuracy, no tie calibration (acc23)", False, False, False
+    )
+)
+TAU_EQ = register_statistic(_pairwise_accuracy("tau-eq", "Kendall tau_eq", True, True, False))
