@@ -17,6 +17,7 @@ from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import cached_benchmark, stored_levels
+from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 from comperbench.leaderboard.service import (
     Ranked,
     describe_apart,
@@ -28,6 +29,7 @@ from comperbench.leaderboard.service import (
 )
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
+from comperbench.stats.statistics import LEVELS
 
 RANKING_COLUMNS = [
     "rank",
@@ -236,13 +238,27 @@ def item_view(benchmark: str, level: str, position: float) -> tuple[dict[str, An
     return row, f"item {k + 1} of {len(bench)}"
 
 
+def statistics_lines() -> list[str]:
+    """One line per ranking statistic: what it measures and the levels it is scored at."""
+    lines = []
+    for statistic in leaderboard_statistics():
+        levels = [level for level in LEVELS if scored_at(statistic, level)]
+        lines.append(
+            f"- **{statistic.display_name}** (`{statistic.name}`, {', '.join(levels)} level): "
+            f"{statistic.description}."
+        )
+    return ["\n".join(lines)]
+
+
 def about_markdown() -> str:
     """The about page: the statistics, the submission format and every benchmark's citation."""
     parts = [
         f"# comperbench leaderboard ({__version__})",
         "Correlation of automatic dialogue metrics with human judgments. Intervals are 95% "
         "percentile bootstrap intervals over items (systems at system level), seeded and shared "
-        "by all metrics so that comparisons are paired. Kendall is computed at system level.",
+        "by all metrics so that comparisons are paired.",
+        "## Statistics",
+        *statistics_lines(),
         FORMAT_HELP,
         "## Cite the benchmarks",
     ]

@@ -98,6 +98,8 @@ class Statistic:
     """Set when a resample of groups is not the mean of fixed group values (a statistic that
     calibrates itself over all groups); see `grouped_resampled`."""
     chosen_fn: ChosenFn | None = None
+    description: str = ""
+    """What the statistic measures, in a sentence (shown on the leaderboard's About page)."""
 
     def applies_to(self, level: str) -> bool:
         return level in self.levels
@@ -225,7 +227,14 @@ def _kendall(variant: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float, 
 
 
 PEARSON = register_statistic(
-    Statistic("pearson", "Pearson r", _pearson, weighted_pearson, group_pearson)
+    Statistic(
+        "pearson",
+        "Pearson r",
+        _pearson,
+        weighted_pearson,
+        group_pearson,
+        description="linear agreement of the metric's and the humans' scores",
+    )
 )
 SPEARMAN = register_statistic(
     Statistic(
@@ -236,6 +245,7 @@ SPEARMAN = register_statistic(
         group_spearman,
         side_fn=ResampledRanks.of,
         paired_fn=spearman_of_ranks,
+        description="agreement of the two rankings (Pearson of the ranks, ties averaged)",
     )
 )
 # Kendall's bootstrap beyond a few hundred items is a loop over resamples (seconds per metric).
@@ -247,6 +257,7 @@ KENDALL_B = register_statistic(
         partial(weighted_kendall, variant="b"),
         partial(group_kendall, variant="b"),
         item_resampling=False,
+        description="concordant minus discordant pairs, corrected for ties on either side",
     )
 )
 KENDALL_C = register_statistic(
@@ -259,12 +270,13 @@ KENDALL_C = register_statistic(
         item_resampling=False,
         reported=False,
         ranked=False,
+        description="Kendall's tau for rectangular tables of ties (Stuart)",
     )
 )
 
 
 def _pairwise_accuracy(
-    name: str, display_name: str, calibrate: bool, tau: bool, ranked: bool
+    name: str, display_name: str, calibrate: bool, tau: bool, ranked: bool, description: str
 ) -> Statistic:
     options = {"calibrate": calibrate, "tau": tau}
     return Statistic(
@@ -278,16 +290,41 @@ def _pairwise_accuracy(
         ranked=ranked,
         grouped_resampled_fn=partial(pairwise_accuracy.grouped_resampled, **options),
         chosen_fn=pairwise_accuracy.chosen_epsilon if calibrate else None,
+        description=description,
     )
 
 
 # WMT's pairwise statistics with ties (Deutsch, Foster and Freitag, EMNLP 2023).
+_CALIBRATED = "metric differences up to a threshold epsilon count as ties, epsilon chosen to "
 ACC_EQ = register_statistic(
-    _pairwise_accuracy("acc-eq", "Pairwise accuracy (acc_eq)", True, False, ranked=True)
+    _pairwise_accuracy(
+        "acc-eq",
+        "Pairwise accuracy (acc_eq)",
+        calibrate=True,
+        tau=False,
+        ranked=True,
+        description="share of pairs (of items, or of systems) the metric orders as the humans do or ties where they "
+        f"tie; {_CALIBRATED}maximise it (WMT 2023 on)",
+    )
 )
 ACC23 = register_statistic(
     _pairwise_accuracy(
-        "acc23", "Pairwise accuracy, no tie calibration (acc23)", False, False, False
+        "acc23",
+        "Pairwise accuracy, no tie calibration (acc23)",
+        calibrate=False,
+        tau=False,
+        ranked=False,
+        description="acc-eq with epsilon 0: only exactly equal metric scores tie",
     )
 )
-TAU_EQ = register_statistic(_pairwise_accuracy("tau-eq", "Kendall tau_eq", True, True, False))
+TAU_EQ = register_statistic(
+    _pairwise_accuracy(
+        "tau-eq",
+        "Kendall tau_eq",
+        calibrate=True,
+        tau=True,
+        ranked=False,
+        description=f"tau_23 = 2 acc23 - 1 (right pairs +1, wrong pairs -1); {_CALIBRATED}"
+        "maximise it",
+    )
+)
