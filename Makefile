@@ -42,4 +42,4 @@ lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 bench:  ## speed of loading, metrics, statistics, learned metrics and the leaderboard
-	for script in load metrics stats pairwise learned leaderboard; do $(BIN)/python benchmarks/$$script.py || exit 1; done
+	for script in load metrics stats pairwise pairwise_accuracy learned leaderboard; do $(BIN)/python benchmarks/$$script.py || exit 1; done
