@@ -5,8 +5,10 @@
 
 1. On a sample of whole contexts (all systems' responses to them): items/s of each metric (cold: no score cache,
    no memo) and of the library's own per-item loop on the same items (sacrebleu
-   `sentence_score`, rouge-score `score_multi`, nltk `meteor_score`, `bert_score.score`), with
-   the ratio.
+   `sentence_score`, rouge-score `score_multi`, nltk `meteor_score`, and bert-score's
+   `BERTScorer.score`, its documented way to score repeatedly with one loaded model), with the
+   ratio; models are loaded outside the timing on both sides, and both sides must give equal
+   scores.
 2. The n-gram suite over the whole benchmark, cold (empty score cache), in one process and in
    one worker process per CPU (the runner's default), with the ratio; the word-vector metrics
    cold; then the whole run again from the cache.
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 import time
@@ -23,6 +26,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy as np
 
 from comperbench.metrics.runner import NGRAM_SUITE
 
@@ -43,13 +48,25 @@ def _clear_memos() -> None:
 
 
 def _timed(work: Callable[[], object]) -> float:
+    return _timed_values(work)[0]
+
+
+def _timed_values(work: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
+    out = work()
+    return time.perf_counter() - start, out
 
 
-def _references() -> dict[str, Callable[[list], object]]:
-    """The plain per-item loop of each wrapped library."""
+def _assert_equal(name: str, ours: object, theirs: object, atol: float) -> None:
+    """Both sides scored every item alike (to `atol`), or the comparison means nothing."""
+    a, b = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
+    if a.shape != b.shape or not np.allclose(a, b, rtol=0, atol=atol):
+        worst = float(np.nanmax(np.abs(a - b))) if a.shape == b.shape else math.nan
+        raise AssertionError(f"{name}: scores differ from the library's (max difference {worst})")
+
+
+def _references() -> dict[str, Callable[[list], list[float]]]:
+    """The plain per-item loop of each wrapped library, on our 0-1 scale."""
     from nltk.tokenize import NLTKWordTokenizer
     from nltk.translate.meteor_score import meteor_score
     from rouge_score import rouge_scorer
@@ -63,10 +80,14 @@ def _references() -> dict[str, Callable[[list], object]]:
     tok, reader = NLTKWordTokenizer().tokenize, wordnet_reader()
     return {
         "bleu-4": lambda items: [
-            bleu.sentence_score(i.response, list(i.references)) for i in items
+            bleu.sentence_score(i.response, list(i.references)).score / 100 for i in items
         ],
-        "chrf": lambda items: [chrf.sentence_score(i.response, list(i.references)) for i in items],
-        "rouge-l": lambda items: [rouge.score_multi(list(i.references), i.response) for i in items],
+        "chrf": lambda items: [
+            chrf.sentence_score(i.response, list(i.references)).score / 100 for i in items
+        ],
+        "rouge-l": lambda items: [
+            rouge.score_multi(list(i.references), i.response)["rougeL"].fmeasure for i in items
+        ],
         "meteor": lambda items: [
             meteor_score([tok(r) for r in i.references], tok(i.response), wordnet=reader)
             for i in items
@@ -74,18 +95,20 @@ def _references() -> dict[str, Callable[[list], object]]:
     }
 
 
-def _bertscore_reference(items: list) -> object:
-    import bert_score
+def _bertscore_reference() -> Callable[[list], list[float]]:
+    """bert-score's own scorer, its model loaded (and run once) here, outside any timing."""
+    from bert_score import BERTScorer
 
     from comperbench.metrics.embedding import resolve_encoder
 
-    return bert_score.score(
-        [i.response for i in items],
-        [list(i.references) for i in items],
-        model_type=str(resolve_encoder(None).path),
-        num_layers=6,
-        batch_size=64,
-    )
+    scorer = BERTScorer(model_type=str(resolve_encoder(None).path), num_layers=6, batch_size=64)
+    scorer.score(["warm up"], [["warm up"]])
+
+    def f1(items: list) -> list[float]:
+        _, _, f = scorer.score([i.response for i in items], [list(i.references) for i in items])
+        return f.tolist()
+
+    return f1
 
 
 def main() -> None:
@@ -124,23 +147,27 @@ def main() -> None:
         metric = get(name)
         metric.score(sample[-2:])  # load models and data files outside the timing
         _clear_memos()
-        ours = len(sample) / _timed(lambda metric=metric: metric.score(sample))
-        line = f"{name:<20} {ours:>10.1f}"
+        seconds, values = _timed_values(lambda metric=metric: metric.score(sample))
+        line = f"{name:<20} {len(sample) / seconds:>10.1f}"
         if name in references:
-            theirs = len(sample) / _timed(lambda name=name: references[name](sample))
-            line += f" {theirs:>16.1f} {ours / theirs:>6.2f}x"
+            library_s, library = _timed_values(lambda name=name: references[name](sample))
+            _assert_equal(name, values, library, atol=1e-9)
+            line += f" {len(sample) / library_s:>16.1f} {library_s / seconds:>6.2f}x  equal"
         print(line)
 
     bert_items = sample[: args.bertscore_sample]
     bert_pairs = sum(len(i.references) for i in bert_items)
-    get("bertscore-f1").score(bert_items[:2])  # load the model outside the timing
+    bertscore = get("bertscore-f1")
+    bertscore.score(bert_items[-2:])  # load the model outside the timing
+    library_f1 = _bertscore_reference()
     _clear_memos()
-    ours = _timed(lambda: get("bertscore-f1").score(bert_items))
-    theirs = _timed(lambda: _bertscore_reference(bert_items))
+    ours, values = _timed_values(lambda: bertscore.score(bert_items))
+    theirs, library = _timed_values(lambda: library_f1(bert_items))
+    _assert_equal("bertscore-f1", values, library, atol=1e-5)
     print(
         f"{'bertscore-f1':<20} {len(bert_items) / ours:>10.1f} {len(bert_items) / theirs:>16.1f} "
-        f"{theirs / ours:>6.2f}x   ({bert_pairs / ours:.0f} candidate-reference pairs/s; "
-        f"bert_score.score {bert_pairs / theirs:.0f} pairs/s)"
+        f"{theirs / ours:>6.2f}x  equal ({bert_pairs / ours:.0f} candidate-reference pairs/s; "
+        f"BERTScorer.score {bert_pairs / theirs:.0f} pairs/s)"
     )
     context = get("context-cosine")
     context.score(sample[-2:])

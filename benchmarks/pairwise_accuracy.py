@@ -114,9 +114,7 @@ def main() -> None:
     describe(result)
     sys_s, sys_result = timed(lambda: correlate(x, y, level="system", systems=systems, **options))
     print(f"{'system':<14}{sys_s:>9.2f}")
-    print(
-        f"  acc-eq {sys_result.value:.4f} {sys_result.ci}, epsilon {sys_result.chosen['epsilon']:.4g}"
-    )
+    describe(sys_result)
 
 
 def describe(result: CorrelationResult) -> None:
