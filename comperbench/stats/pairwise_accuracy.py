@@ -16,6 +16,7 @@ both scores, which count as right) or by the count of its group, and is calibrat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,27 +115,40 @@ def grouped_accuracy(
         return np.where(defined, counts / pairs.per_group, np.nan), epsilon
 
 
+Weigh = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""(resamples' counts, pairs' verdicts at epsilon 0) -> (resamples,) accuracy at epsilon 0, and
+(resamples, pairs) weight of each pair's flip."""
+
+
+def _sweep_resamples(
+    M: np.ndarray, pairs: _Pairs, counts: np.ndarray, weigh: Weigh, calibrate: bool
+) -> np.ndarray:
+    """(rows, resamples): each row of M (items in group order) calibrated in each resample."""
+    out = np.empty((M.shape[0], counts.shape[0]))
+    step = max(1, _CELLS // max(pairs.left.size, 1))
+    for m, x in enumerate(M):
+        gap, right, flip = pairs.verdicts(x[None, :])
+        for start in range(0, counts.shape[0], step):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                base, share = weigh(counts[start : start + step], right[0])
+            steps = share * flip[0]
+            out[m, start : start + step] = _best(gap, base, steps, calibrate)[0]
+    return out
+
+
 def resampled_accuracy(X: np.ndarray, y: np.ndarray, W: np.ndarray, calibrate: bool) -> np.ndarray:
     """(metrics, resamples) accuracy over all item pairs of each resample given as item counts
     W, each resample calibrated on its own."""
-    layout = Groups.single(np.asarray(y).size)
-    pairs, _ = _groups_of(y, layout)
-    X = np.atleast_2d(np.asarray(X, dtype=float))
-    out = np.empty((X.shape[0], W.shape[0]))
-    step = max(1, _CELLS // max(pairs.left.size, 1))
-    for m, x in enumerate(X):
-        gap, right, flip = pairs.verdicts(x[None, :])
-        for start in range(0, W.shape[0], step):
-            C = W[start : start + step]
-            weight = C[:, pairs.left] * C[:, pairs.right]
-            size = C.sum(axis=1)
-            total = size * (size - 1) / 2
-            both_tied = (C * (C - 1) / 2).sum(axis=1)  # an item drawn twice ties with itself
-            with np.errstate(invalid="ignore", divide="ignore"):
-                base = (weight @ right[0] + both_tied) / total
-                steps = weight * flip[0] / total[:, None]
-            out[m, start : start + step] = _best(gap, base, steps, calibrate)[0]
-    return out
+    pairs, _ = _groups_of(y, Groups.single(np.asarray(y).size))
+
+    def weigh(C: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        weight = C[:, pairs.left] * C[:, pairs.right]
+        size = C.sum(axis=1)
+        total = size * (size - 1) / 2
+        both_tied = (C * (C - 1) / 2).sum(axis=1)  # an item drawn twice ties with itself
+        return (weight @ right + both_tied) / total, weight / total[:, None]
+
+    return _sweep_resamples(np.atleast_2d(np.asarray(X, dtype=float)), pairs, W, weigh, calibrate)
 
 
 def resampled_group_accuracy(
@@ -143,21 +157,15 @@ def resampled_group_accuracy(
     """(rows, resamples) mean accuracy over the groups drawn in each resample (group counts C),
     each resample calibrated on its own."""
     pairs, _ = _groups_of(y, layout)
-    M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
     defined = (pairs.per_group > 0).astype(float)
-    out = np.empty((M.shape[0], C.shape[0]))
-    step = max(1, _CELLS // max(pairs.left.size, 1))
-    for m, x in enumerate(M):
-        gap, right, flip = pairs.verdicts(x[None, :])
-        for start in range(0, C.shape[0], step):
-            counts = C[start : start + step]
-            drawn = counts @ defined
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = counts[:, pairs.group] / pairs.per_group[pairs.group] / drawn[:, None]
-            out[m, start : start + step] = _best(gap, share @ right[0], share * flip[0], calibrate)[
-                0
-            ]
-    return out
+
+    def weigh(counts: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        drawn = counts @ defined
+        share = counts[:, pairs.group] / pairs.per_group[pairs.group] / drawn[:, None]
+        return share @ right, share
+
+    M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
+    return _sweep_resamples(M, pairs, C, weigh, calibrate)
 
 
 def _scaled(accuracy: np.ndarray, tau: bool) -> np.ndarray:
