@@ -41,5 +41,5 @@ test-fast:  ## the default fast suite only
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
-bench:  ## speed of loading, metrics, statistics, learned metrics and the leaderboard
+bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, learned metrics and the leaderboard
 	for script in load metrics stats pairwise pairwise_accuracy learned leaderboard; do $(BIN)/python benchmarks/$$script.py || exit 1; done
