@@ -6,7 +6,9 @@ bootstrap intervals), `significance_matrix` (PERM-BOTH, paired bootstrap, Willia
 comparisons, win/tie/loss, WMT scores; `bradley_terry`, `online_ratings` (Elo, TrueSkill),
 `pairwise_tests`, `votes`, `pairwise_analysis`), `multiplicity` (Holm, Benjamini-Hochberg),
 `rates` (Wilson, z-tests, tests against an expected rate) and `power`.
-Correlation statistics are registered `Statistic` objects (`CORRELATIONS`, `get_statistic`).
+Correlation statistics are registered `Statistic` objects (`CORRELATIONS`, `get_statistic`),
+WMT's pairwise accuracy with tie calibration (`acc-eq`) among them; `soft_pairwise_accuracy` compares
+the metric's and the humans' pairwise confidence between systems (WMT 2024).
 Every result carries a `signature` string.
 """
 
@@ -29,6 +31,11 @@ from comperbench.stats.significance import (
     significance_matrix,
     williams_test,
 )
+from comperbench.stats.soft_pairwise_accuracy import (
+    SoftPairwiseAccuracy,
+    soft_pairwise_accuracy,
+    system_unit_matrix,
+)
 from comperbench.stats.statistics import (
     CORRELATIONS,
     Point,
@@ -47,6 +54,7 @@ __all__ = [
     "Point",
     "Signature",
     "SignificanceMatrix",
+    "SoftPairwiseAccuracy",
     "Statistic",
     "agreement",
     "assign_ranks",
@@ -61,6 +69,8 @@ __all__ = [
     "register_statistic",
     "registered_statistics",
     "significance_matrix",
+    "soft_pairwise_accuracy",
     "statistic_names",
+    "system_unit_matrix",
     "williams_test",
 ]

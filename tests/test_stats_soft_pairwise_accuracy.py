@@ -1,0 +1,121 @@
+"""Soft pairwise accuracy (1 - pairwise confidence error, WMT 2024).
+
+The worked example is the one in the docstring of google-research/mt-metrics-eval's
+`mt_metrics_eval/pce.py` (`compute_pairwise_p_values`): two systems over five segments and ten
+given permutations, p = 1/10.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.soft_pairwise_accuracy import (
+    pairwise_p_values,
+    soft_pairwise_accuracy,
+    system_unit_matrix,
+)
+
+PCE_SIGNS = np.array(
+    [
+        [1, 1, -1, -1, -1],
+        [1, -1, 1, -1, 1],
+        [1, -1, 1, 1, -1],
+        [-1, 1, -1, -1, 1],
+        [1, 1, 1, -1, 1],
+        [-1, 1, -1, 1, -1],
+        [1, 1, 1, 1, 1],
+        [1, -1, 1, -1, 1],
+        [1, 1, -1, -1, 1],
+        [-1, 1, -1, -1, -1],
+    ],
+    dtype=float,
+)
+
+
+def p_by_swapping(a: np.ndarray, b: np.ndarray, swap: np.ndarray) -> float:
+    """The paired permutation test written out: swap the two systems' scores where asked."""
+    observed = a.sum() - b.sum()
+    reached = 0
+    for mask in swap:
+        first, second = np.where(mask, b, a), np.where(mask, a, b)
+        reached += first.sum() - second.sum() >= observed - 1e-9
+    return reached / len(swap)
+
+
+def test_the_worked_example_of_mt_metrics_eval() -> None:
+    scores = np.array([[0.8, 0.9, 0.7, 1.0, 0.6], [0.2, 0.3, 0.1, 0.4, 0.0]])
+    assert pairwise_p_values(scores, PCE_SIGNS)[0] == pytest.approx([0.1])
+    assert pairwise_p_values(scores, PCE_SIGNS, plus_one=True)[0] == pytest.approx([2 / 11])
+
+
+def test_p_values_equal_swapping_scores_pair_by_pair() -> None:
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(4, 30)) + np.arange(4)[:, None] * 0.2
+    swap = swap_masks(30, 200, 1)
+    fast = pairwise_p_values(scores, np.where(swap, -1.0, 1.0))[0]
+    slow = [
+        p_by_swapping(scores[i], scores[j], swap)
+        for i, j in zip(*np.triu_indices(4, 1), strict=True)
+    ]
+    assert fast == pytest.approx(slow)
+
+
+def test_resampled_p_values_equal_those_of_the_gathered_units() -> None:
+    rng = np.random.default_rng(2)
+    scores = rng.normal(size=(3, 12))
+    signs = np.where(swap_masks(12, 50, 3), -1.0, 1.0)
+    drawn = bootstrap_indices(12, 5, 4)
+    fast = pairwise_p_values(scores, signs, counts_from_indices(drawn, 12))
+    for r, idx in enumerate(drawn):
+        # a unit drawn twice contributes twice, with the sign of its own swap both times
+        gathered = np.zeros((3, 12))
+        np.add.at(gathered.T, idx, scores[:, idx].T)
+        assert fast[r] == pytest.approx(pairwise_p_values(gathered, signs)[0])
+
+
+def test_identical_confidence_gives_one_and_the_value_is_one_minus_the_mean_gap() -> None:
+    rng = np.random.default_rng(5)
+    human = rng.normal(size=(5, 80)) + np.arange(5)[:, None] * 0.1
+    assert soft_pairwise_accuracy(human, 2 * human + 1, n_resamples=0).value == pytest.approx(1)
+    metric = human + rng.normal(size=(5, 80))
+    result = soft_pairwise_accuracy(metric, human, n_resamples=100, seed=2)
+    gap = np.nanmean(np.abs(result.human_p - result.metric_p))
+    assert result.value == pytest.approx(1 - gap) and 0 <= result.value <= 1
+    assert result.ci is not None and result.ci.low <= result.value <= result.ci.high
+    assert "p:b/k" in result.signature and "permutations:1000" in result.signature
+
+
+def test_incomplete_units_are_dropped_and_counted() -> None:
+    rng = np.random.default_rng(6)
+    human = rng.normal(size=(3, 20))
+    metric = human.copy()
+    metric[1, 4] = np.nan
+    human[2, 7] = np.nan
+    result = soft_pairwise_accuracy(metric, human, n_resamples=0)
+    assert (result.n_units, result.n_dropped) == (18, 2)
+
+
+@pytest.mark.parametrize(
+    ("metric", "human", "message"),
+    [
+        (np.ones((1, 5)), np.ones((1, 5)), "at least 2 systems"),
+        (np.ones((2, 5)), np.ones((2, 4)), "of one shape"),
+        (np.full((2, 3), np.nan), np.ones((2, 3)), "no unit has"),
+    ],
+)
+def test_bad_input_is_refused(metric: np.ndarray, human: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        soft_pairwise_accuracy(metric, human)
+
+
+def test_system_unit_matrix_averages_and_leaves_gaps() -> None:
+    labels, matrix = system_unit_matrix(
+        np.array([1.0, 3.0, 2.0, np.nan, 5.0]),
+        np.array(["b", "b", "a", "a", "b"]),
+        np.array(["u1", "u1", "u1", "u2", "u2"]),
+    )
+    assert list(labels) == ["a", "b"]
+    assert matrix[0, 0] == 2.0 and np.isnan(matrix[0, 1])
+    assert matrix[1] == pytest.approx([2.0, 5.0])
