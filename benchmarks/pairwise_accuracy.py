@@ -27,7 +27,9 @@ from comperbench import load_benchmark
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
 from comperbench.stats.correlation import CorrelationResult, correlate
-from comperbench.stats.resampling import bootstrap_indices
+from comperbench.stats.pairwise_accuracy import resampled_group_accuracy
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.vectorised import Groups
 from comperbench.textutil import interval
 
 
@@ -102,12 +104,9 @@ def main() -> None:
     ours_s, result = timed(lambda: correlate(x, y, groups=contexts, **options))
     drawn = bootstrap_indices(n_contexts, args.loop_resamples, 0)
     loop_s, loop = timed(lambda: grouped_reference(x, y, contexts, drawn))
-    point = reference_acc_eq(
-        [(x[contexts == c].tolist(), y[contexts == c].tolist()) for c in np.unique(contexts)]
-    )
-    ours_rows = correlate(x, y, groups=contexts, method="acc-eq", n_resamples=0).value
-    if not np.isclose(point, ours_rows):
-        raise AssertionError(f"grouped acc-eq {ours_rows} differs from the reference's {point}")
+    [point] = grouped_reference(x, y, contexts, np.arange(n_contexts)[None, :])
+    if not np.isclose(point, result.value):
+        raise AssertionError(f"grouped acc-eq {result.value} differs from the reference's {point}")
     check_grouped(x, y, contexts, drawn, loop)
     theirs = loop_s * args.resamples / args.loop_resamples
     print(f"{'grouped turn':<14}{ours_s:>9.2f}{theirs:>13.1f}{theirs / ours_s:>8.0f}x  equal")
@@ -124,10 +123,6 @@ def describe(result: CorrelationResult) -> None:
 
 def check_grouped(x, y, contexts, drawn: np.ndarray, loop: list[float]) -> None:
     """Our resampled values for the reference's resamples equal the reference's."""
-    from comperbench.stats.pairwise_accuracy import resampled_group_accuracy
-    from comperbench.stats.resampling import counts_from_indices
-    from comperbench.stats.vectorised import Groups
-
     C = counts_from_indices(drawn, np.unique(contexts).size)
     ours = resampled_group_accuracy(x, y, Groups.of(contexts), C, calibrate=True)[0]
     if not np.allclose(ours, loop, atol=1e-9):

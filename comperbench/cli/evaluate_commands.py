@@ -181,7 +181,12 @@ def _print_metric_signatures(result: RunResult) -> None:
 
 
 def _run_settings(
-    args: argparse.Namespace, bench: Benchmark, level: str, aspect: str, metrics: list[str]
+    args: argparse.Namespace,
+    bench: Benchmark,
+    level: str,
+    aspect: str,
+    metrics: list[str],
+    statistics: list[str],
 ) -> dict[str, Any]:
     """Everything that changes the table besides the data: two runs with equal settings on the
     same benchmark version write the same table."""
@@ -196,7 +201,7 @@ def _run_settings(
         "seed": args.seed,
         "ci": args.ci,
         "protocol_applied": not args.all_systems,
-        "statistics": list(args.statistics or default_statistics()),
+        "statistics": statistics,
     }
 
 
@@ -239,7 +244,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     level = args.level or bench.level
     aspect = bench.metadata.aspect(args.aspect, level).name
     metrics = resolve_metrics(args.metrics, level)
-    run = _run_settings(args, bench, level, aspect, [m.name for m in metrics])
+    statistics = args.statistics or list(default_statistics())
+    run = _run_settings(args, bench, level, aspect, [m.name for m in metrics], statistics)
     out = _output_folder(args, bench, level, aspect)
     _refuse_overwrite(out, run, args.force)
     cache = None if args.no_cache else ScoreCache()
@@ -254,7 +260,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         seed=args.seed,
         grouped=args.grouped,
         apply_protocol=not args.all_systems,
-        statistics=args.statistics,
+        statistics=statistics,
     )
     document = {"run": run, **table_document(result, table)}
     if not args.json:

@@ -44,15 +44,17 @@ class _Pairs:
 
     @classmethod
     def of(cls, y: np.ndarray, layout: Groups) -> _Pairs:
-        pairs = int(np.max(layout.sizes * (layout.sizes - 1) // 2, initial=0))
-        if pairs > MAX_PAIRS:
+        """The pairs of `layout`'s groups, judged by the human scores y (in item order)."""
+        per_group = layout.sizes * (layout.sizes - 1) // 2
+        largest = int(per_group.max(initial=0))
+        if largest > MAX_PAIRS:
             raise ValueError(
-                f"pairwise accuracy over {pairs:,} item pairs in one group is beyond "
+                f"pairwise accuracy over {largest:,} item pairs in one group is beyond "
                 f"{MAX_PAIRS:,}: score it within contexts (grouped) or at system level, as WMT does"
             )
         left, right, _ = layout.pairs
-        per_group = layout.sizes * (layout.sizes - 1) // 2
         group = np.repeat(np.arange(layout.sizes.size), per_group)
+        y = np.asarray(y, dtype=float)[layout.order]
         diff = y[left] - y[right]
         return cls(left, right, group, diff == 0, np.sign(diff), per_group)
 
@@ -90,17 +92,12 @@ def _best(gap: np.ndarray, base: np.ndarray, steps: np.ndarray, calibrate: bool)
     return values[pick, best], thresholds[pick, best]
 
 
-def _groups_of(y: np.ndarray, layout: Groups) -> tuple[_Pairs, np.ndarray]:
-    y = np.asarray(y, dtype=float)[layout.order]
-    return _Pairs.of(y, layout), y
-
-
 def grouped_accuracy(
     M: np.ndarray, y: np.ndarray, layout: Groups, calibrate: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """(rows, groups) accuracy of each row of M within each group (NaN in a group without
     pairs) at the row's own best epsilon over all groups, and that epsilon (rows,)."""
-    pairs, _ = _groups_of(y, layout)
+    pairs = _Pairs.of(y, layout)
     M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
     gap, right, flip = pairs.verdicts(M)
     defined = pairs.per_group > 0
@@ -139,7 +136,7 @@ def _sweep_resamples(
 def resampled_accuracy(X: np.ndarray, y: np.ndarray, W: np.ndarray, calibrate: bool) -> np.ndarray:
     """(metrics, resamples) accuracy over all item pairs of each resample given as item counts
     W, each resample calibrated on its own."""
-    pairs, _ = _groups_of(y, Groups.single(np.asarray(y).size))
+    pairs = _Pairs.of(y, Groups.single(np.asarray(y).size))
 
     def weigh(C: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weight = C[:, pairs.left] * C[:, pairs.right]
@@ -156,7 +153,7 @@ def resampled_group_accuracy(
 ) -> np.ndarray:
     """(rows, resamples) mean accuracy over the groups drawn in each resample (group counts C),
     each resample calibrated on its own."""
-    pairs, _ = _groups_of(y, layout)
+    pairs = _Pairs.of(y, layout)
     defined = (pairs.per_group > 0).astype(float)
 
     def weigh(counts: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

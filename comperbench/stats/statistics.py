@@ -303,8 +303,8 @@ ACC_EQ = register_statistic(
         calibrate=True,
         tau=False,
         ranked=True,
-        description="share of pairs (of items, or of systems) the metric orders as the humans do or ties where they "
-        f"tie; {_CALIBRATED}maximise it (WMT 2023 on)",
+        description="share of pairs (of items, or of systems) the metric orders as the humans "
+        f"do or ties where they tie; {_CALIBRATED}maximise it (WMT 2023 on)",
     )
 )
 ACC23 = register_statistic(
