@@ -151,7 +151,7 @@ def test_perm_both_with_acc_eq_separates_a_good_metric_from_noise() -> None:
     human = rng.integers(1, 6, size=200).astype(float)
     good = human + rng.normal(scale=0.5, size=200)
     noise = rng.normal(size=200)
-    _, p = perm_both(good, noise, human, method="acc-eq", groups=labels, n_resamples=200)
+    _, p, _ = perm_both(good, noise, human, method="acc-eq", groups=labels, n_resamples=200)
     assert p < 0.01
 
 

@@ -44,7 +44,7 @@ def test_perm_both_equals_a_loop_with_the_same_swaps(method: str, order: str) ->
     human, a, b = _close()
     if order == "ba":
         a, b = b, a
-    delta, p = perm_both(a, b, human, method=method, n_resamples=200, seed=3)
+    delta, p, _ = perm_both(a, b, human, method=method, n_resamples=200, seed=3)
     f = scipy_correlation(method)
     za, zb = _z(a), _z(b)
     expected_delta = f(a, human) - f(b, human)
@@ -62,7 +62,7 @@ def test_perm_both_equals_a_loop_with_the_same_swaps(method: str, order: str) ->
 def test_grouped_perm_both_equals_a_loop(method: str) -> None:
     human, a, b = _close(48, seed=0)
     groups = np.repeat(np.arange(12), 4)
-    delta, p = perm_both(a, b, human, method=method, groups=groups, n_resamples=100, seed=1)
+    delta, p, _ = perm_both(a, b, human, method=method, groups=groups, n_resamples=100, seed=1)
     f = scipy_correlation(method)
 
     def grouped(m: np.ndarray) -> float:

@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from comperbench.stats.averaging import Averaging
 from comperbench.stats.resampling import (
     CIMethod,
     Interval,
@@ -62,14 +63,14 @@ class CorrelationResult:
     """What the statistic chose from the data, e.g. acc-eq's tie threshold {"epsilon": ...}."""
 
 
-def resolve(method: StatisticLike, level: str) -> Statistic:
-    """The statistic, checked to apply at `level`."""
+def resolve(method: StatisticLike, level: str, averaging: Averaging | None = None) -> Statistic:
+    """The statistic, checked to apply at `level`, its groups combined as `averaging` says."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     statistic = get_statistic(method)
     if not statistic.applies_to(level):
         raise ValueError(f"{statistic.name} does not apply at {level} level")
-    return statistic
+    return statistic if averaging is None else statistic.with_averaging(averaging)
 
 
 def point_correlation(x: np.ndarray, y: np.ndarray, method: StatisticLike) -> Point:
@@ -124,6 +125,7 @@ def correlation_table(
     confidence: float = 0.95,
     seed: int = 0,
     benchmark: str | None = None,
+    averaging: Averaging | None = None,
 ) -> list[CorrelationResult]:
     """Correlation of every metric with the human scores, one result per metric.
 
@@ -131,8 +133,9 @@ def correlation_table(
     context, then averaged over the groups where it is defined); level "system": over the means
     per system (`systems` required) of the items where both scores exist. The bootstrap resamples
     items, groups or systems accordingly, with one index matrix shared by all metrics.
+    `averaging` says how per-group values are combined (default: the mean of defined groups).
     """
-    statistic = resolve(method, level)
+    statistic = resolve(method, level, averaging)
     names, X = _as_matrix(metric_scores)
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
@@ -198,7 +201,7 @@ def _result(
 ) -> CorrelationResult:
     ci, point = settings.ci, computed.point
     sig = Signature(
-        statistic=settings.statistic.name + ("-grouped" if settings.grouped else ""),
+        statistic=settings.statistic.signature_name(settings.grouped),
         level=settings.level,
         resampling=f"bootstrap-{ci}" if ci else None,
         n_resamples=settings.n_resamples if ci else None,
@@ -272,8 +275,8 @@ def _grouped_batch(
     ci, seed, statistic = settings.ci, settings.seed, settings.statistic
     layout = Groups.of(labels)
     G = layout.starts.size
-    per_group = statistic.grouped(X, y, layout)
-    defined = np.isfinite(per_group)
+    values = statistic.rows(X, y, layout)
+    counted = statistic.averaging.counted(statistic.grouped(X, y, layout), layout.sizes).sum(1)
     boot = jack = None
     if ci:
         C = counts_from_indices(bootstrap_indices(G, settings.n_resamples, seed), G)
@@ -282,19 +285,18 @@ def _grouped_batch(
             jack = statistic.grouped_resampled(X, y, layout, jackknife_weights(G, seed))
     out = []
     for m in range(X.shape[0]):
-        n_defined = int(defined[m].sum())
-        if n_defined == 0:
+        value = float(values[m])
+        if not np.isfinite(value):
             undefined = Point(np.nan, np.nan, None, "the correlation is undefined in every group")
             out.append(_Computed(undefined, 0, None))
             continue
-        value = float(per_group[m][defined[m]].mean())
         interval = None
         if boot is not None:
             jack_m = None if jack is None else jack[m]
             interval = _interval(ci, value, boot[m], jack_m, settings.confidence)
         point = Point(value, np.nan, None, _GROUPED_P)
         chosen = statistic.chosen(X[m], y, layout)
-        out.append(_Computed(point, n_defined, interval, chosen))
+        out.append(_Computed(point, int(counted[m]), interval, chosen))
     return out
 
 
@@ -312,6 +314,7 @@ def correlate(
     seed: int = 0,
     metric: str = "metric",
     benchmark: str | None = None,
+    averaging: Averaging | None = None,
 ) -> CorrelationResult:
     """One metric's correlation with the human scores (see `correlation_table`)."""
     return correlation_table(
@@ -326,4 +329,5 @@ def correlate(
         confidence=confidence,
         seed=seed,
         benchmark=benchmark,
+        averaging=averaging,
     )[0]

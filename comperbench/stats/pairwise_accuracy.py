@@ -31,7 +31,7 @@ _TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
-class _Pairs:
+class ItemPairs:
     """Every within-group pair of items (positions in group order) and the humans' verdict."""
 
     left: np.ndarray
@@ -39,11 +39,12 @@ class _Pairs:
     group: np.ndarray
     human_tie: np.ndarray
     human_sign: np.ndarray
+    human_gap: np.ndarray
     per_group: np.ndarray
     """Pairs in each group."""
 
     @classmethod
-    def of(cls, y: np.ndarray, layout: Groups) -> _Pairs:
+    def of(cls, y: np.ndarray, layout: Groups) -> ItemPairs:
         """The pairs of `layout`'s groups, judged by the human scores y (in item order)."""
         per_group = layout.sizes * (layout.sizes - 1) // 2
         largest = int(per_group.max(initial=0))
@@ -56,7 +57,7 @@ class _Pairs:
         group = np.repeat(np.arange(layout.sizes.size), per_group)
         y = np.asarray(y, dtype=float)[layout.order]
         diff = y[left] - y[right]
-        return cls(left, right, group, diff == 0, np.sign(diff), per_group)
+        return cls(left, right, group, diff == 0, np.sign(diff), np.abs(diff), per_group)
 
     def verdicts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each row of X (items in group order): each pair's metric gap, whether the metric
@@ -92,17 +93,21 @@ def _best(gap: np.ndarray, base: np.ndarray, steps: np.ndarray, calibrate: bool)
     return values[pick, best], thresholds[pick, best]
 
 
+def _group_weights(layout: Groups, weights: np.ndarray | None) -> np.ndarray:
+    return np.ones(layout.sizes.size) if weights is None else np.asarray(weights, dtype=float)
+
+
 def grouped_accuracy(
-    M: np.ndarray, y: np.ndarray, layout: Groups, calibrate: bool
+    M: np.ndarray, y: np.ndarray, layout: Groups, calibrate: bool, weights: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(rows, groups) accuracy of each row of M within each group (NaN in a group without
-    pairs) at the row's own best epsilon over all groups, and that epsilon (rows,)."""
-    pairs = _Pairs.of(y, layout)
+    pairs) at the row's own best epsilon for the mean over groups (weighted by `weights`, equal
+    by default), and that epsilon (rows,)."""
+    pairs = ItemPairs.of(y, layout)
     M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
     gap, right, flip = pairs.verdicts(M)
     defined = pairs.per_group > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = 1.0 / (pairs.per_group[pairs.group] * max(int(defined.sum()), 1))
+    share = _shares(pairs, _group_weights(layout, weights))
     base = right @ share
     _, epsilon = _best(gap, base, flip * share, calibrate)
     tied = gap <= epsilon[:, None]
@@ -118,7 +123,7 @@ Weigh = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def _sweep_resamples(
-    M: np.ndarray, pairs: _Pairs, counts: np.ndarray, weigh: Weigh, calibrate: bool
+    M: np.ndarray, pairs: ItemPairs, counts: np.ndarray, weigh: Weigh, calibrate: bool
 ) -> np.ndarray:
     """(rows, resamples): each row of M (items in group order) calibrated in each resample."""
     out = np.empty((M.shape[0], counts.shape[0]))
@@ -136,7 +141,7 @@ def _sweep_resamples(
 def resampled_accuracy(X: np.ndarray, y: np.ndarray, W: np.ndarray, calibrate: bool) -> np.ndarray:
     """(metrics, resamples) accuracy over all item pairs of each resample given as item counts
     W, each resample calibrated on its own."""
-    pairs = _Pairs.of(y, Groups.single(np.asarray(y).size))
+    pairs = ItemPairs.of(y, Groups.single(np.asarray(y).size))
 
     def weigh(C: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weight = C[:, pairs.left] * C[:, pairs.right]
@@ -149,16 +154,23 @@ def resampled_accuracy(X: np.ndarray, y: np.ndarray, W: np.ndarray, calibrate: b
 
 
 def resampled_group_accuracy(
-    M: np.ndarray, y: np.ndarray, layout: Groups, C: np.ndarray, calibrate: bool
+    M: np.ndarray,
+    y: np.ndarray,
+    layout: Groups,
+    C: np.ndarray,
+    calibrate: bool,
+    weights: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(rows, resamples) mean accuracy over the groups drawn in each resample (group counts C),
-    each resample calibrated on its own."""
-    pairs = _Pairs.of(y, layout)
-    defined = (pairs.per_group > 0).astype(float)
+    """(rows, resamples) mean accuracy over the groups drawn in each resample (group counts C,
+    groups weighted by `weights`), each resample calibrated on its own."""
+    pairs = ItemPairs.of(y, layout)
+    w = _group_weights(layout, weights)
+    defined = (pairs.per_group > 0) * w
 
     def weigh(counts: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         drawn = counts @ defined
-        share = counts[:, pairs.group] / pairs.per_group[pairs.group] / drawn[:, None]
+        share = counts[:, pairs.group] * w[pairs.group] / pairs.per_group[pairs.group]
+        share /= drawn[:, None]
         return share @ right, share
 
     M = np.atleast_2d(np.asarray(M, dtype=float))[:, layout.order]
@@ -187,12 +199,38 @@ def grouped(M: np.ndarray, y: np.ndarray, layout: Groups, calibrate: bool, tau: 
 
 
 def grouped_resampled(
-    M: np.ndarray, y: np.ndarray, layout: Groups, C: np.ndarray, calibrate: bool, tau: bool
+    M: np.ndarray,
+    y: np.ndarray,
+    layout: Groups,
+    C: np.ndarray,
+    weights: np.ndarray,
+    calibrate: bool,
+    tau: bool,
 ) -> np.ndarray:
-    return _scaled(resampled_group_accuracy(M, y, layout, C, calibrate), tau)
+    return _scaled(resampled_group_accuracy(M, y, layout, C, calibrate, weights), tau)
 
 
-def chosen_epsilon(x: np.ndarray, y: np.ndarray, layout: Groups | None) -> dict[str, float]:
+def _shares(pairs: ItemPairs, w: np.ndarray) -> np.ndarray:
+    """Each pair's share of the mean over groups: its group's weight over the group's pairs."""
+    defined = pairs.per_group > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return w[pairs.group] / (pairs.per_group[pairs.group] * float(w[defined].sum()))
+
+
+def pair_verdicts(
+    x: np.ndarray, y: np.ndarray, layout: Groups, weights: np.ndarray, calibrate: bool, tau: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each within-group pair's verdict on x at x's own epsilon (1 right, 0 wrong; +1 or -1 for
+    tau) and its share of the value."""
+    pairs = ItemPairs.of(y, layout)
+    gap, right, _ = pairs.verdicts(np.asarray(x, dtype=float)[layout.order][None, :])
+    epsilon = grouped_accuracy(x, y, layout, calibrate, weights)[1][0] if calibrate else 0.0
+    verdict = np.where(gap[0] <= epsilon, pairs.human_tie, right[0]).astype(float)
+    return _scaled(verdict, tau), _shares(pairs, _group_weights(layout, weights))
+
+
+def chosen_epsilon(
+    x: np.ndarray, y: np.ndarray, layout: Groups, weights: np.ndarray
+) -> dict[str, float]:
     """The tie threshold calibration chose for x (one epsilon over all groups)."""
-    layout = layout or Groups.single(np.asarray(y).size)
-    return {"epsilon": float(grouped_accuracy(x, y, layout, calibrate=True)[1][0])}
+    return {"epsilon": float(grouped_accuracy(x, y, layout, True, weights)[1][0])}

@@ -1,21 +1,32 @@
-"""Is metric A better than metric B here? PERM-BOTH, Williams, paired bootstrap, rank clusters.
+"""Is metric A better than metric B here? PERM-BOTH, the pairwise permutation test, Williams,
+paired bootstrap, rank clusters.
 
 PERM-BOTH (Deutsch et al. 2021, the WMT metrics-task test): both metrics are z-scored, each
 item's pair of scores is swapped with probability 1/2, and the p-value of "A correlates better
 than B" is the share of permutations whose difference is at least the observed one, counted as
-(b + 1) / (k + 1) so that it is never 0. All pairs of metrics share one swap matrix, and every
-permutation of every pair is scored at once (see `vectorised`).
+(b + 1) / (k + 1) so that it is never 0 (b / k under mt-metrics-eval's conventions). All pairs of
+metrics share one swap matrix, and every permutation of every pair is scored at once (see
+`vectorised`). The pairwise permutation test (Deutsch, Foster and Freitag 2023) swaps the two
+metrics' verdicts on each pair of items instead, so that each metric keeps its own tie threshold.
+Either test can stop early, at a block boundary where its p-value is clearly small or large.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from scipy import stats as sps
 
+from comperbench.stats.averaging import (
+    COMPERBENCH,
+    Conventions,
+    PValueCount,
+    WilliamsSign,
+    p_at_least,
+)
 from comperbench.stats.correlation import (
     Level,
     StatisticLike,
@@ -25,11 +36,87 @@ from comperbench.stats.correlation import (
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
 from comperbench.stats.signature import Signature
-from comperbench.stats.statistics import PEARSON, Statistic, get_statistic, undefined_reason
+from comperbench.stats.statistics import (
+    PEARSON,
+    Statistic,
+    get_statistic,
+    undefined_reason,
+    verdict_statistics,
+)
 from comperbench.stats.vectorised import Groups
 
-Test = Literal["perm-both", "paired-bootstrap", "williams"]
-TESTS: tuple[str, ...] = ("perm-both", "paired-bootstrap", "williams")
+Test = Literal["perm-both", "pairwise-permutation", "paired-bootstrap", "williams"]
+TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation", "paired-bootstrap", "williams")
+PERMUTATION_TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation")
+_CELLS = 20_000_000
+"""Permutation-by-pair cells drawn per chunk of the pairwise permutation test."""
+
+
+@dataclass(frozen=True)
+class EarlyStopping:
+    """Stop a permutation test at the end of a block of `block_size` permutations once its
+    p-value is below `below` or above `above` (mt-metrics-eval's PermutationSigDiffParams)."""
+
+    block_size: int = 1000
+    below: float = 0.02
+    above: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.block_size < 1:
+            raise ValueError(
+                f"early stopping needs blocks of at least 1 permutation, not {self.block_size}"
+            )
+        if not 0 <= self.below <= self.above <= 1:
+            raise ValueError(
+                f"early stopping needs 0 <= below <= above <= 1, got {self.below}, {self.above}"
+            )
+
+
+class TestResult(NamedTuple):
+    """delta = stat(A) - stat(B), the p-value of "A better than B", and the permutations used."""
+
+    delta: float
+    p_value: float
+    n_resamples: int
+
+
+NullOf = Callable[[int, int], np.ndarray]
+"""(start, stop) -> the null differences stat(A') - stat(B') of permutations start..stop-1,
+asked for in order."""
+
+
+def sequential_p(
+    null_of: NullOf,
+    n_resamples: int,
+    observed: float,
+    early: EarlyStopping | None,
+    count: PValueCount = "plus-one",
+) -> tuple[float, int]:
+    """p-value of a permutation test run block by block, and the permutations it used."""
+    size = n_resamples if early is None else early.block_size
+    null = np.empty(0)
+    for start in range(0, n_resamples, max(size, 1)):
+        null = np.r_[null, null_of(start, min(start + size, n_resamples))]
+        p = p_at_least(null, observed, count)
+        if early is not None and not early.below <= p <= early.above:
+            break
+    return p_at_least(null, observed, count), int(null.size)
+
+
+def _verdict_swaps(d_share: np.ndarray, seed: int) -> NullOf:
+    """Null differences of the pairwise permutation test: each pair's verdicts swapped between
+    the two metrics with probability 1/2, so a swapped pair adds -d instead of d."""
+    rng = np.random.default_rng(seed)
+    rows_per_chunk = max(1, _CELLS // max(d_share.size, 1))
+
+    def null_of(start: int, stop: int) -> np.ndarray:
+        out = []
+        for lo in range(start, stop, rows_per_chunk):
+            swapped = rng.random((min(rows_per_chunk, stop - lo), d_share.size)) < 0.5
+            out.append(d_share.sum() - 2.0 * (swapped @ d_share))
+        return np.concatenate(out) if out else np.empty(0)
+
+    return null_of
 
 
 def _zscore(v: np.ndarray) -> np.ndarray:
@@ -87,16 +174,52 @@ def perm_both(
     groups: Sequence[object] | np.ndarray | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
-) -> tuple[float, float]:
-    """(delta = corr(A) - corr(B), p-value of "A correlates better than B") on complete items."""
+    early_stopping: EarlyStopping | None = None,
+    conventions: Conventions = COMPERBENCH,
+) -> TestResult:
+    """PERM-BOTH on complete items: delta = corr(A) - corr(B) and the p-value of "A correlates
+    better than B"."""
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
     layout = Groups.of(np.asarray(groups)) if groups is not None else None
-    statistic = get_statistic(method)
+    statistic = get_statistic(method).with_averaging(conventions.averaging)
     za, zb = _zscore(a), _zscore(b)
     delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
+
     swaps = swap_masks(a.size, n_resamples, seed)
-    ra, rb = perm_both_rows(za, zb, human, swaps, statistic, layout)
-    return delta, _p_at_least(ra - rb, delta)
+
+    def null_of(start: int, stop: int) -> np.ndarray:
+        ra, rb = perm_both_rows(za, zb, human, swaps[start:stop], statistic, layout)
+        return ra - rb
+
+    p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
+    return TestResult(delta, p, used)
+
+
+def pairwise_permutation(
+    a: np.ndarray,
+    b: np.ndarray,
+    human: np.ndarray,
+    *,
+    method: StatisticLike = "acc-eq",
+    groups: Sequence[object] | np.ndarray | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    early_stopping: EarlyStopping | None = None,
+    conventions: Conventions = COMPERBENCH,
+) -> TestResult:
+    """The pairwise permutation test (Deutsch, Foster and Freitag 2023) on complete items: the
+    two metrics' verdicts on each pair of items, each at its own tie threshold, are swapped
+    with probability 1/2. For statistics that are a weighted sum of pair verdicts."""
+    a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
+    statistic = get_statistic(method).with_averaging(conventions.averaging)
+    layout = Groups.of(np.asarray(groups)) if groups is not None else Groups.single(human.size)
+    va, share = statistic.pair_verdicts(a, human, layout)
+    vb, _ = statistic.pair_verdicts(b, human, layout)
+    d_share = (va - vb) * share
+    null_of = _verdict_swaps(d_share, seed)
+    delta = float(d_share.sum())
+    p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
+    return TestResult(delta, p, used)
 
 
 def _perm_both_pearson_all(
@@ -132,22 +255,24 @@ def _perm_both_pearson_all(
     return {pair: (r_a[:, c], r_b[:, c]) for c, pair in enumerate(pairs)}
 
 
-def _p_at_least(null: np.ndarray, observed: float) -> float:
-    if not np.isfinite(observed):
-        return np.nan
-    valid = null[np.isfinite(null)]
-    return float((np.count_nonzero(valid >= observed - 1e-12) + 1) / (valid.size + 1))
-
-
-def williams_test(r_ah: float, r_bh: float, r_ab: float, n: int, one_sided: bool = True) -> float:
-    """Williams' test (Steiger 1980, eq. 7) that corr(A, H) > corr(B, H) for dependent correlations."""
+def williams_test(
+    r_ah: float,
+    r_bh: float,
+    r_ab: float,
+    n: int,
+    one_sided: bool = True,
+    sign: WilliamsSign = "directional",
+) -> float:
+    """Williams' test (Steiger 1980, eq. 7) that corr(A, H) > corr(B, H) for dependent
+    correlations. With sign "absolute" the one-sided p-value is sf(|t|), the same for (A, B)
+    and (B, A), as mt-metrics-eval's WilliamsTest computes it."""
     if n <= 3:
         return np.nan
     det = 1 - r_ah**2 - r_bh**2 - r_ab**2 + 2 * r_ah * r_bh * r_ab
     mean = (r_ah + r_bh) / 2
     t = (r_ah - r_bh) * np.sqrt((n - 1) * (1 + r_ab))
     t /= np.sqrt(2 * det * (n - 1) / (n - 3) + mean**2 * (1 - r_ab) ** 3)
-    p = float(sps.t.sf(t, n - 3))
+    p = float(sps.t.sf(abs(t) if sign == "absolute" else t, n - 3))
     return p if one_sided else float(2 * min(p, 1 - p))
 
 
@@ -159,6 +284,7 @@ def paired_bootstrap(
     method: StatisticLike = "pearson",
     n_resamples: int = 1000,
     seed: int = 0,
+    conventions: Conventions = COMPERBENCH,
 ) -> tuple[float, float, tuple[float, float]]:
     """(delta, p-value of "A better than B", 95% percentile interval of delta), items resampled.
 
@@ -173,7 +299,8 @@ def paired_bootstrap(
     delta = statistic.value(a, human) - statistic.value(b, human)
     valid = deltas[np.isfinite(deltas)]
     low, high = np.quantile(valid, [0.025, 0.975]) if valid.size else (np.nan, np.nan)
-    return delta, _p_at_least(deltas - delta, delta), (float(low), float(high))
+    p = p_at_least(deltas - delta, delta, conventions.p_value)
+    return delta, p, (float(low), float(high))
 
 
 def assign_ranks(p_values: np.ndarray, alpha: float) -> list[int]:
@@ -213,6 +340,9 @@ class SignificanceMatrix:
     undefined: dict[str, str] = field(default_factory=dict)
     """Metrics whose correlation is undefined (NaN), with the reason; they are left out of
     `metrics`, the p-values and the clusters."""
+    resamples_used: np.ndarray | None = None
+    """resamples_used[i, j]: resamples behind p_values[i, j] (fewer than asked where a
+    permutation test stopped early; 0 for Williams and on the diagonal)."""
 
     def clusters(self) -> list[list[str]]:
         """Metrics grouped by rank: the first group is not significantly worse than the best."""
@@ -245,50 +375,105 @@ def _units(
     return X, y, Groups.of(np.asarray(groups)[keep]), keep
 
 
-def _pairwise_p(
-    test: str,
-    statistic: Statistic,
-    X: np.ndarray,
+@dataclass(frozen=True)
+class _TestSettings:
+    test: str
+    statistic: Statistic
+    n_resamples: int
+    seed: int
+    early: EarlyStopping | None
+    conventions: Conventions
+
+
+def _permutation_p(
+    settings: _TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """p[i, j] of "i better than j" by a permutation test, and the permutations each used."""
+    m, statistic, count = len(values), settings.statistic, settings.conventions.p_value
+    p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
+    k, early = settings.n_resamples, settings.early
+    if settings.test == "pairwise-permutation":
+        pair_layout = layout or Groups.single(y.size)
+        verdicts = [statistic.pair_verdicts(x, y, pair_layout) for x in X]
+    else:
+        Z = np.vstack([_zscore(x) for x in X]) if m else X
+        swaps = swap_masks(y.size, k, settings.seed)
+        fast = (
+            _perm_both_pearson_all(Z, y, swaps)
+            if statistic.name == PEARSON.name and layout is None
+            else {}
+        )
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            if settings.test == "pairwise-permutation":
+                d_share = (verdicts[i][0] - verdicts[j][0]) * verdicts[i][1]
+                null_of = _verdict_swaps(d_share, settings.seed)
+                delta = float(d_share.sum())
+            else:
+                null_of = _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout, fast, (i, j))
+                delta = values[i] - values[j]
+            p[i, j], used[i, j] = sequential_p(null_of, k, delta, early, count)
+    return p, used
+
+
+def _perm_both_null(
+    a: np.ndarray,
+    b: np.ndarray,
     y: np.ndarray,
-    values: np.ndarray,
+    swaps: np.ndarray,
+    statistic: Statistic,
     layout: Groups | None,
-    n_resamples: int,
-    seed: int,
-) -> np.ndarray:
-    """p[i, j]: p-value of "metric i correlates better than metric j" (NaN on the diagonal)."""
-    m = len(values)
+    fast: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]],
+    pair: tuple[int, int],
+) -> NullOf:
+    """PERM-BOTH null differences of one ordered pair (from the all-pairs Pearson if given)."""
+    first, second = min(pair), max(pair)
+    if (first, second) in fast:
+        r_first, r_second = fast[first, second]
+        null = r_first - r_second if pair == (first, second) else r_second - r_first
+        return lambda start, stop: null[start:stop]
+
+    def null_of(start: int, stop: int) -> np.ndarray:
+        ra, rb = perm_both_rows(a, b, y, swaps[start:stop], statistic, layout)
+        return ra - rb
+
+    return null_of
+
+
+def _pairwise_p(
+    settings: _TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """p[i, j]: p-value of "metric i correlates better than metric j" (NaN on the diagonal),
+    and the resamples each p-value used."""
+    if settings.test in PERMUTATION_TESTS:
+        return _permutation_p(settings, X, y, values, layout)
+    m, statistic = len(values), settings.statistic
     deltas = values[:, None] - values[None, :]
     p = np.full((m, m), np.nan)
-    if test == "perm-both":
-        Z = np.vstack([_zscore(x) for x in X]) if m else X
-        swaps = swap_masks(y.size, n_resamples, seed)
-        fast = (
-            _perm_both_pearson_all(Z, y, swaps) if statistic is PEARSON and layout is None else {}
-        )
-        for i in range(m):
-            for j in range(i + 1, m):
-                if (i, j) in fast:
-                    ri, rj = fast[i, j]
-                else:
-                    ri, rj = perm_both_rows(Z[i], Z[j], y, swaps, statistic, layout)
-                p[i, j] = _p_at_least(ri - rj, deltas[i, j])
-                p[j, i] = _p_at_least(rj - ri, deltas[j, i])
-    elif test == "paired-bootstrap":
+    used = np.zeros((m, m), dtype=int)
+    if settings.test == "paired-bootstrap":
         if layout is not None:
             raise ValueError("the paired bootstrap over groups is not supported; use perm-both")
-        W = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
+        k = settings.n_resamples
+        W = counts_from_indices(bootstrap_indices(y.size, k, settings.seed), y.size)
         boot = statistic.resampled(X, y, W)
         for i in range(m):
             for j in range(m):
                 if i != j:
-                    p[i, j] = _p_at_least(boot[i] - boot[j] - deltas[i, j], deltas[i, j])
-    else:
-        for i in range(m):
-            for j in range(m):
-                if i != j:
-                    r_ab = PEARSON.value(X[i], X[j])
-                    p[i, j] = williams_test(values[i], values[j], r_ab, y.size)
-    return p
+                    null = boot[i] - boot[j] - deltas[i, j]
+                    p[i, j] = p_at_least(null, deltas[i, j], settings.conventions.p_value)
+                    used[i, j] = k
+        return p, used
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                r_ab = PEARSON.value(X[i], X[j])
+                p[i, j] = williams_test(
+                    values[i], values[j], r_ab, y.size, sign=settings.conventions.williams
+                )
+    return p, used
 
 
 def significance_matrix(
@@ -304,14 +489,24 @@ def significance_matrix(
     alpha: float = 0.05,
     seed: int = 0,
     benchmark: str | None = None,
+    early_stopping: EarlyStopping | None = None,
+    conventions: Conventions = COMPERBENCH,
 ) -> SignificanceMatrix:
     """All pairwise tests between metrics and the significance clusters, on the items where every
-    metric and the human score exist. One swap (or index) matrix serves every pair."""
-    statistic = resolve(method, level)
+    metric and the human score exist. One swap (or index) matrix serves every pair; a
+    permutation test may stop early for a pair (`early_stopping`)."""
+    statistic = resolve(method, level, conventions.averaging)
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-    if test == "williams" and statistic is not PEARSON:
+    if test == "williams" and statistic.name != PEARSON.name:
         raise ValueError("the Williams test is defined for Pearson correlations only")
+    if test == "pairwise-permutation" and statistic.pair_verdicts_fn is None:
+        raise ValueError(
+            f"the pairwise permutation test swaps pair verdicts; {statistic.name} has none "
+            f"(use one of {', '.join(verdict_statistics())})"
+        )
+    if early_stopping is not None and test not in PERMUTATION_TESTS:
+        raise ValueError(f"early stopping applies to permutation tests, not {test}")
     names, X = _as_matrix(metric_scores)
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
@@ -325,17 +520,9 @@ def significance_matrix(
     order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
     order = order[np.isfinite(values[order])]
     names, X, values = [names[i] for i in order], X[order], values[order]
-    p = _pairwise_p(test, statistic, X, y, values, layout, n_resamples, seed)
-    resampled = test != "williams"
-    sig = Signature(
-        statistic=f"{test}:{statistic.name}" + ("-grouped" if layout is not None else ""),
-        level=level,
-        resampling=("swap" if test == "perm-both" else "bootstrap") if resampled else None,
-        n_resamples=n_resamples if resampled else None,
-        seed=seed if resampled else None,
-        benchmark=benchmark,
-        extra=(("alpha", f"{alpha:g}"),),
-    )
+    settings = _TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
+    p, used = _pairwise_p(settings, X, y, values, layout)
+    sig = _signature(settings, level, layout is not None, alpha, benchmark)
     n_units = layout.starts.size if layout is not None else y.size
     return SignificanceMatrix(
         metrics=names,
@@ -346,6 +533,33 @@ def significance_matrix(
         alpha=alpha,
         n=int(n_units),
         n_dropped=int(keep.size - keep.sum()),
-        signature=str(sig),
+        signature=sig,
         undefined=undefined,
+        resamples_used=used,
+    )
+
+
+_RESAMPLING = {"perm-both": "swap", "pairwise-permutation": "pair-swap"}
+
+
+def _signature(
+    settings: _TestSettings, level: str, grouped: bool, alpha: float, benchmark: str | None
+) -> str:
+    resampled = settings.test != "williams"
+    extra = [("alpha", f"{alpha:g}")]
+    if settings.early is not None:
+        e = settings.early
+        extra.append(("early-stop", f"{e.block_size}:{e.below:g}-{e.above:g}"))
+    if settings.conventions.label:
+        extra.append(("conv", settings.conventions.label))
+    return str(
+        Signature(
+            statistic=f"{settings.test}:{settings.statistic.signature_name(grouped)}",
+            level=level,
+            resampling=_RESAMPLING.get(settings.test, "bootstrap") if resampled else None,
+            n_resamples=settings.n_resamples if resampled else None,
+            seed=settings.seed if resampled else None,
+            benchmark=benchmark,
+            extra=tuple(extra),
+        )
     )

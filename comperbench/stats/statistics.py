@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -20,14 +20,14 @@ import numpy as np
 from scipy import stats as sps
 
 from comperbench.registry import Registry
-from comperbench.stats import pairwise_accuracy
+from comperbench.stats import kendall_like, pairwise_accuracy
+from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value
 from comperbench.stats.vectorised import (
     MIN_PAIRS,
     Groups,
     ResampledRanks,
     group_kendall,
-    group_mean,
     group_pearson,
     group_spearman,
     spearman_of_ranks,
@@ -45,10 +45,15 @@ WeightedFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """(X metrics x items, y, W resamples x items counts) -> (metrics, resamples) values."""
 GroupedFn = Callable[[np.ndarray, np.ndarray, Groups], np.ndarray]
 """(M rows x items, y, groups) -> (rows, groups) values, NaN where undefined."""
-GroupedResampledFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray], np.ndarray]
-"""(M rows x items, y, groups, C resamples x groups counts) -> (rows, resamples) values."""
-ChosenFn = Callable[[np.ndarray, np.ndarray, Groups | None], dict[str, float]]
-"""(x, y, groups or None) -> what the statistic chose from the data, e.g. a tie threshold."""
+GroupedResampledFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray, np.ndarray], np.ndarray]
+"""(M rows x items, y, groups, C resamples x groups counts, group weights) -> (rows, resamples)."""
+PairVerdictsFn = Callable[
+    [np.ndarray, np.ndarray, Groups, np.ndarray], tuple[np.ndarray, np.ndarray]
+]
+"""(x, y, groups, group weights) -> each within-group pair's verdict and its share of the value
+(value = verdicts @ shares); pairs in the same order for every x."""
+ChosenFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray], dict[str, float]]
+"""(x, y, groups, group weights) -> what the statistic chose from the data, e.g. a tie threshold."""
 
 
 @dataclass(frozen=True)
@@ -96,10 +101,40 @@ class Statistic:
     and a combination of two such parts; see `side` and `paired`."""
     grouped_resampled_fn: GroupedResampledFn | None = None
     """Set when a resample of groups is not the mean of fixed group values (a statistic that
-    calibrates itself over all groups); see `grouped_resampled`."""
+    calibrates itself over all groups, or pools its pairs); see `grouped_resampled`."""
     chosen_fn: ChosenFn | None = None
     description: str = ""
     """What the statistic measures, in a sentence (shown on the leaderboard's About page)."""
+    min_items: int = MIN_PAIRS
+    """Fewest items of a group the statistic is defined on (two points always correlate +-1)."""
+    averaging: Averaging = field(default_factory=Averaging)
+    """How per-group values are combined; see `with_averaging`."""
+    pools_groups: bool = False
+    """Whether the statistic pools its pairs over groups itself, so that only the default
+    averaging applies (WMT's Kendall-like)."""
+    pair_verdicts_fn: PairVerdictsFn | None = None
+    """Set for a statistic that is a weighted sum of verdicts on pairs of items; the pairwise
+    permutation test swaps those verdicts."""
+
+    def signature_name(self, grouped: bool) -> str:
+        """The name in signatures: "-grouped" for an average over groups, then the averaging
+        when it is not the default, e.g. "pearson-grouped~items-weighted"."""
+        if not grouped:
+            return self.name
+        extra = f"~{self.averaging.label}" if self.averaging.label else ""
+        return f"{self.name}-grouped{extra}"
+
+    def with_averaging(self, averaging: Averaging) -> Statistic:
+        """The same statistic, its groups combined as `averaging` says."""
+        if averaging == self.averaging:
+            return self
+        if self.pools_groups:
+            raise ValueError(
+                f"{self.name} pools its pairs over all groups; group averaging options do not apply"
+            )
+        if averaging.groups_of_two and self.min_items <= 2:
+            averaging = replace(averaging, groups_of_two=False)
+        return replace(self, averaging=averaging)
 
     def applies_to(self, level: str) -> bool:
         return level in self.levels
@@ -130,27 +165,44 @@ class Statistic:
         return self.weighted_fn(X, y, W)
 
     def grouped(self, M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray:
-        """(k, groups): the statistic of each row of M with y within each group."""
-        return self.grouped_fn(np.atleast_2d(np.asarray(M, dtype=float)), y, layout)
+        """(k, groups): the statistic of each row of M with y within each group (with the
+        averaging's groups of two, their +-1)."""
+        M = np.atleast_2d(np.asarray(M, dtype=float))
+        values = self.grouped_fn(M, y, layout)
+        if self.averaging.groups_of_two:
+            two = two_item_values(M, np.asarray(y, dtype=float), layout)
+            values = np.where(layout.sizes == 2, two, values)
+        return values
 
     def grouped_resampled(
         self, M: np.ndarray, y: np.ndarray, layout: Groups, C: np.ndarray
     ) -> np.ndarray:
-        """(rows, k): the mean over the defined groups drawn in each row of counts C."""
+        """(rows, k): the averaged value over the groups drawn in each row of counts C."""
         if self.grouped_resampled_fn is not None:
-            return self.grouped_resampled_fn(np.atleast_2d(M), y, layout, C)
-        per_group = self.grouped(M, y, layout)
-        defined = np.isfinite(per_group)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (np.where(defined, per_group, 0.0) @ C.T) / (defined.astype(float) @ C.T)
+            weights = self.averaging.weights(layout.sizes)
+            return self.grouped_resampled_fn(np.atleast_2d(M), y, layout, C, weights)
+        return self.averaging.resampled(self.grouped(M, y, layout), layout.sizes, C)
 
     def chosen(self, x: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> dict:
         """What the statistic chose from the data (e.g. {"epsilon": ...}); empty for most."""
-        return {} if self.chosen_fn is None else self.chosen_fn(x, y, layout)
+        if self.chosen_fn is None:
+            return {}
+        layout = layout or Groups.single(np.asarray(y).size)
+        return self.chosen_fn(x, y, layout, self.averaging.weights(layout.sizes))
+
+    def pair_verdicts(
+        self, x: np.ndarray, y: np.ndarray, layout: Groups
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each within-group pair's verdict on x and its share of the value."""
+        if self.pair_verdicts_fn is None:
+            raise ValueError(f"{self.name} is not a sum of verdicts on pairs of items")
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        return self.pair_verdicts_fn(x, y, layout, self.averaging.weights(layout.sizes))
 
     def rows(self, M: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> np.ndarray:
-        """(k,): the statistic of each row of M with y, or its mean over the defined groups."""
-        return group_mean(self.grouped(M, y, layout or Groups.single(np.asarray(y).size)))
+        """(k,): the statistic of each row of M with y, or its average over the groups."""
+        layout = layout or Groups.single(np.asarray(y).size)
+        return self.grouped_resampled(M, y, layout, np.ones((1, layout.sizes.size)))[:, 0]
 
     def side(self, v: np.ndarray, W: np.ndarray) -> Any:
         """What one score vector contributes to every resample of W (reusable across pairs)."""
@@ -188,6 +240,11 @@ def registered_statistics(reported_only: bool = False) -> list[Statistic]:
 
 def statistic_names(reported_only: bool = False) -> list[str]:
     return [s.name for s in registered_statistics(reported_only)]
+
+
+def verdict_statistics() -> list[str]:
+    """Registered statistics the pairwise permutation test applies to."""
+    return [s.name for s in registered_statistics() if s.pair_verdicts_fn is not None]
 
 
 def _without_constant_warnings(analytic: AnalyticFn) -> AnalyticFn:
@@ -291,6 +348,8 @@ def _pairwise_accuracy(
         grouped_resampled_fn=partial(pairwise_accuracy.grouped_resampled, **options),
         chosen_fn=pairwise_accuracy.chosen_epsilon if calibrate else None,
         description=description,
+        min_items=2,
+        pair_verdicts_fn=partial(pairwise_accuracy.pair_verdicts, **options),
     )
 
 
@@ -328,3 +387,29 @@ TAU_EQ = register_statistic(
         "maximise it",
     )
 )
+
+
+def kendall_like_statistic(threshold: float = 0.0) -> Statistic:
+    """WMT20's Kendall-like tau over pairs whose human scores differ by at least `threshold`
+    (0: every pair the humans order); registered at 0 as "kendall-like"."""
+    name = "kendall-like" if threshold == 0 else f"kendall-like-{threshold:g}"
+    options = {"threshold": float(threshold)}
+    return Statistic(
+        name,
+        "WMT Kendall-like tau",
+        partial(kendall_like.point, **options),
+        partial(kendall_like.resampled, **options),
+        partial(kendall_like.grouped, **options),
+        item_resampling=False,
+        reported=False,
+        grouped_resampled_fn=partial(kendall_like.grouped_resampled, **options),
+        description="pairs the humans order (by at least a threshold) the metric orders the same "
+        "way minus those it does not, a metric tie counting against it, over all such pairs "
+        "(WMT 2020)",
+        min_items=2,
+        pools_groups=True,
+        pair_verdicts_fn=partial(kendall_like.pair_verdicts, **options),
+    )
+
+
+KENDALL_LIKE = register_statistic(kendall_like_statistic())

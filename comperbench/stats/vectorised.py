@@ -240,15 +240,6 @@ def weighted_kendall(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) 
     return _weighted_kendall_loop(X, y, W, variant)
 
 
-def group_mean(values: np.ndarray) -> np.ndarray:
-    """Row means over the defined (non-NaN) group values; NaN when no group is defined."""
-    defined = np.isfinite(values)
-    count = defined.sum(axis=-1)
-    total = np.where(defined, values, 0.0).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / count, np.nan)
-
-
 def _rows_pearson(M: np.ndarray, y: np.ndarray, groups: Groups) -> np.ndarray:
     """(k, groups) Pearson per group; M and y already in group order."""
     st, size = groups.starts, groups.sizes.astype(float)
