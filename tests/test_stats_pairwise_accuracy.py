@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from comperbench.stats import correlate, perm_both
+from comperbench.stats.averaging import Averaging
 from comperbench.stats.pairwise_accuracy import (
     MAX_PAIRS,
     grouped_accuracy,
@@ -166,3 +167,23 @@ def test_groups_of_one_item_are_undefined_and_left_out() -> None:
         np.array([1.0, 2, 3]), np.array([1.0, 2, 5]), Groups.of([0, 0, 1]), True
     )
     assert values[0, 0] == 1.0 and np.isnan(values[0, 1])
+
+
+def test_items_weighted_calibration_equals_a_weighted_search_by_hand() -> None:
+    rng = np.random.default_rng(9)
+    labels = np.repeat(np.arange(5), [2, 3, 6, 4, 5])
+    y = rng.integers(1, 4, labels.size).astype(float)
+    x = np.round(y + rng.normal(scale=0.8, size=labels.size), 1)
+    sizes = np.bincount(labels).astype(float)
+    candidates = sorted({0.0, *(abs(a - b) for a, b in combinations(x, 2))})
+
+    def weighted(epsilon: float) -> float:
+        accs = [accuracy_by_hand(x[labels == g], y[labels == g], epsilon) for g in range(5)]
+        return float(np.dot(accs, sizes) / sizes.sum())
+
+    expected = max(weighted(e) for e in candidates)
+    statistic = get_statistic("acc-eq").with_averaging(Averaging(weighting="items"))
+    assert statistic.rows(x, y, Groups.of(labels))[0] == pytest.approx(expected)
+    result = correlate(x, y, method="acc-eq", groups=labels, ci=None, averaging=statistic.averaging)
+    assert result.value == pytest.approx(expected)
+    assert "acc-eq-grouped~items-weighted" in result.signature

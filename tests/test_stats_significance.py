@@ -9,14 +9,19 @@ import pytest
 from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
+from comperbench.stats.averaging import MT_METRICS_EVAL
 from comperbench.stats.resampling import bootstrap_indices, swap_masks
 from comperbench.stats.significance import (
+    EarlyStopping,
     assign_ranks,
     paired_bootstrap,
+    pairwise_permutation,
     perm_both,
     significance_matrix,
     williams_test,
 )
+from comperbench.stats.statistics import get_statistic
+from comperbench.stats.vectorised import Groups
 
 
 def _data(n: int = 60, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,3 +208,68 @@ def test_matrix_is_scale_invariant() -> None:
     assert np.isfinite(tiny.p_values[~np.eye(2, dtype=bool)]).all()
     np.testing.assert_allclose(tiny.p_values, big.p_values, equal_nan=True)
     np.testing.assert_allclose(tiny.values, big.values, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["acc-eq", "tau-eq", "kendall-like"])
+def test_pairwise_permutation_equals_swapping_verdicts_by_hand(method: str) -> None:
+    human, a, b = _close(40, seed=6)
+    groups = np.repeat(np.arange(8), 5)
+    result = pairwise_permutation(a, b, human, method=method, groups=groups, n_resamples=50, seed=2)
+    statistic, layout = get_statistic(method), Groups.of(groups)
+    va, share = statistic.pair_verdicts(a, human, layout)
+    vb, _ = statistic.pair_verdicts(b, human, layout)
+    assert result.delta == pytest.approx(
+        statistic.rows(a, human, layout)[0] - statistic.rows(b, human, layout)[0]
+    )
+    swapped = np.random.default_rng(2).random((50, va.size)) < 0.5
+    null = [share @ np.where(s, vb, va) - share @ np.where(s, va, vb) for s in swapped]
+    expected = (np.sum(np.array(null) >= result.delta - 1e-12) + 1) / 51
+    assert result.p_value == pytest.approx(expected)
+
+
+def test_pairwise_permutation_is_refused_for_correlations() -> None:
+    human, a, b = _close()
+    with pytest.raises(ValueError, match="swaps pair verdicts; pearson has none"):
+        significance_matrix({"a": a, "b": b}, human, test="pairwise-permutation")
+
+
+def test_early_stopping_is_the_full_run_cut_at_the_first_clear_block() -> None:
+    human, a, b = _close(60, seed=1)
+    full = perm_both(a, b, human, n_resamples=1000, seed=5)
+    early = EarlyStopping(block_size=100, below=0.02, above=0.3)
+    stopped = perm_both(a, b, human, n_resamples=1000, seed=5, early_stopping=early)
+    swaps = swap_masks(60, 1000, 5)
+    za, zb = _z(a), _z(b)
+    null = np.array(
+        [
+            sps.pearsonr(np.where(s, zb, za), human)[0] - sps.pearsonr(np.where(s, za, zb), human)[0]
+            for s in swaps
+        ]
+    )
+    for used in range(100, 1001, 100):
+        p = (np.sum(null[:used] >= full.delta - 1e-12) + 1) / (used + 1)
+        if not 0.02 <= p <= 0.3:
+            break
+    assert stopped.n_resamples == used and stopped.p_value == pytest.approx(p)
+    assert full.n_resamples == 1000
+
+
+def test_matrix_reports_the_permutations_each_pair_used() -> None:
+    human, good, weak = _data(80)
+    early = EarlyStopping(block_size=50)
+    result = significance_matrix(
+        {"good": good, "weak": weak}, human, n_resamples=1000, early_stopping=early
+    )
+    assert result.resamples_used[0, 1] == 50  # p far below 0.02 after the first block
+    assert "early-stop:50:0.02-0.5" in result.signature
+    with pytest.raises(ValueError, match="early stopping applies to permutation tests"):
+        significance_matrix({"g": good, "w": weak}, human, test="williams", early_stopping=early)
+
+
+def test_p_values_as_a_plain_fraction_under_mt_metrics_eval_conventions() -> None:
+    human, good, weak = _data(60)
+    ours = perm_both(good, weak, human, n_resamples=200, seed=1)
+    theirs = perm_both(good, weak, human, n_resamples=200, seed=1, conventions=MT_METRICS_EVAL)
+    b = round(ours.p_value * 201) - 1
+    assert theirs.p_value == pytest.approx(b / 200)
+    assert ours.p_value > 0 and theirs.p_value == 0.0

@@ -126,14 +126,14 @@ class Statistic:
 
     def with_averaging(self, averaging: Averaging) -> Statistic:
         """The same statistic, its groups combined as `averaging` says."""
+        if averaging.groups_of_two and self.min_items <= 2:
+            averaging = replace(averaging, groups_of_two=False)  # already defined on two items
         if averaging == self.averaging:
             return self
         if self.pools_groups:
             raise ValueError(
                 f"{self.name} pools its pairs over all groups; group averaging options do not apply"
             )
-        if averaging.groups_of_two and self.min_items <= 2:
-            averaging = replace(averaging, groups_of_two=False)
         return replace(self, averaging=averaging)
 
     def applies_to(self, level: str) -> bool:
