@@ -28,7 +28,7 @@ METRIC = [2, 1, 4, 3, 3, 7]
 TWO = MT_METRICS_EVAL.averaging
 
 
-def unpack(num_sys: int, gold: list, metric: list, average_by: str) -> tuple:
+def unpack(num_sys: int, gold: list | tuple, metric: list | tuple, average_by: str) -> tuple:
     """Human and metric vectors (None as NaN) and the groups `average_by` means."""
     n_items = len(gold) // num_sys
     index = np.arange(len(gold))
@@ -118,9 +118,9 @@ def test_tau23_and_acc23_with_ties_on_both_sides() -> None:
 class TestPermutationSigDiff:
     """PermutationSigDiffTest: four systems of two items."""
 
-    gold = [1, 2, 3, 4, 5, 5, 7, 8]
-    metric1 = [1, 2, 3, 3, 7, 3, 5, 5]
-    metric2 = [2, 1, 2, 6, 8, 8, 7, 6]
+    gold = (1, 2, 3, 4, 5, 5, 7, 8)
+    metric1 = (1, 2, 3, 3, 7, 3, 5, 5)
+    metric2 = (2, 1, 2, 6, 8, 8, 7, 6)
 
     def run(self, average_by: str, method: str = "pearson", **options):
         human, m2, groups = unpack(4, self.gold, self.metric2, average_by)
@@ -143,7 +143,6 @@ class TestPermutationSigDiff:
     @pytest.mark.parametrize("average_by", ["sys", "item"])
     def test_pearson_averaged(self, average_by: str) -> None:
         # testPearsonSysNoEarlyStop, testPearsonItemNoEarlyStop
-        human, _, groups = unpack(4, self.gold, self.metric2, average_by)
         delta = value(4, self.gold, self.metric2, average_by, "pearson") - value(
             4, self.gold, self.metric1, average_by, "pearson"
         )

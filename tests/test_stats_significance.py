@@ -242,7 +242,8 @@ def test_early_stopping_is_the_full_run_cut_at_the_first_clear_block() -> None:
     za, zb = _z(a), _z(b)
     null = np.array(
         [
-            sps.pearsonr(np.where(s, zb, za), human)[0] - sps.pearsonr(np.where(s, za, zb), human)[0]
+            sps.pearsonr(np.where(s, zb, za), human)[0]
+            - sps.pearsonr(np.where(s, za, zb), human)[0]
             for s in swaps
         ]
     )
