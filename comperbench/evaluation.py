@@ -16,6 +16,7 @@ import numpy as np
 from comperbench import __version__
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
+from comperbench.stats.averaging import Averaging
 from comperbench.stats.correlation import Level, correlation_table
 from comperbench.stats.resampling import CIMethod
 from comperbench.stats.statistics import get_statistic, statistic_names
@@ -105,6 +106,7 @@ def evaluate_run(
     grouped: bool = False,
     apply_protocol: bool = True,
     statistics: Sequence[str] | None = None,
+    averaging: Averaging | None = None,
 ) -> EvaluationTable:
     """Each statistic (default: the reported ones, Pearson, Spearman and Kendall tau-b) of every
     metric with the human scores of `aspect`, with p-values, bootstrap intervals and what the
@@ -112,7 +114,8 @@ def evaluate_run(
     keeps for it.
 
     System level resamples systems; grouped turn level averages the correlations within each
-    dialogue and resamples dialogues.
+    dialogue (as `averaging` says; default: every defined dialogue alike) and resamples
+    dialogues.
     """
     bench = result.benchmark
     names = tuple(get_statistic(s).name for s in (statistics or default_statistics()))
@@ -140,6 +143,7 @@ def evaluate_run(
                 ci=ci if n_resamples else None,
                 seed=seed,
                 benchmark=tag,
+                averaging=averaging if grouped else None,
             )
             for r in correlations:
                 row = rows[r.metric]

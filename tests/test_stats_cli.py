@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -196,3 +197,37 @@ def test_agreement_and_power_print_json(
     assert {r["aspect"] for r in rows} == {"overall"} and rows[0]["n_items"] == 300
     assert main(["power", "binomial", "--p1", "0.6", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 199
+
+
+def test_compare_pairwise_permutation_with_early_stopping_and_conventions(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, frame = _scores(data_root, tmp_path)
+    common = ["compare", "--benchmark", "usr-topical", "--scores", str(path), "--reference-free"]
+    common += ["--data-dir", str(data_root), "--grouped", "--method", "acc-eq", "--json"]
+    options = ["--test", "pairwise-permutation", "--early-stop", "50:0.02:0.5"]
+    options += ["--convention", "mt-metrics-eval", "--group-weighting", "items"]
+    assert main([*common, *options]) == 0
+    document = json.loads(capsys.readouterr().out)
+    significance = document["significance"]
+    assert "pairwise-permutation:acc-eq-grouped~items-weighted" in significance["signature"]
+    assert "early-stop:50:0.02-0.5" in significance["signature"]
+    assert "|conv:p=b/k+williams=abs-t|" in significance["signature"]
+    used = np.array(significance["resamples_used"])[~np.eye(3, dtype=bool)]
+    assert used.max() <= 1000 and used.min() >= 50 and (used % 50 == 0).all()
+    noise = significance["metrics"].index("noise")
+    assert noise == 2  # pure noise ranks last
+    with pytest.raises(SystemExit):
+        main([*common, "--early-stop", "0.5"])
+    assert "--early-stop '0.5'" in capsys.readouterr().err
+
+
+def test_evaluate_grouped_under_mt_metrics_eval_conventions(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "length", "--grouped"]
+    args += ["--data-dir", str(data_root), "--resamples", "0", "--out", str(tmp_path / "a")]
+    assert main([*args, "--convention", "mt-metrics-eval", "--undefined-groups", "zero"]) == 0
+    out = capsys.readouterr().out
+    assert "correlations within each dialogue averaged (undefined-as-0+groups-of-2)" in out
+    assert "pearson-grouped~undefined-as-0+groups-of-2" in out

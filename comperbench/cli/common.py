@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.errors import ComperbenchError
+from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
 from comperbench.textutil import json_ready
 
 
@@ -30,6 +32,39 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     add_exclude_argument(parser)
+
+
+def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
+    """--convention, --group-weighting and --undefined-groups."""
+    parser.add_argument(
+        "--convention",
+        choices=list(CONVENTIONS),
+        default="comperbench",
+        help="mt-metrics-eval: count two-item groups (+-1) in grouped averages, p-values as b/k, "
+        "Williams' p as sf(|t|), to compare with a WMT paper (default: comperbench)",
+    )
+    parser.add_argument(
+        "--group-weighting",
+        choices=WEIGHTINGS,
+        help="grouped averages: every group alike (groups, macro) or by its items (items, micro)",
+    )
+    parser.add_argument(
+        "--undefined-groups",
+        choices=UNDEFINED_GROUPS,
+        help="grouped averages: leave a group whose value is undefined out (drop), or count it "
+        "as 0 (zero, mt-metrics-eval's replace_nans_with_zeros)",
+    )
+
+
+def conventions_from_arguments(args: argparse.Namespace) -> Conventions:
+    """The named convention with --group-weighting and --undefined-groups applied."""
+    conventions = CONVENTIONS[args.convention]
+    averaging = conventions.averaging
+    if args.group_weighting:
+        averaging = replace(averaging, weighting=args.group_weighting)
+    if args.undefined_groups:
+        averaging = replace(averaging, undefined=args.undefined_groups)
+    return replace(conventions, averaging=averaging)
 
 
 def load_from_arguments(args: argparse.Namespace, level: str | None = None) -> Benchmark:

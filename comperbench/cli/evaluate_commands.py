@@ -11,7 +11,12 @@ from typing import Any
 import numpy as np
 
 from comperbench.benchmark import VERIFIED, Benchmark
-from comperbench.cli.common import add_exclude_argument, load_from_arguments
+from comperbench.cli.common import (
+    add_convention_arguments,
+    add_exclude_argument,
+    conventions_from_arguments,
+    load_from_arguments,
+)
 from comperbench.errors import ComperbenchError, UnknownNameError
 from comperbench.evaluation import (
     EvaluationTable,
@@ -110,6 +115,9 @@ def _print_header(args: argparse.Namespace, result: RunResult, table: Evaluation
     bench, level, aspect = result.benchmark, result.level, table.aspect
     human_n = len(result.systems) if level == "system" else len(bench)
     grouped = ", correlations within each dialogue averaged" if args.grouped else ""
+    averaging = conventions_from_arguments(args).averaging.label
+    if args.grouped and averaging:
+        grouped += f" ({averaging})"
     print(
         f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
@@ -202,6 +210,7 @@ def _run_settings(
         "ci": args.ci,
         "protocol_applied": not args.all_systems,
         "statistics": statistics,
+        "averaging": conventions_from_arguments(args).averaging.label if args.grouped else "",
     }
 
 
@@ -261,6 +270,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         grouped=args.grouped,
         apply_protocol=not args.all_systems,
         statistics=statistics,
+        averaging=conventions_from_arguments(args).averaging,
     )
     document = {"run": run, **table_document(result, table)}
     if not args.json:
@@ -336,6 +346,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="turn level: correlate within each dialogue (shared context), then average",
     )
+    add_convention_arguments(evaluate)
     add_exclude_argument(evaluate)
     evaluate.add_argument(
         "--all-systems",

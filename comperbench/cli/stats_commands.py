@@ -14,6 +14,8 @@ import pandas as pd
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
     add_common_arguments,
+    add_convention_arguments,
+    conventions_from_arguments,
     load_from_arguments,
     located,
     print_json,
@@ -23,7 +25,7 @@ from comperbench.stats import multiplicity
 from comperbench.stats import power as pw
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import correlation_table
-from comperbench.stats.significance import TESTS, significance_matrix
+from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
 from comperbench.stats.statistics import statistic_names
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
@@ -152,6 +154,9 @@ def _print_significance(sig, test: str, correction: str, adjusted: np.ndarray) -
     )
     short = [f"m{i + 1}" for i in range(len(sig.metrics))]
     print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, sig.p_values))
+    used = sig.resamples_used[~np.eye(len(sig.metrics), dtype=bool)]
+    if used.size and used.min() < used.max():
+        print(f"permutations per pair: {used.min()} to {used.max()} (early stopping)")
     for rank, members in enumerate(sig.clusters(), start=1):
         print(f"cluster {rank}: {', '.join(members)}")
     for name, reason in sig.undefined.items():
@@ -176,6 +181,19 @@ def _compare_document(lines, correlations, sig, adjusted, correction: str) -> di
     return {"protocol": lines, "correlations": correlations, "significance": significance}
 
 
+def early_stopping(text: str) -> EarlyStopping:
+    """BLOCK or BLOCK:BELOW:ABOVE, e.g. 1000 or 500:0.01:0.6."""
+    parts = text.split(":")
+    try:
+        if len(parts) == 1:
+            return EarlyStopping(int(parts[0]))
+        if len(parts) == 3:
+            return EarlyStopping(int(parts[0]), float(parts[1]), float(parts[2]))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"--early-stop {text!r}: {error}") from None
+    raise argparse.ArgumentTypeError(f"--early-stop {text!r}: give BLOCK or BLOCK:BELOW:ABOVE")
+
+
 def run_compare(args: argparse.Namespace) -> int:
     if bool(args.scores) == bool(args.metrics):
         raise ComperbenchError("give exactly one of --metrics or --scores")
@@ -189,6 +207,7 @@ def run_compare(args: argparse.Namespace) -> int:
     human = kept.human_scores(aspect)
     columns = kept.table.select(["dialogue_id", "system"]).to_pandas()
     groups = columns["dialogue_id"].to_numpy() if args.grouped else None
+    conventions = conventions_from_arguments(args)
     options = dict(
         level=level,
         method=args.method,
@@ -198,10 +217,20 @@ def run_compare(args: argparse.Namespace) -> int:
         seed=args.seed,
         benchmark=kept.tag,
     )
-    correlations = correlation_table(scores, human, ci=args.ci, **options)
+    correlations = correlation_table(
+        scores, human, ci=args.ci, averaging=conventions.averaging, **options
+    )
     sig = adjusted = None
     if len(scores) >= 2:
-        sig = significance_matrix(scores, human, test=args.test, alpha=args.alpha, **options)
+        sig = significance_matrix(
+            scores,
+            human,
+            test=args.test,
+            alpha=args.alpha,
+            early_stopping=args.early_stop,
+            conventions=conventions,
+            **options,
+        )
         adjusted = multiplicity.adjust_matrix(sig.p_values, args.correction)
     if args.json:
         print_json(_compare_document(protocol_lines, correlations, sig, adjusted, args.correction))
@@ -313,7 +342,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--grouped", action="store_true", help="correlate within each dialogue, then average"
     )
     compare.add_argument("--method", choices=statistic_names(), default="pearson")
-    compare.add_argument("--test", choices=TESTS, default="perm-both")
+    compare.add_argument(
+        "--test",
+        choices=TESTS,
+        default="perm-both",
+        help="perm-both swaps the two metrics' scores per item; pairwise-permutation swaps their "
+        "verdicts per pair of items, each metric at its own tie threshold (acc-eq, acc23, "
+        "tau-eq, kendall-like); paired-bootstrap; williams (Pearson only)",
+    )
+    compare.add_argument(
+        "--early-stop",
+        type=early_stopping,
+        metavar="BLOCK[:BELOW:ABOVE]",
+        help="permutation tests: stop after a block of BLOCK permutations once p < BELOW or "
+        "p > ABOVE (default 0.02 and 0.5, as mt-metrics-eval)",
+    )
+    add_convention_arguments(compare)
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     compare.add_argument("--alpha", type=float, default=0.05)
     compare.add_argument(

@@ -103,13 +103,14 @@ class Conventions:
     """p of "A better than B" (comperbench), or sf(|t|) as mt-metrics-eval's WilliamsTest."""
 
     @property
-    def label(self) -> str:
-        """What differs from comperbench's conventions ("" if nothing)."""
-        parts = [self.averaging.label] if self.averaging.label else []
+    def test_label(self) -> str:
+        """How the tests' conventions differ from comperbench's ("" if they do not); the
+        averaging is named with the statistic."""
+        parts = []
         if self.p_value == "fraction":
             parts.append("p=b/k")
         if self.williams == "absolute":
-            parts.append("williams=|t|")
+            parts.append("williams=abs-t")
         return "+".join(parts)
 
 

@@ -340,7 +340,7 @@ class SignificanceMatrix:
     undefined: dict[str, str] = field(default_factory=dict)
     """Metrics whose correlation is undefined (NaN), with the reason; they are left out of
     `metrics`, the p-values and the clusters."""
-    resamples_used: np.ndarray | None = None
+    resamples_used: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     """resamples_used[i, j]: resamples behind p_values[i, j] (fewer than asked where a
     permutation test stopped early; 0 for Williams and on the diagonal)."""
 
@@ -550,8 +550,8 @@ def _signature(
     if settings.early is not None:
         e = settings.early
         extra.append(("early-stop", f"{e.block_size}:{e.below:g}-{e.above:g}"))
-    if settings.conventions.label:
-        extra.append(("conv", settings.conventions.label))
+    if settings.conventions.test_label:
+        extra.append(("conv", settings.conventions.test_label))
     return str(
         Signature(
             statistic=f"{settings.test}:{settings.statistic.signature_name(grouped)}",
