@@ -202,7 +202,7 @@ def test_agreement_and_power_print_json(
 def test_compare_pairwise_permutation_with_early_stopping_and_conventions(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, frame = _scores(data_root, tmp_path)
+    path, _ = _scores(data_root, tmp_path)
     common = ["compare", "--benchmark", "usr-topical", "--scores", str(path), "--reference-free"]
     common += ["--data-dir", str(data_root), "--grouped", "--method", "acc-eq", "--json"]
     options = ["--test", "pairwise-permutation", "--early-stop", "50:0.02:0.5"]
