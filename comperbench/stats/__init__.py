@@ -1,13 +1,16 @@
 """Meta-evaluation statistics: correlations, significance, agreement, pairwise ranking, power.
 
 Entry points: `correlate` / `correlation_table` (turn, dialogue, system level; grouped turn level;
-bootstrap intervals), `significance_matrix` (PERM-BOTH, paired bootstrap, Williams; clusters),
+bootstrap intervals), `significance_matrix` (PERM-BOTH, the pairwise permutation test, paired
+bootstrap, Williams; early stopping; clusters), `Averaging` and `Conventions` (how grouped values
+are averaged; mt-metrics-eval's conventions as `MT_METRICS_EVAL`),
 `agreement` (Krippendorff's alpha, Fleiss', Cohen's kappa), pairwise human judgments (`pairwise`:
 comparisons, win/tie/loss, WMT scores; `bradley_terry`, `online_ratings` (Elo, TrueSkill),
 `pairwise_tests`, `votes`, `pairwise_analysis`), `multiplicity` (Holm, Benjamini-Hochberg),
 `rates` (Wilson, z-tests, tests against an expected rate) and `power`.
 Correlation statistics are registered `Statistic` objects (`CORRELATIONS`, `get_statistic`),
-WMT's pairwise accuracy with tie calibration (`acc-eq`) among them; `soft_pairwise_accuracy` compares
+WMT's pairwise accuracy with tie calibration (`acc-eq`) and WMT20's Kendall-like tau
+(`kendall_like_statistic`) among them; `soft_pairwise_accuracy` compares
 the metric's and the humans' pairwise confidence between systems (WMT 2024).
 Every result carries a `signature` string.
 """
@@ -15,6 +18,7 @@ Every result carries a `signature` string.
 from __future__ import annotations
 
 from comperbench.stats.agreement import AgreementResult, agreement
+from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
 from comperbench.stats.correlation import (
     CorrelationResult,
     correlate,
@@ -24,9 +28,12 @@ from comperbench.stats.correlation import (
 from comperbench.stats.resampling import Interval, bootstrap_note
 from comperbench.stats.signature import Signature, benchmark_tag
 from comperbench.stats.significance import (
+    EarlyStopping,
     SignificanceMatrix,
+    TestResult,
     assign_ranks,
     paired_bootstrap,
+    pairwise_permutation,
     perm_both,
     significance_matrix,
     williams_test,
@@ -41,6 +48,7 @@ from comperbench.stats.statistics import (
     Point,
     Statistic,
     get_statistic,
+    kendall_like_statistic,
     register_statistic,
     registered_statistics,
     statistic_names,
@@ -48,14 +56,19 @@ from comperbench.stats.statistics import (
 
 __all__ = [
     "CORRELATIONS",
+    "MT_METRICS_EVAL",
     "AgreementResult",
+    "Averaging",
+    "Conventions",
     "CorrelationResult",
+    "EarlyStopping",
     "Interval",
     "Point",
     "Signature",
     "SignificanceMatrix",
     "SoftPairwiseAccuracy",
     "Statistic",
+    "TestResult",
     "agreement",
     "assign_ranks",
     "benchmark_tag",
@@ -63,7 +76,9 @@ __all__ = [
     "correlate",
     "correlation_table",
     "get_statistic",
+    "kendall_like_statistic",
     "paired_bootstrap",
+    "pairwise_permutation",
     "perm_both",
     "point_correlation",
     "register_statistic",
