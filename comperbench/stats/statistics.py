@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats as sps
 
 from comperbench.registry import Registry
-from comperbench.stats import kendall_like, pairwise_accuracy
+from comperbench.stats import kendall_like, pairwise_accuracy, pairwise_difference
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value
 from comperbench.stats.vectorised import (
@@ -413,3 +413,20 @@ def kendall_like_statistic(threshold: float = 0.0) -> Statistic:
 
 
 KENDALL_LIKE = register_statistic(kendall_like_statistic())
+
+
+PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
+    Statistic(
+        "pdp",
+        "Pairwise difference Pearson",
+        _pearson,
+        weighted_pearson,
+        group_pearson,
+        reported=False,
+        ranked=False,
+        grouped_resampled_fn=pairwise_difference.grouped_resampled,
+        description="Pearson correlation of the metric's and the humans' differences between "
+        "items of the same group, pooled over groups (Pearson's r without groups; EMNLP 2025)",
+        pools_groups=True,
+    )
+)
