@@ -263,7 +263,7 @@ def _batch(
     return out
 
 
-_GROUPED_P = "no analytic p-value for a mean of per-group correlations"
+_GROUPED_P = "no analytic p-value for a value over groups"
 
 
 def _grouped_batch(
