@@ -95,28 +95,50 @@ def sequential_p(
     """p-value of a permutation test run block by block, and the permutations it used."""
     size = n_resamples if early is None else early.block_size
     null = np.empty(0)
+    p = p_at_least(null, observed, count)
     for start in range(0, n_resamples, max(size, 1)):
         null = np.r_[null, null_of(start, min(start + size, n_resamples))]
         p = p_at_least(null, observed, count)
         if early is not None and not early.below <= p <= early.above:
             break
-    return p_at_least(null, observed, count), int(null.size)
+    return p, int(null.size)
 
 
-def _verdict_swaps(d_share: np.ndarray, seed: int) -> NullOf:
-    """Null differences of the pairwise permutation test: each pair's verdicts swapped between
-    the two metrics with probability 1/2, so a swapped pair adds -d instead of d."""
+class _SharedNull:
+    """The null differences of one pair of metrics, computed once, block by block as asked,
+    and read in both directions (B against A is the negation of A against B)."""
+
+    def __init__(self, null_of: NullOf) -> None:
+        self._null_of = null_of
+        self._done = np.empty(0)
+
+    def direction(self, sign: float) -> NullOf:
+        def null_of(start: int, stop: int) -> np.ndarray:
+            if stop > self._done.size:
+                self._done = np.r_[self._done, self._null_of(self._done.size, stop)]
+            return sign * self._done[start:stop]
+
+        return null_of
+
+
+def _verdict_null(
+    verdicts_a: tuple[np.ndarray, np.ndarray], verdicts_b: tuple[np.ndarray, np.ndarray], seed: int
+) -> tuple[float, NullOf]:
+    """delta and null differences of the pairwise permutation test: each pair's verdicts are
+    swapped between the two metrics with probability 1/2, so a swapped pair adds -d, not d."""
+    d_share = (verdicts_a[0] - verdicts_b[0]) * verdicts_a[1]
+    delta = float(d_share.sum())
     rng = np.random.default_rng(seed)
     rows_per_chunk = max(1, _CELLS // max(d_share.size, 1))
 
     def null_of(start: int, stop: int) -> np.ndarray:
-        out = []
+        out = [np.empty(0)]
         for lo in range(start, stop, rows_per_chunk):
             swapped = rng.random((min(rows_per_chunk, stop - lo), d_share.size)) < 0.5
-            out.append(d_share.sum() - 2.0 * (swapped @ d_share))
-        return np.concatenate(out) if out else np.empty(0)
+            out.append(delta - 2.0 * (swapped @ d_share))
+        return np.concatenate(out)
 
-    return null_of
+    return delta, null_of
 
 
 def _zscore(v: np.ndarray) -> np.ndarray:
@@ -184,13 +206,8 @@ def perm_both(
     statistic = get_statistic(method).with_averaging(conventions.averaging)
     za, zb = _zscore(a), _zscore(b)
     delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
-
     swaps = swap_masks(a.size, n_resamples, seed)
-
-    def null_of(start: int, stop: int) -> np.ndarray:
-        ra, rb = perm_both_rows(za, zb, human, swaps[start:stop], statistic, layout)
-        return ra - rb
-
+    null_of = _perm_both_null(za, zb, human, swaps, statistic, layout)
     p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
     return TestResult(delta, p, used)
 
@@ -213,11 +230,9 @@ def pairwise_permutation(
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
     statistic = get_statistic(method).with_averaging(conventions.averaging)
     layout = Groups.of(np.asarray(groups)) if groups is not None else Groups.single(human.size)
-    va, share = statistic.pair_verdicts(a, human, layout)
-    vb, _ = statistic.pair_verdicts(b, human, layout)
-    d_share = (va - vb) * share
-    null_of = _verdict_swaps(d_share, seed)
-    delta = float(d_share.sum())
+    delta, null_of = _verdict_null(
+        statistic.pair_verdicts(a, human, layout), statistic.pair_verdicts(b, human, layout), seed
+    )
     p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
     return TestResult(delta, p, used)
 
@@ -388,7 +403,8 @@ class _TestSettings:
 def _permutation_p(
     settings: _TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """p[i, j] of "i better than j" by a permutation test, and the permutations each used."""
+    """p[i, j] of "i better than j" by a permutation test, and the permutations each used; the
+    null of each pair is computed once and serves both directions."""
     m, statistic, count = len(values), settings.statistic, settings.conventions.p_value
     p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
     k, early = settings.n_resamples, settings.early
@@ -404,18 +420,23 @@ def _permutation_p(
             else {}
         )
     for i in range(m):
-        for j in range(m):
-            if i == j:
-                continue
+        for j in range(i + 1, m):
             if settings.test == "pairwise-permutation":
-                d_share = (verdicts[i][0] - verdicts[j][0]) * verdicts[i][1]
-                null_of = _verdict_swaps(d_share, settings.seed)
-                delta = float(d_share.sum())
+                delta, null_of = _verdict_null(verdicts[i], verdicts[j], settings.seed)
+            elif (i, j) in fast:
+                r_i, r_j = fast[i, j]
+                delta, null_of = values[i] - values[j], _stored_null(r_i - r_j)
             else:
-                null_of = _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout, fast, (i, j))
                 delta = values[i] - values[j]
-            p[i, j], used[i, j] = sequential_p(null_of, k, delta, early, count)
+                null_of = _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout)
+            shared = _SharedNull(null_of)
+            p[i, j], used[i, j] = sequential_p(shared.direction(1.0), k, delta, early, count)
+            p[j, i], used[j, i] = sequential_p(shared.direction(-1.0), k, -delta, early, count)
     return p, used
+
+
+def _stored_null(null: np.ndarray) -> NullOf:
+    return lambda start, stop: null[start:stop]
 
 
 def _perm_both_null(
@@ -425,15 +446,8 @@ def _perm_both_null(
     swaps: np.ndarray,
     statistic: Statistic,
     layout: Groups | None,
-    fast: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]],
-    pair: tuple[int, int],
 ) -> NullOf:
-    """PERM-BOTH null differences of one ordered pair (from the all-pairs Pearson if given)."""
-    first, second = min(pair), max(pair)
-    if (first, second) in fast:
-        r_first, r_second = fast[first, second]
-        null = r_first - r_second if pair == (first, second) else r_second - r_first
-        return lambda start, stop: null[start:stop]
+    """PERM-BOTH null differences stat(A') - stat(B') of the swap rows asked for."""
 
     def null_of(start: int, stop: int) -> np.ndarray:
         ra, rb = perm_both_rows(a, b, y, swaps[start:stop], statistic, layout)
