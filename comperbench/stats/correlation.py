@@ -275,8 +275,7 @@ def _grouped_batch(
     ci, seed, statistic = settings.ci, settings.seed, settings.statistic
     layout = Groups.of(labels)
     G = layout.starts.size
-    values = statistic.rows(X, y, layout)
-    counted = statistic.averaging.counted(statistic.grouped(X, y, layout), layout.sizes).sum(1)
+    values, counted = statistic.averaged(X, y, layout)
     boot = jack = None
     if ci:
         C = counts_from_indices(bootstrap_indices(G, settings.n_resamples, seed), G)

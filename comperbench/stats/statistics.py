@@ -204,6 +204,17 @@ class Statistic:
         layout = layout or Groups.single(np.asarray(y).size)
         return self.grouped_resampled(M, y, layout, np.ones((1, layout.sizes.size)))[:, 0]
 
+    def averaged(
+        self, M: np.ndarray, y: np.ndarray, layout: Groups
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(k,) values over the groups, as `rows`, and (k,) number of groups that count,
+        from one computation of the per-group values."""
+        per_group = self.grouped(M, y, layout)
+        counted = self.averaging.counted(per_group, layout.sizes).sum(axis=1)
+        if self.grouped_resampled_fn is not None:
+            return self.rows(M, y, layout), counted
+        return self.averaging.mean(per_group, layout.sizes), counted
+
     def side(self, v: np.ndarray, W: np.ndarray) -> Any:
         """What one score vector contributes to every resample of W (reusable across pairs)."""
         v = np.asarray(v, dtype=float)
