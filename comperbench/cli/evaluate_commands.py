@@ -26,6 +26,7 @@ from comperbench.evaluation import (
 )
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
+from comperbench.stats.averaging import Averaging
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import interval, number, p_value, slug
 from comperbench.textutil import table as format_table
@@ -111,13 +112,14 @@ def protocol_lines(table: EvaluationTable, result: RunResult) -> list[str]:
     ]
 
 
-def _print_header(args: argparse.Namespace, result: RunResult, table: EvaluationTable) -> None:
+def _print_header(
+    args: argparse.Namespace, result: RunResult, table: EvaluationTable, averaging: Averaging
+) -> None:
     bench, level, aspect = result.benchmark, result.level, table.aspect
     human_n = len(result.systems) if level == "system" else len(bench)
     grouped = ", correlations within each dialogue averaged" if args.grouped else ""
-    averaging = conventions_from_arguments(args).averaging.label
-    if args.grouped and averaging:
-        grouped += f" ({averaging})"
+    if args.grouped and averaging.label:
+        grouped += f" ({averaging.label})"
     print(
         f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
         f"{human_n} {'systems' if level == 'system' else 'items'}"
@@ -195,6 +197,7 @@ def _run_settings(
     aspect: str,
     metrics: list[str],
     statistics: list[str],
+    averaging: Averaging,
 ) -> dict[str, Any]:
     """Everything that changes the table besides the data: two runs with equal settings on the
     same benchmark version write the same table."""
@@ -210,7 +213,7 @@ def _run_settings(
         "ci": args.ci,
         "protocol_applied": not args.all_systems,
         "statistics": statistics,
-        "averaging": conventions_from_arguments(args).averaging.label if args.grouped else "",
+        "averaging": averaging.label if args.grouped else "",
     }
 
 
@@ -254,7 +257,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     aspect = bench.metadata.aspect(args.aspect, level).name
     metrics = resolve_metrics(args.metrics, level)
     statistics = args.statistics or list(default_statistics())
-    run = _run_settings(args, bench, level, aspect, [m.name for m in metrics], statistics)
+    averaging = conventions_from_arguments(args).averaging
+    run = _run_settings(
+        args, bench, level, aspect, [m.name for m in metrics], statistics, averaging
+    )
     out = _output_folder(args, bench, level, aspect)
     _refuse_overwrite(out, run, args.force)
     cache = None if args.no_cache else ScoreCache()
@@ -270,11 +276,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         grouped=args.grouped,
         apply_protocol=not args.all_systems,
         statistics=statistics,
-        averaging=conventions_from_arguments(args).averaging,
+        averaging=averaging,
     )
     document = {"run": run, **table_document(result, table)}
     if not args.json:
-        _print_header(args, result, table)
+        _print_header(args, result, table, averaging)
         _print_table(table)
         _print_metric_signatures(result)
     cached = sum(r.cached for r in result.runs)
