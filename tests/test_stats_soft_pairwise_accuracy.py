@@ -47,7 +47,7 @@ def p_by_swapping(a: np.ndarray, b: np.ndarray, swap: np.ndarray) -> float:
 def test_the_worked_example_of_mt_metrics_eval() -> None:
     scores = np.array([[0.8, 0.9, 0.7, 1.0, 0.6], [0.2, 0.3, 0.1, 0.4, 0.0]])
     assert pairwise_p_values(scores, PCE_SIGNS)[0] == pytest.approx([0.1])
-    assert pairwise_p_values(scores, PCE_SIGNS, plus_one=True)[0] == pytest.approx([2 / 11])
+    assert pairwise_p_values(scores, PCE_SIGNS, p_value="plus-one")[0] == pytest.approx([2 / 11])
 
 
 def test_p_values_equal_swapping_scores_pair_by_pair() -> None:

@@ -6,8 +6,8 @@ answered) gives the p-value that system i beats system j, once from the human sc
 from the metric's; soft pairwise accuracy is 1 minus the mean absolute difference of the two
 p-values over all pairs (1 - pairwise confidence error). As in mt-metrics-eval's `pce`, one
 matrix of sign swaps serves every pair and both score matrices, and a p-value is the share of
-permutations whose difference reaches the observed one (b/k; `plus_one` gives (b+1)/(k+1), the
-convention of this package's other permutation tests). The bootstrap resamples units and keeps
+permutations whose difference reaches the observed one (b/k; `p_value="plus-one"` gives
+(b+1)/(k+1), the default of this package's other permutation tests). The bootstrap resamples units and keeps
 the swaps, so every resample is tested with the same permutations.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from comperbench.stats.averaging import PValueCount
 from comperbench.stats.resampling import (
     Interval,
     bootstrap_indices,
@@ -47,7 +48,10 @@ class SoftPairwiseAccuracy:
 
 
 def pairwise_p_values(
-    scores: np.ndarray, signs: np.ndarray, weights: np.ndarray | None = None, plus_one: bool = False
+    scores: np.ndarray,
+    signs: np.ndarray,
+    weights: np.ndarray | None = None,
+    p_value: PValueCount = "fraction",
 ) -> np.ndarray:
     """(resamples, pairs) p-values that system i beats j (pairs i < j in `np.triu_indices`
     order) under each row of unit weights (one row of ones when None), from the sign swaps
@@ -61,7 +65,8 @@ def pairwise_p_values(
     for r, w in enumerate(W):
         null = (signs * w) @ diffs.T  # (permutations, pairs)
         reached = np.count_nonzero(null >= observed[r] - _TOLERANCE * np.abs(observed[r]), axis=0)
-        out[r] = (reached + plus_one) / (signs.shape[0] + plus_one)
+        extra = p_value == "plus-one"
+        out[r] = (reached + extra) / (signs.shape[0] + extra)
     return out
 
 
@@ -86,7 +91,7 @@ def soft_pairwise_accuracy(
     n_permutations: int = DEFAULT_PERMUTATIONS,
     n_resamples: int = 1000,
     seed: int = 0,
-    plus_one: bool = False,
+    p_value: PValueCount = "fraction",
     benchmark: str | None = None,
 ) -> SoftPairwiseAccuracy:
     """Soft pairwise accuracy of metric against human scores, both (systems, units) matrices
@@ -97,14 +102,14 @@ def soft_pairwise_accuracy(
     metric, human = metric[:, complete], human[:, complete]
     n = metric.shape[1]
     signs = np.where(swap_masks(n, n_permutations, seed), -1.0, 1.0)
-    human_p = pairwise_p_values(human, signs, plus_one=plus_one)[0]
-    metric_p = pairwise_p_values(metric, signs, plus_one=plus_one)[0]
+    human_p = pairwise_p_values(human, signs, p_value=p_value)[0]
+    metric_p = pairwise_p_values(metric, signs, p_value=p_value)[0]
     value = 1.0 - float(np.mean(np.abs(human_p - metric_p)))
     ci = None
     if n_resamples:
         W = counts_from_indices(bootstrap_indices(n, n_resamples, seed), n)
-        boot_h = pairwise_p_values(human, signs, W, plus_one)
-        boot_m = pairwise_p_values(metric, signs, W, plus_one)
+        boot_h = pairwise_p_values(human, signs, W, p_value)
+        boot_m = pairwise_p_values(metric, signs, W, p_value)
         ci = percentile_interval(1.0 - np.abs(boot_h - boot_m).mean(axis=1))
     return SoftPairwiseAccuracy(
         value,
@@ -114,7 +119,7 @@ def soft_pairwise_accuracy(
         int((~complete).sum()),
         _square(human_p, metric.shape[0]),
         _square(metric_p, metric.shape[0]),
-        _signature(n_permutations, n_resamples, seed, plus_one, benchmark),
+        _signature(n_permutations, n_resamples, seed, p_value, benchmark),
     )
 
 
@@ -125,7 +130,7 @@ def _square(upper: np.ndarray, S: int) -> np.ndarray:
 
 
 def _signature(
-    n_permutations: int, n_resamples: int, seed: int, plus_one: bool, benchmark: str | None
+    n_permutations: int, n_resamples: int, seed: int, p_value: PValueCount, benchmark: str | None
 ) -> str:
     return str(
         Signature(
@@ -136,7 +141,7 @@ def _signature(
             seed=seed,
             benchmark=benchmark,
             extra=(("permutations", str(n_permutations)),),
-            p_method="(b+1)/(k+1)" if plus_one else "b/k",
+            p_method="(b+1)/(k+1)" if p_value == "plus-one" else "b/k",
         )
     )
 
