@@ -17,7 +17,7 @@ from comperbench import __version__
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.averaging import Averaging
-from comperbench.stats.correlation import Level, correlation_table
+from comperbench.stats.correlation import CorrelationResult, Level, correlation_table
 from comperbench.stats.resampling import CIMethod
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import json_ready
@@ -76,24 +76,43 @@ def protocol_groups(result: RunResult, apply_protocol: bool = True) -> list[Prot
     return [ProtocolGroup(excluded, tuple(names)) for excluded, names in by_exclusion.items()]
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What `correlation_table` is given for one protocol group and one statistic."""
+
+    scores: dict[str, np.ndarray]
+    human: np.ndarray
+    groups: np.ndarray | None
+    systems: np.ndarray | None
+    without: dict[str, str] = field(default_factory=dict)
+    """Metrics of the group the statistic cannot be computed on, with the reason."""
+
+
+_NO_CONTEXTS = "a corpus-level metric has no scores per context"
+
+
 def _group_inputs(
-    result: RunResult, group: ProtocolGroup, aspect: str, grouped: bool
-) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Metric scores, human scores, dialogue groups and system units of one protocol group."""
+    result: RunResult, group: ProtocolGroup, aspect: str, grouped: bool, over_contexts: bool
+) -> _Inputs:
+    """Metric scores, human scores, dialogue groups and system units of one protocol group:
+    system means at system level, items (with their system and context) otherwise and for a
+    statistic over contexts."""
     bench = result.benchmark
-    if result.level == "system":
+    if result.level == "system" and not over_contexts:
         frame = result.system_frame()
         frame = frame[~frame.index.isin(group.excluded)]
         human = bench.systems()[aspect].reindex(frame.index).to_numpy(dtype=float)
         units = np.arange(len(frame))  # one unit per system: the frame already holds the means
         scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics}
-        return scores, human, None, units
+        return _Inputs(scores, human, None, units)
     keep = ~np.isin(np.asarray(result.item_systems), group.excluded)
     frame = result.item_frame()[keep]
     human = bench.human_scores(aspect)[keep]
     dialogues = bench.table.column("dialogue_id").to_numpy(zero_copy_only=False)[keep]
-    scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics}
-    return scores, human, dialogues if grouped else None, None
+    scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics if name in frame}
+    without = {name: _NO_CONTEXTS for name in group.metrics if name not in frame}
+    systems = frame["system"].to_numpy()
+    return _Inputs(scores, human, dialogues if grouped or over_contexts else None, systems, without)
 
 
 def evaluate_run(
@@ -127,18 +146,23 @@ def evaluate_run(
         run.metric.name: {"metric": run.metric.name, "nan_scores": run.nans} for run in result.runs
     }
     for group in groups:
-        scores, human, dialogues, units = _group_inputs(result, group, aspect, grouped)
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
         for method in table.statistics:
+            over_contexts = get_statistic(method).over_contexts is not None
+            inputs = _group_inputs(result, group, aspect, grouped, over_contexts)
+            for name, reason in inputs.without.items():
+                rows[name].update(_undefined_columns(method, reason))
+            if not inputs.scores:
+                continue
             correlations = correlation_table(
-                scores,
-                human,
+                inputs.scores,
+                inputs.human,
                 level=cast(Level, result.level),
                 method=method,
-                groups=dialogues,
-                systems=units,
+                groups=inputs.groups,
+                systems=inputs.systems,
                 n_resamples=n_resamples,
                 ci=ci if n_resamples else None,
                 seed=seed,
@@ -146,18 +170,37 @@ def evaluate_run(
                 averaging=averaging if grouped else None,
             )
             for r in correlations:
-                row = rows[r.metric]
-                row.update({"n": r.n, "dropped": r.n_dropped})
-                row[method], row[f"{method}_p"] = r.value, r.p_value
-                row[f"{method}_p_method"] = r.p_method
-                row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
-                row.update({f"{method}_{key}": value for key, value in r.chosen.items()})
-                if notes := [note for note in (r.reason, r.ci_note) if note]:
-                    row[f"{method}_note"] = "; ".join(notes)
+                _fill_row(rows[r.metric], method, r)
             signature = correlations[0].signature
             table.signatures.append(SignedStatistic(method, group.excluded, signature))
     table.rows = [rows[run.metric.name] for run in result.runs]
     return table
+
+
+def _undefined_columns(method: str, reason: str) -> dict[str, Any]:
+    """A statistic's columns for a metric it cannot be computed on."""
+    return {
+        method: np.nan,
+        f"{method}_p": np.nan,
+        f"{method}_p_method": None,
+        f"{method}_ci": None,
+        f"{method}_note": reason,
+    }
+
+
+def _fill_row(row: dict[str, Any], method: str, r: CorrelationResult) -> None:
+    """One statistic's columns of a metric's row: value, p-value, interval, choices, notes."""
+    row["n"] = r.n
+    if r.contexts is None:
+        row["dropped"] = r.n_dropped
+    else:
+        row.update({f"{method}_contexts": r.contexts, f"{method}_dropped": r.n_dropped})
+    row[method], row[f"{method}_p"] = r.value, r.p_value
+    row[f"{method}_p_method"] = r.p_method
+    row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
+    row.update({f"{method}_{key}": value for key, value in r.chosen.items()})
+    if notes := [note for note in (r.reason, r.ci_note) if note]:
+        row[f"{method}_note"] = "; ".join(notes)
 
 
 def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, Any]:

@@ -166,6 +166,35 @@ def test_same_numbers_as_the_stats_package(topical, kept, level: str, statistic:
     assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
 
 
+def test_soft_pairwise_accuracy_resamples_contexts_as_the_stats_package(topical, kept) -> None:
+    coverage = Coverage("usr-topical", "turn", topical.fingerprint, _lengths(topical))
+    ours = {
+        (r.level, r.aspect, r.statistic): r
+        for r in score_coverage(coverage, n_resamples=200, seed=2)
+    }[("system", "engaging", "spa")]
+    [theirs] = correlation_table(
+        {"len": _kept(topical, _lengths(topical))},
+        kept.human_scores("engaging"),
+        level="system",
+        method="spa",
+        systems=kept.table.column("system").to_pylist(),
+        groups=kept.table.column("dialogue_id").to_pylist(),
+        n_resamples=200,
+        seed=2,
+    )
+    assert ours.value == pytest.approx(theirs.value)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
+    assert ours.n == theirs.contexts == 60  # the resampled units are the contexts
+    assert ours.settings.interval_note(ours.n) is None
+    assert "only 5 contexts" in (ours.settings.interval_note(5) or "")
+
+
+def test_a_constant_metric_has_no_soft_pairwise_accuracy(topical) -> None:
+    coverage = Coverage("usr-topical", "turn", topical.fingerprint, np.ones(len(topical)))
+    [spa] = [r for r in score_coverage(coverage, n_resamples=20) if r.statistic == "spa"][:1]
+    assert np.isnan(spa.value) and spa.reason == "metric scores are constant"
+
+
 def test_partial_coverage_is_not_scored(topical) -> None:
     scores = np.full(len(topical), np.nan)
     scores[:10] = 1.0

@@ -10,12 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from comperbench.stats import correlate, correlation_table
+from comperbench.stats.contexts import system_unit_matrix
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
-from comperbench.stats.soft_pairwise_accuracy import (
-    pairwise_p_values,
-    soft_pairwise_accuracy,
-    system_unit_matrix,
-)
+from comperbench.stats.soft_pairwise_accuracy import pairwise_p_values, soft_pairwise_accuracy
 
 PCE_SIGNS = np.array(
     [
@@ -119,3 +117,89 @@ def test_system_unit_matrix_averages_and_leaves_gaps() -> None:
     assert list(labels) == ["a", "b"]
     assert matrix[0, 0] == 2.0 and np.isnan(matrix[0, 1])
     assert matrix[1] == pytest.approx([2.0, 5.0])
+
+
+def _items(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A systems x contexts matrix as items: values, systems, contexts (in shuffled order)."""
+    S, U = matrix.shape
+    order = np.random.default_rng(9).permutation(S * U)
+    systems, contexts = np.repeat(np.arange(S), U), np.tile(np.arange(U), S)
+    return matrix.ravel()[order], systems[order], contexts[order]
+
+
+def test_the_registered_statistic_is_one_minus_the_mean_gap_of_swapped_p_values() -> None:
+    rng = np.random.default_rng(11)
+    human = rng.normal(size=(3, 25)) + np.array([[0.0], [0.4], [0.5]])
+    metric = human + rng.normal(size=(3, 25))
+    swap = swap_masks(25, 1000, 0)  # the registered statistic's fixed swaps
+    gaps = [
+        abs(p_by_swapping(metric[i], metric[j], swap) - p_by_swapping(human[i], human[j], swap))
+        for i, j in zip(*np.triu_indices(3, 1), strict=True)
+    ]
+    x, systems, contexts = _items(metric)
+    y = _items(human)[0]
+    result = correlate(
+        x, y, level="system", method="spa", systems=systems, groups=contexts, n_resamples=0
+    )
+    assert result.value == pytest.approx(1 - np.mean(gaps))
+    assert (result.n, result.contexts, result.n_dropped) == (3, 25, 0)
+    assert np.isnan(result.p_value) and "permutations:1000" in result.signature
+
+
+def test_intervals_resample_contexts_as_the_function_does() -> None:
+    rng = np.random.default_rng(12)
+    human = rng.normal(size=(4, 30)) + np.arange(4)[:, None] * 0.2
+    metric = human + rng.normal(size=(4, 30))
+    direct = soft_pairwise_accuracy(metric, human, n_resamples=200, seed=0)
+    x, systems, contexts = _items(metric)
+    result = correlate(
+        x,
+        _items(human)[0],
+        level="system",
+        method="spa",
+        systems=systems,
+        groups=contexts,
+        n_resamples=200,
+        seed=0,
+    )
+    assert result.value == pytest.approx(direct.value)
+    assert (result.ci.low, result.ci.high) == pytest.approx((direct.ci.low, direct.ci.high))
+    bca = correlate(
+        x,
+        _items(human)[0],
+        level="system",
+        method="spa",
+        systems=systems,
+        groups=contexts,
+        n_resamples=200,
+        ci="bca",
+    )
+    assert bca.ci is not None and bca.ci.method == "bca"
+
+
+def test_incomplete_contexts_are_dropped_and_undefined_values_explained() -> None:
+    rng = np.random.default_rng(13)
+    human = rng.normal(size=(3, 10))
+    metric = human + rng.normal(size=(3, 10))
+    metric[2, 4] = np.nan
+    x, systems, contexts = _items(metric)
+    y = _items(human)[0]
+    scores = {"m": x, "constant": np.ones_like(x), "none": np.full_like(x, np.nan)}
+    found = {
+        r.metric: r
+        for r in correlation_table(
+            scores, y, level="system", method="spa", systems=systems, groups=contexts
+        )
+    }
+    assert (found["m"].contexts, found["m"].n_dropped) == (9, 3)  # one context, its 3 items
+    assert found["constant"].reason == "metric scores are constant"
+    assert "no context has a human and a metric score of every system" in found["none"].reason
+    assert np.isnan(found["none"].value) and found["none"].ci is None
+
+
+def test_it_applies_at_system_level_over_contexts_only() -> None:
+    x, systems, _ = _items(np.arange(12.0).reshape(3, 4))
+    with pytest.raises(ValueError, match="spa does not apply at turn level"):
+        correlate(x, x, level="turn", method="spa")
+    with pytest.raises(ValueError, match="needs the context of every item"):
+        correlate(x, x, level="system", method="spa", systems=systems)

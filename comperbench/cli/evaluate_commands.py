@@ -161,6 +161,13 @@ def row_notes(row: dict[str, Any], statistics: tuple[str, ...]) -> list[str]:
         lines.append(
             f"note: {row['metric']} ({', '.join(labels)}): tie threshold epsilon {epsilon}"
         )
+    for method in statistics:
+        if (contexts := row.get(f"{method}_contexts")) is not None:
+            left_out = row[f"{method}_dropped"]
+            lines.append(
+                f"note: {row['metric']} ({method}): on the {contexts} contexts every system "
+                f"answered with both scores ({left_out} items in other contexts left out)"
+            )
     return lines
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from comperbench.stats.resampling import bootstrap_note
 from comperbench.stats.signature import Signature
+from comperbench.stats.statistics import resampled_unit
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Settings:
 
     def interval_note(self, n: int) -> str | None:
         """Why an interval over n resampled units is not informative, or None."""
-        return bootstrap_note(n, "systems" if self.level == "system" else "items")
+        return bootstrap_note(n, resampled_unit(self.statistic, self.level))
 
     @property
     def pairing(self) -> tuple[int | None, int | None, str, str]:

@@ -25,13 +25,19 @@ from comperbench.leaderboard.items import (
 )
 from comperbench.leaderboard.records import Correlation, Settings
 from comperbench.leaderboard.submission import Coverage
+from comperbench.stats.contexts import system_unit_matrix, undefined_reason
 from comperbench.stats.resampling import (
     bootstrap_indices,
     counts_from_indices,
     percentile_interval,
 )
 from comperbench.stats.signature import benchmark_tag
-from comperbench.stats.statistics import Statistic, get_statistic, registered_statistics
+from comperbench.stats.statistics import (
+    Point,
+    Statistic,
+    get_statistic,
+    registered_statistics,
+)
 
 N_RESAMPLES = 1000
 SEED = 12345
@@ -118,6 +124,56 @@ def _protocol_items(coverage: Coverage) -> Coverage:
     return replace(coverage, scores=coverage.scores[keep])
 
 
+@dataclass(frozen=True)
+class _HumanContexts:
+    """One aspect's systems x contexts matrix on the contexts every system answered with a human
+    score, the seeded context resamples (after a first row of ones: the value) and the humans'
+    side of them, shared by every metric."""
+
+    systems: np.ndarray
+    contexts: np.ndarray
+    complete: np.ndarray
+    human: np.ndarray
+    W: np.ndarray
+    side: Any
+
+
+@lru_cache(maxsize=8)
+def _human_contexts(
+    benchmark: str, level: str, aspect: str, statistic: str, n_resamples: int, seed: int
+) -> _HumanContexts:
+    bench = scored_benchmark(benchmark, level)
+    systems, contexts = (
+        bench.table.column(c).to_numpy(zero_copy_only=False) for c in ("system", "dialogue_id")
+    )
+    _, human = system_unit_matrix(bench.human_scores(aspect), systems, contexts)
+    complete = np.isfinite(human).all(axis=0)
+    n = int(complete.sum())
+    W = np.vstack([np.ones((1, n)), resample_counts(n, n_resamples, seed)])
+    side = get_statistic(statistic).context_side(human[:, complete], W)
+    return _HumanContexts(systems, contexts, complete, human[:, complete], W, side)
+
+
+def _over_contexts(
+    coverage: Coverage, statistic: Statistic, aspect: str, n_resamples: int, seed: int
+) -> tuple[Point, np.ndarray, int]:
+    """A statistic over contexts: its point, its replicates over the benchmark's shared context
+    resamples, and the number of contexts. A metric without a score in one of those contexts
+    is not scored (its replicates would not be paired with the others')."""
+    h = _human_contexts(
+        coverage.benchmark, coverage.level, aspect, statistic.name, n_resamples, seed
+    )
+    metric = system_unit_matrix(coverage.scores, h.systems, h.contexts)[1][:, h.complete]
+    reason = undefined_reason(metric, h.human)
+    if reason is None and not np.isfinite(metric).all():
+        missing = int((~np.isfinite(metric).all(axis=0)).sum())
+        reason = f"no metric score for some system in {missing} of the shared contexts"
+    if reason:
+        return Point(np.nan, np.nan, None, reason), np.full(n_resamples, np.nan), h.human.shape[1]
+    values = statistic.context_resampled(metric, h.human, h.W, h.side)
+    return Point(float(values[0]), np.nan, None, None), values[1:], h.human.shape[1]
+
+
 def score_coverage(
     coverage: Coverage,
     chosen: list[Statistic] | None = None,
@@ -149,10 +205,14 @@ def score_coverage(
             for statistic in chosen or leaderboard_statistics():
                 if not scored_at(statistic, level):
                     continue
-                point = statistic.point(ux, uy, "systems" if level == "system" else "items")
-                if level == "system":
+                n = len(ux)
+                if level == "system" and statistic.over_contexts is not None:
+                    point, reps, n = _over_contexts(coverage, statistic, aspect, n_resamples, seed)
+                elif level == "system":
+                    point = statistic.point(ux, uy, "systems")
                     reps = statistic.resampled(ux, uy, w)[0]
                 else:
+                    point = statistic.point(ux, uy, "items")
                     reps = sides.replicates(statistic, aspect, valid)
                 interval = percentile_interval(reps, CONFIDENCE)
                 settings = Settings(
@@ -167,7 +227,7 @@ def score_coverage(
                         reason=point.reason,
                         ci_low=interval.low,
                         ci_high=interval.high,
-                        n=len(ux),
+                        n=n,
                         replicates=reps.astype(np.float32),
                         settings=settings,
                     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from comperbench.stats.agreement import AgreementResult, agreement
 from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
+from comperbench.stats.contexts import SystemContexts, system_unit_matrix
 from comperbench.stats.correlation import (
     CorrelationResult,
     correlate,
@@ -38,11 +39,7 @@ from comperbench.stats.significance import (
     significance_matrix,
     williams_test,
 )
-from comperbench.stats.soft_pairwise_accuracy import (
-    SoftPairwiseAccuracy,
-    soft_pairwise_accuracy,
-    system_unit_matrix,
-)
+from comperbench.stats.soft_pairwise_accuracy import SoftPairwiseAccuracy, soft_pairwise_accuracy
 from comperbench.stats.statistics import (
     CORRELATIONS,
     Point,
@@ -68,6 +65,7 @@ __all__ = [
     "SignificanceMatrix",
     "SoftPairwiseAccuracy",
     "Statistic",
+    "SystemContexts",
     "TestResult",
     "agreement",
     "assign_ranks",

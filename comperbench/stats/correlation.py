@@ -11,12 +11,13 @@ an undefined correlation (constant input, too few pairs) is NaN with its reason.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from comperbench.stats.averaging import Averaging
+from comperbench.stats.contexts import SystemContexts, undefined_reason
 from comperbench.stats.resampling import (
     CIMethod,
     Interval,
@@ -61,6 +62,9 @@ class CorrelationResult:
     """Set when the interval rests on too few resampled units to mean anything."""
     chosen: Mapping[str, float] = field(default_factory=dict)
     """What the statistic chose from the data, e.g. acc-eq's tie threshold {"epsilon": ...}."""
+    contexts: int | None = None
+    """Contexts every system answered, on which a statistic over contexts (soft pairwise
+    accuracy) was computed and resampled; None for the other statistics."""
 
 
 def resolve(method: StatisticLike, level: str, averaging: Averaging | None = None) -> Statistic:
@@ -131,9 +135,11 @@ def correlation_table(
 
     level "turn" or "dialogue": correlation over items (with `groups`: within each group, e.g. a
     context, then averaged over the groups where it is defined); level "system": over the means
-    per system (`systems` required) of the items where both scores exist. The bootstrap resamples
-    items, groups or systems accordingly, with one index matrix shared by all metrics.
-    `averaging` says how per-group values are combined (default: the mean of defined groups).
+    per system (`systems` required) of the items where both scores exist, or, for a statistic
+    over contexts (soft pairwise accuracy), over the systems x contexts matrices (`groups` names
+    each item's context). The bootstrap resamples items, groups, systems or contexts
+    accordingly, with one index matrix shared by all metrics. `averaging` says how per-group
+    values are combined (default: the mean of defined groups).
     """
     statistic = resolve(method, level, averaging)
     names, X = _as_matrix(metric_scores)
@@ -142,6 +148,17 @@ def correlation_table(
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
     if level == "system" and systems is None:
         raise ValueError("system-level correlation needs the system of every item (systems=)")
+    settings = _Settings(statistic, level, False, n_resamples, ci, confidence, seed)
+    if statistic.over_contexts is not None:
+        if groups is None:
+            raise ValueError(f"{statistic.name} needs the context of every item (groups=)")
+        matrices = SystemContexts.of(X, y, np.asarray(systems), np.asarray(groups))
+        return [
+            _result(name, computed, settings, dropped, benchmark)
+            for name, (computed, dropped) in zip(
+                names, _context_batch(matrices, settings), strict=True
+            )
+        ]
     grouped = groups is not None and level != "system"
     labels = None
     if grouped:
@@ -159,7 +176,7 @@ def correlation_table(
     shared = None
     if ci and not grouped and level != "system" and y.size:
         shared = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
-    settings = _Settings(statistic, level, grouped, n_resamples, ci, confidence, seed)
+    settings = replace(settings, grouped=grouped)
     results: dict[str, CorrelationResult] = {}
     for rows in by_mask.values():
         mask = masks[rows[0]]
@@ -194,6 +211,8 @@ class _Computed:
     n: int
     interval: Interval | None
     chosen: Mapping[str, float] = field(default_factory=dict)
+    contexts: int | None = None
+    """Contexts the value rests on and resamples (statistics over contexts only)."""
 
 
 def _result(
@@ -208,8 +227,14 @@ def _result(
         seed=settings.seed if ci else None,
         p_method=point.p_method,
         benchmark=benchmark,
+        extra=settings.statistic.over_contexts.signature_extra
+        if settings.statistic.over_contexts
+        else (),
     )
-    note = bootstrap_note(computed.n, settings.unit) if computed.interval is not None else None
+    resampled, unit = computed.n, settings.unit
+    if computed.contexts is not None:
+        resampled, unit = computed.contexts, "contexts"
+    note = bootstrap_note(resampled, unit) if computed.interval is not None else None
     return CorrelationResult(
         metric=metric,
         method=settings.statistic.name,
@@ -225,6 +250,7 @@ def _result(
         p_method=point.p_method,
         ci_note=note,
         chosen=computed.chosen,
+        contexts=computed.contexts,
     )
 
 
@@ -297,6 +323,50 @@ def _grouped_batch(
         chosen = statistic.chosen(X[m], y, layout)
         out.append(_Computed(point, int(counted[m]), interval, chosen))
     return out
+
+
+_CONTEXTS_P = "no analytic p-value for a statistic over contexts"
+
+
+def _context_batch(data: SystemContexts, settings: _Settings) -> list[tuple[_Computed, int]]:
+    """Each metric's value over the contexts every system answered, with its interval over
+    resampled contexts, and the items its dropped contexts leave out. Metrics with the same
+    complete contexts share the human side and the resamples."""
+    out, shared = [], {}
+    for m in range(data.metrics.shape[0]):
+        complete = data.complete(m)
+        contexts, dropped = int(complete.sum()), int(data.items[~complete].sum())
+        metric, human = data.metrics[m][:, complete], data.human[:, complete]
+        reason = undefined_reason(metric, human)
+        if reason:
+            undefined = _Computed(Point(np.nan, np.nan, None, reason), 0, None, contexts=contexts)
+            out.append((undefined, dropped))
+            continue
+        key = complete.tobytes()
+        if key not in shared:
+            W = _context_weights(contexts, settings)
+            shared[key] = (W, settings.statistic.context_side(human, W))
+        W, human_side = shared[key]
+        values = settings.statistic.context_resampled(metric, human, W, human_side)
+        point = Point(float(values[0]), np.nan, None, _CONTEXTS_P)
+        interval = None
+        if settings.ci:
+            boot = values[1 : 1 + settings.n_resamples]
+            jack = values[1 + settings.n_resamples :] if settings.ci == "bca" else None
+            interval = _interval(settings.ci, point.value, boot, jack, settings.confidence)
+        out.append((_Computed(point, data.systems.size, interval, contexts=contexts), dropped))
+    return out
+
+
+def _context_weights(n_contexts: int, settings: _Settings) -> np.ndarray:
+    """Rows of context counts: all ones (the value), then the bootstrap's, then the jackknife's."""
+    rows = [np.ones((1, n_contexts))]
+    if settings.ci:
+        drawn = bootstrap_indices(n_contexts, settings.n_resamples, settings.seed)
+        rows.append(counts_from_indices(drawn, n_contexts))
+        if settings.ci == "bca":
+            rows.append(jackknife_weights(n_contexts, settings.seed))
+    return np.vstack(rows)
 
 
 def correlate(

@@ -70,7 +70,28 @@ def pairwise_p_values(
     return out
 
 
-def _complete_units(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+def confidences(
+    scores: np.ndarray,
+    W: np.ndarray,
+    *,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 0,
+    p_value: PValueCount = "fraction",
+) -> np.ndarray:
+    """(resamples, pairs): the p-value that system i beats j in each row of unit counts W, from
+    `n_permutations` seeded sign swaps of the units (the same swaps for every score matrix of
+    as many units, so that a metric and the humans are tested alike)."""
+    signs = np.where(swap_masks(scores.shape[1], n_permutations, seed), -1.0, 1.0)
+    return pairwise_p_values(scores, signs, W, p_value)
+
+
+def agreement(metric_confidences: np.ndarray, human_confidences: np.ndarray) -> np.ndarray:
+    """(resamples,): 1 minus the mean gap between the two confidences over the pairs."""
+    return 1.0 - np.abs(metric_confidences - human_confidences).mean(axis=1)
+
+
+def complete_units(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Units (columns) where every system has both scores, after checking the two matrices."""
     if metric.shape != human.shape or metric.ndim != 2:
         raise ValueError(
             f"metric and human scores must be systems x units matrices of one shape, got "
@@ -78,10 +99,7 @@ def _complete_units(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
         )
     if metric.shape[0] < 2:
         raise ValueError(f"soft pairwise accuracy needs at least 2 systems, got {metric.shape[0]}")
-    complete = np.all(np.isfinite(metric) & np.isfinite(human), axis=0)
-    if not complete.any():
-        raise ValueError("no unit has a metric and a human score for every system")
-    return complete
+    return np.all(np.isfinite(metric) & np.isfinite(human), axis=0)
 
 
 def soft_pairwise_accuracy(
@@ -96,29 +114,29 @@ def soft_pairwise_accuracy(
 ) -> SoftPairwiseAccuracy:
     """Soft pairwise accuracy of metric against human scores, both (systems, units) matrices
     (NaN where a system has no score for a unit: such units are dropped), with a percentile
-    bootstrap interval over units (none when `n_resamples` is 0)."""
+    bootstrap interval over units (none when `n_resamples` is 0) and both p-value matrices."""
     metric, human = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
-    complete = _complete_units(metric, human)
+    complete = complete_units(metric, human)
+    if not complete.any():
+        raise ValueError("no unit has a metric and a human score for every system")
     metric, human = metric[:, complete], human[:, complete]
     n = metric.shape[1]
-    signs = np.where(swap_masks(n, n_permutations, seed), -1.0, 1.0)
-    human_p = pairwise_p_values(human, signs, p_value=p_value)[0]
-    metric_p = pairwise_p_values(metric, signs, p_value=p_value)[0]
-    value = 1.0 - float(np.mean(np.abs(human_p - metric_p)))
+    options = {"n_permutations": n_permutations, "seed": seed, "p_value": p_value}
+    human_p = confidences(human, np.ones((1, n)), **options)
+    metric_p = confidences(metric, np.ones((1, n)), **options)
     ci = None
     if n_resamples:
         W = counts_from_indices(bootstrap_indices(n, n_resamples, seed), n)
-        boot_h = pairwise_p_values(human, signs, W, p_value)
-        boot_m = pairwise_p_values(metric, signs, W, p_value)
-        ci = percentile_interval(1.0 - np.abs(boot_h - boot_m).mean(axis=1))
+        boot = agreement(confidences(metric, W, **options), confidences(human, W, **options))
+        ci = percentile_interval(boot)
     return SoftPairwiseAccuracy(
-        value,
+        float(agreement(metric_p, human_p)[0]),
         ci,
         metric.shape[0],
         n,
         int((~complete).sum()),
-        _square(human_p, metric.shape[0]),
-        _square(metric_p, metric.shape[0]),
+        _square(human_p[0], metric.shape[0]),
+        _square(metric_p[0], metric.shape[0]),
         _signature(n_permutations, n_resamples, seed, p_value, benchmark),
     )
 
@@ -134,7 +152,7 @@ def _signature(
 ) -> str:
     return str(
         Signature(
-            statistic="soft-pairwise-accuracy",
+            statistic="spa",
             level="system",
             resampling="bootstrap-percentile" if n_resamples else None,
             n_resamples=n_resamples or None,
@@ -144,21 +162,3 @@ def _signature(
             p_method="(b+1)/(k+1)" if p_value == "plus-one" else "b/k",
         )
     )
-
-
-def system_unit_matrix(
-    values: np.ndarray, systems: np.ndarray, units: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(system labels, (systems, units) matrix) of item values: the mean where a system has
-    several items in a unit, NaN where it has none."""
-    system_labels, s = np.unique(np.asarray(systems), return_inverse=True)
-    _, u = np.unique(np.asarray(units), return_inverse=True)
-    shape = (system_labels.size, int(u.max()) + 1 if u.size else 0)
-    values = np.asarray(values, dtype=float)
-    known = np.isfinite(values)
-    sums = np.zeros(shape)
-    counts = np.zeros(shape)
-    np.add.at(sums, (s[known], u[known]), values[known])
-    np.add.at(counts, (s[known], u[known]), 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return system_labels, np.where(counts > 0, sums / counts, np.nan)

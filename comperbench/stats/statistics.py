@@ -20,7 +20,12 @@ import numpy as np
 from scipy import stats as sps
 
 from comperbench.registry import Registry
-from comperbench.stats import kendall_like, pairwise_accuracy, pairwise_difference
+from comperbench.stats import (
+    kendall_like,
+    pairwise_accuracy,
+    pairwise_difference,
+    soft_pairwise_accuracy,
+)
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value
 from comperbench.stats.vectorised import (
@@ -54,6 +59,20 @@ PairVerdictsFn = Callable[
 (value = verdicts @ shares); pairs in the same order for every x."""
 ChosenFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray], dict[str, float]]
 """(x, y, groups, group weights) -> what the statistic chose from the data, e.g. a tie threshold."""
+
+
+@dataclass(frozen=True)
+class OverContexts:
+    """How a system-level statistic is computed from every system's scores on the contexts they
+    all answered (a systems x contexts matrix) rather than from the system means."""
+
+    side: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """(systems x contexts matrix, W resamples x contexts counts) -> what the matrix contributes
+    to every resample (computed once for the human scores and shared by every metric)."""
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """(metric side, human side) -> (resamples,) values."""
+    signature_extra: tuple[tuple[str, str], ...] = ()
+    """Settings of the statistic written into signatures."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +134,9 @@ class Statistic:
     pair_verdicts_fn: PairVerdictsFn | None = None
     """Set for a statistic that is a weighted sum of verdicts on pairs of items; the pairwise
     permutation test swaps those verdicts."""
+    over_contexts: OverContexts | None = None
+    """Set for a system-level statistic of systems x contexts matrices (soft pairwise accuracy);
+    its value over system means (`analytic`, `weighted_fn`, `grouped_fn`) is undefined."""
 
     def signature_name(self, grouped: bool) -> str:
         """The name in signatures: "-grouped" for an average over groups, then the averaging
@@ -215,6 +237,23 @@ class Statistic:
             return self.rows(M, y, layout), counted
         return self.averaging.mean(per_group, layout.sizes), counted
 
+    def context_resampled(
+        self, metric: np.ndarray, human: np.ndarray, W: np.ndarray, human_side: Any = None
+    ) -> np.ndarray:
+        """(k,): the statistic of two systems x contexts matrices in every row of context
+        counts W (`human_side`: the human matrix's side, when already computed for W)."""
+        human_side = self.context_side(human, W) if human_side is None else human_side
+        return self._over_contexts().combine(self.context_side(metric, W), human_side)
+
+    def context_side(self, matrix: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """What one systems x contexts matrix contributes to every row of context counts W."""
+        return self._over_contexts().side(matrix, W)
+
+    def _over_contexts(self) -> OverContexts:
+        if self.over_contexts is None:
+            raise ValueError(f"{self.name} is computed from system means, not from contexts")
+        return self.over_contexts
+
     def side(self, v: np.ndarray, W: np.ndarray) -> Any:
         """What one score vector contributes to every resample of W (reusable across pairs)."""
         v = np.asarray(v, dtype=float)
@@ -251,6 +290,15 @@ def registered_statistics(reported_only: bool = False) -> list[Statistic]:
 
 def statistic_names(reported_only: bool = False) -> list[str]:
     return [s.name for s in registered_statistics(reported_only)]
+
+
+def resampled_unit(statistic: str, level: str) -> str:
+    """What the bootstrap of a registered statistic resamples at `level` (ungrouped): items,
+    systems, or the contexts of a statistic over contexts."""
+    if level != "system":
+        return "items"
+    over_contexts = statistic in CORRELATIONS and get_statistic(statistic).over_contexts
+    return "contexts" if over_contexts else "systems"
 
 
 def verdict_statistics() -> list[str]:
@@ -439,5 +487,33 @@ PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
         description="Pearson correlation of the metric's and the humans' differences between "
         "items of the same group, pooled over groups (Pearson's r without groups; EMNLP 2025)",
         pools_groups=True,
+    )
+)
+
+
+def _needs_contexts(*_: Any) -> Any:
+    raise ValueError(
+        "soft pairwise accuracy needs every system's scores on shared contexts (a systems x "
+        "contexts matrix), not system means or item pairs"
+    )
+
+
+SOFT_PAIRWISE_ACCURACY = register_statistic(
+    Statistic(
+        "spa",
+        "Soft pairwise accuracy (SPA)",
+        _needs_contexts,
+        _needs_contexts,
+        _needs_contexts,
+        levels=("system",),
+        reported=False,
+        over_contexts=OverContexts(
+            soft_pairwise_accuracy.confidences,
+            soft_pairwise_accuracy.agreement,
+            (("permutations", str(soft_pairwise_accuracy.DEFAULT_PERMUTATIONS)),),
+        ),
+        description="how closely the metric's confidence that one system beats another (a "
+        "paired permutation test over the contexts every system answered) matches the humans' "
+        "confidence, averaged over all pairs of systems (1 - pairwise confidence error; WMT 2024)",
     )
 )
