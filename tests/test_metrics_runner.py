@@ -25,6 +25,8 @@ from comperbench.metrics.runner import (
     run_metrics,
     skip_reason,
 )
+from comperbench.stats.contexts import system_unit_matrix
+from comperbench.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
 from comperbench.stats.statistics import statistic_names
 
 NGRAM = "bleu-2,f1,length"
@@ -88,6 +90,35 @@ def test_system_correlation_resamples_systems(data_root: Path) -> None:
         expected = stats.pearsonr(means[row["metric"]], human)[0]
         assert row["pearson"] == pytest.approx(expected)
     assert "level:system" in signatures["pearson"]
+
+
+def test_soft_pairwise_accuracy_uses_each_systems_contexts(data_root: Path) -> None:
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics("length,corpus-bleu", "system"), "system")
+    rows, signatures = correlation_rows(
+        result, "overall", n_resamples=50, apply_protocol=False, statistics=["pearson", "spa"]
+    )
+    length, corpus = rows
+    human = system_unit_matrix(
+        bench.human_scores("overall"),
+        bench.table.column("system").to_numpy(zero_copy_only=False),
+        bench.table.column("dialogue_id").to_numpy(zero_copy_only=False),
+    )[1]
+    metric = system_unit_matrix(
+        result.item_frame()["length"].to_numpy(),
+        result.item_frame()["system"].to_numpy(),
+        bench.table.column("dialogue_id").to_numpy(zero_copy_only=False),
+    )[1]
+    expected = soft_pairwise_accuracy(metric, human, n_resamples=50)
+    assert length["spa"] == pytest.approx(expected.value)
+    assert length["spa_ci"] == pytest.approx([expected.ci.low, expected.ci.high])
+    assert (length["n"], length["spa_contexts"], length["spa_dropped"]) == (6, 60, 0)
+    assert length["pearson"] == pytest.approx(  # the other statistics still use system means
+        stats.pearsonr(result.system_frame()["length"], bench.systems()["overall"])[0]
+    )
+    assert math.isnan(corpus["spa"]) and corpus["spa_ci"] is None
+    assert corpus["spa_note"] == "a corpus-level metric has no scores per context"
+    assert "stat:spa|level:system|resample:bootstrap-percentile|n:50" in signatures["spa"]
 
 
 def test_default_suite_depends_on_level() -> None:

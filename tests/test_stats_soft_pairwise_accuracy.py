@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from comperbench.stats import correlate, correlation_table
+from comperbench.stats import correlate, correlation_table, significance_matrix
 from comperbench.stats.contexts import system_unit_matrix
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
 from comperbench.stats.soft_pairwise_accuracy import pairwise_p_values, soft_pairwise_accuracy
@@ -203,3 +203,88 @@ def test_it_applies_at_system_level_over_contexts_only() -> None:
         correlate(x, x, level="turn", method="spa")
     with pytest.raises(ValueError, match="needs the context of every item"):
         correlate(x, x, level="system", method="spa", systems=systems)
+
+
+def _gathered(matrix: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """The resample as a matrix of the original contexts, each summed as often as drawn."""
+    out = np.zeros_like(matrix)
+    np.add.at(out.T, drawn, matrix[:, drawn].T)
+    return out
+
+
+def _spa(metric: np.ndarray, human: np.ndarray) -> float:
+    return soft_pairwise_accuracy(metric, human, n_resamples=0).value
+
+
+@pytest.fixture(scope="module")
+def three_metrics() -> tuple[dict[str, np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(14)
+    human = rng.normal(size=(4, 12)) + np.arange(4)[:, None] * 0.3
+    matrices = {
+        "close": human + 0.3 * rng.normal(size=(4, 12)),
+        "far": human + 2.0 * rng.normal(size=(4, 12)),
+        "constant": np.full((4, 12), 2.0),
+    }
+    return matrices, human
+
+
+def _compare(matrices: dict, human: np.ndarray, test: str, k: int):
+    _, systems, contexts = _items(next(iter(matrices.values())))
+    scores = {name: _items(m)[0] for name, m in matrices.items()}
+    return significance_matrix(
+        scores,
+        _items(human)[0],
+        level="system",
+        method="spa",
+        test=test,
+        systems=systems,
+        groups=contexts,
+        n_resamples=k,
+        seed=3,
+    )
+
+
+def test_paired_bootstrap_resamples_contexts(three_metrics) -> None:
+    matrices, human = three_metrics
+    result = _compare(matrices, human, "paired-bootstrap", 40)
+    assert result.metrics == ["close", "far"] and result.unit == "contexts"
+    assert result.undefined == {"constant": "metric scores are constant"}
+    delta = _spa(matrices["close"], human) - _spa(matrices["far"], human)
+    boot = [
+        _spa(_gathered(matrices["close"], d), _gathered(human, d))
+        - _spa(_gathered(matrices["far"], d), _gathered(human, d))
+        for d in bootstrap_indices(12, 40, 3)
+    ]
+    expected = (1 + np.sum(np.array(boot) - delta >= delta - 1e-12)) / 41
+    assert result.p_values[0, 1] == pytest.approx(expected)
+    assert "permutations:1000" in result.signature
+
+
+def test_perm_both_swaps_each_systems_score_on_each_context(three_metrics) -> None:
+    matrices, human = three_metrics
+    result = _compare(matrices, human, "perm-both", 30)
+
+    def z(m: np.ndarray) -> np.ndarray:
+        return (m - m.mean()) / m.std()
+
+    a, b = z(matrices["close"]), z(matrices["far"])
+    delta = _spa(a, human) - _spa(b, human)
+    null = [
+        _spa(np.where(cells.reshape(4, 12), b, a), human)
+        - _spa(np.where(cells.reshape(4, 12), a, b), human)
+        for cells in swap_masks(48, 30, 3)
+    ]
+    assert result.p_values[0, 1] == pytest.approx(
+        (1 + np.sum(np.array(null) >= delta - 1e-12)) / 31
+    )
+    assert (result.n, result.n_dropped) == (12, 0)
+
+
+@pytest.mark.parametrize(
+    ("test", "message"),
+    [("williams", "Pearson correlations only"), ("pairwise-permutation", "spa has none")],
+)
+def test_other_tests_are_refused_by_name(three_metrics, test: str, message: str) -> None:
+    matrices, human = three_metrics
+    with pytest.raises(ValueError, match=message):
+        _compare(matrices, human, test, 10)

@@ -24,9 +24,9 @@ from comperbench.errors import ComperbenchError, DataFormatError
 from comperbench.stats import multiplicity
 from comperbench.stats import power as pw
 from comperbench.stats.agreement import STATISTICS, agreement
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.correlation import CorrelationResult, correlation_table
 from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
-from comperbench.stats.statistics import statistic_names
+from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
@@ -130,12 +130,18 @@ def _print_correlations(table: list, method: str) -> None:
             number(r.value),
             p_value(r.p_value),
             interval(r.ci.low, r.ci.high) if r.ci else "-",
-            "; ".join(note for note in (r.reason, r.ci_note) if note),
+            "; ".join(note for note in (_contexts_note(r), r.reason, r.ci_note) if note),
         ]
         for r in table
     ]
     print(format_table(["metric", "n", "dropped", method, "p", "95% CI", "note"], rows))
     print(table[0].signature)
+
+
+def _contexts_note(r: CorrelationResult) -> str | None:
+    if r.contexts is None:
+        return None
+    return f"on the {r.contexts} contexts every system answered, resampled"
 
 
 def _p_matrix(metrics: list[str], short: list[str], values, ranks, p: np.ndarray) -> str:
@@ -150,7 +156,7 @@ def _p_matrix(metrics: list[str], short: list[str], values, ranks, p: np.ndarray
 def _print_significance(sig, test: str, correction: str, adjusted: np.ndarray) -> None:
     print(
         f"\n{test}: p-value that the row metric correlates better than the column metric"
-        f" ({sig.n} units, {sig.n_dropped} items dropped)"
+        f" ({sig.n} {sig.unit}, {sig.n_dropped} items dropped)"
     )
     short = [f"m{i + 1}" for i in range(len(sig.metrics))]
     print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, sig.p_values))
@@ -206,7 +212,8 @@ def run_compare(args: argparse.Namespace) -> int:
     scores = {name: values[keep] for name, values in all_scores.items()}
     human = kept.human_scores(aspect)
     columns = kept.table.select(["dialogue_id", "system"]).to_pandas()
-    groups = columns["dialogue_id"].to_numpy() if args.grouped else None
+    over_contexts = get_statistic(args.method).over_contexts is not None
+    groups = columns["dialogue_id"].to_numpy() if args.grouped or over_contexts else None
     conventions = conventions_from_arguments(args)
     options = dict(
         level=level,
@@ -348,7 +355,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         default="perm-both",
         help="perm-both swaps the two metrics' scores per item; pairwise-permutation swaps their "
         "verdicts per pair of items, each metric at its own tie threshold (acc-eq, acc23, "
-        "tau-eq, kendall-like); paired-bootstrap; williams (Pearson only)",
+        "tau-eq, kendall-like); paired-bootstrap; williams (Pearson only). For spa (system "
+        "level) perm-both swaps each system's score on each context and paired-bootstrap "
+        "resamples contexts",
     )
     compare.add_argument(
         "--early-stop",

@@ -13,9 +13,9 @@ Either test can stop early, at a block boundary where its p-value is clearly sma
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 from scipy import stats as sps
@@ -23,10 +23,10 @@ from scipy import stats as sps
 from comperbench.stats.averaging import (
     COMPERBENCH,
     Conventions,
-    PValueCount,
     WilliamsSign,
     p_at_least,
 )
+from comperbench.stats.context_tests import CONTEXT_TESTS, ContextTest, ContextUnits
 from comperbench.stats.correlation import (
     Level,
     StatisticLike,
@@ -35,6 +35,13 @@ from comperbench.stats.correlation import (
     resolve,
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.sequential import (
+    EarlyStopping,
+    NullOf,
+    SharedNull,
+    TestResult,
+    sequential_p,
+)
 from comperbench.stats.signature import Signature
 from comperbench.stats.statistics import (
     PEARSON,
@@ -50,75 +57,6 @@ TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation", "paired-bootstrap
 PERMUTATION_TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation")
 _CELLS = 20_000_000
 """Permutation-by-pair cells drawn per chunk of the pairwise permutation test."""
-
-
-@dataclass(frozen=True)
-class EarlyStopping:
-    """Stop a permutation test at the end of a block of `block_size` permutations once its
-    p-value is below `below` or above `above` (mt-metrics-eval's PermutationSigDiffParams)."""
-
-    block_size: int = 1000
-    below: float = 0.02
-    above: float = 0.5
-
-    def __post_init__(self) -> None:
-        if self.block_size < 1:
-            raise ValueError(
-                f"early stopping needs blocks of at least 1 permutation, not {self.block_size}"
-            )
-        if not 0 <= self.below <= self.above <= 1:
-            raise ValueError(
-                f"early stopping needs 0 <= below <= above <= 1, got {self.below}, {self.above}"
-            )
-
-
-class TestResult(NamedTuple):
-    """delta = stat(A) - stat(B), the p-value of "A better than B", and the permutations used."""
-
-    delta: float
-    p_value: float
-    n_resamples: int
-
-
-NullOf = Callable[[int, int], np.ndarray]
-"""(start, stop) -> the null differences stat(A') - stat(B') of permutations start..stop-1,
-asked for in order."""
-
-
-def sequential_p(
-    null_of: NullOf,
-    n_resamples: int,
-    observed: float,
-    early: EarlyStopping | None,
-    count: PValueCount = "plus-one",
-) -> tuple[float, int]:
-    """p-value of a permutation test run block by block, and the permutations it used."""
-    size = n_resamples if early is None else early.block_size
-    null = np.empty(0)
-    p = p_at_least(null, observed, count)
-    for start in range(0, n_resamples, max(size, 1)):
-        null = np.r_[null, null_of(start, min(start + size, n_resamples))]
-        p = p_at_least(null, observed, count)
-        if early is not None and not early.below <= p <= early.above:
-            break
-    return p, int(null.size)
-
-
-class _SharedNull:
-    """The null differences of one pair of metrics, computed once, block by block as asked,
-    and read in both directions (B against A is the negation of A against B)."""
-
-    def __init__(self, null_of: NullOf) -> None:
-        self._null_of = null_of
-        self._done = np.empty(0)
-
-    def direction(self, sign: float) -> NullOf:
-        def null_of(start: int, stop: int) -> np.ndarray:
-            if stop > self._done.size:
-                self._done = np.r_[self._done, self._null_of(self._done.size, stop)]
-            return sign * self._done[start:stop]
-
-        return null_of
 
 
 def _verdict_null(
@@ -349,12 +287,15 @@ class SignificanceMatrix:
     ranks: list[int]
     alpha: float
     n: int
-    """Units used (items, or groups, or systems) after dropping incomplete items."""
+    """Units used (items, groups, systems, or the contexts of a statistic over contexts) after
+    dropping incomplete items."""
     n_dropped: int
     signature: str
     undefined: dict[str, str] = field(default_factory=dict)
     """Metrics whose correlation is undefined (NaN), with the reason; they are left out of
     `metrics`, the p-values and the clusters."""
+    unit: str = "items"
+    """What `n` counts: items, groups, systems or contexts."""
     resamples_used: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     """resamples_used[i, j]: resamples behind p_values[i, j] (fewer than asked where a
     permutation test stopped early; 0 for Williams and on the diagonal)."""
@@ -429,7 +370,7 @@ def _permutation_p(
             else:
                 delta = values[i] - values[j]
                 null_of = _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout)
-            shared = _SharedNull(null_of)
+            shared = SharedNull(null_of)
             p[i, j], used[i, j] = sequential_p(shared.direction(1.0), k, delta, early, count)
             p[j, i], used[j, i] = sequential_p(shared.direction(-1.0), k, -delta, early, count)
     return p, used
@@ -509,7 +450,8 @@ def significance_matrix(
     """All pairwise tests between metrics and the significance clusters, on the items where every
     metric and the human score exist. One swap (or index) matrix serves every pair; a
     permutation test may stop early for a pair (`early_stopping`)."""
-    statistic = resolve(method, level, conventions.averaging)
+    grouped = groups is not None and level != "system"
+    statistic = resolve(method, level, conventions.averaging if grouped else None)
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
     if test == "williams" and statistic.name != PEARSON.name:
@@ -525,30 +467,109 @@ def significance_matrix(
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
+    settings = _TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
+    if statistic.over_contexts is not None:
+        return _context_matrix(names, X, y, systems, groups, settings, alpha, benchmark)
     X, y, layout, keep = _units(X, y, level, test, groups, systems)
     values = np.array([_statistic(x, y, statistic, layout) for x in X])
     unit = "systems" if level == "system" else "items"
-    undefined = {
-        names[i]: _undefined_reason(X[i], y, layout, unit) for i in np.flatnonzero(np.isnan(values))
+    reasons = {
+        i: _undefined_reason(X[i], y, layout, unit) for i in np.flatnonzero(np.isnan(values))
     }
+    order = _defined_best_first(values)
+    p, used = _pairwise_p(settings, X[order], y, values[order], layout)
+    return _matrix(
+        names,
+        values,
+        reasons,
+        order,
+        (p, used),
+        n=layout.starts.size if layout is not None else y.size,
+        unit="groups" if layout is not None else unit,
+        n_dropped=int(keep.size - keep.sum()),
+        alpha=alpha,
+        signature=_signature(settings, level, layout is not None, alpha, benchmark),
+    )
+
+
+def _context_matrix(
+    names: list[str],
+    X: np.ndarray,
+    y: np.ndarray,
+    systems: Sequence[object] | np.ndarray | None,
+    contexts: Sequence[object] | np.ndarray | None,
+    settings: _TestSettings,
+    alpha: float,
+    benchmark: str | None,
+) -> SignificanceMatrix:
+    """The matrix of a statistic over contexts, on the contexts complete for every metric."""
+    name = settings.statistic.name
+    if systems is None or contexts is None:
+        raise ValueError(f"{name} needs the system and the context of every item")
+    if settings.test not in CONTEXT_TESTS:
+        raise ValueError(
+            f"{name} is compared with {' or '.join(CONTEXT_TESTS)}, not {settings.test}"
+        )
+    units = ContextUnits.of(X, y, np.asarray(systems), np.asarray(contexts))
+    values, reasons = units.values(settings.statistic)
+    order = _defined_best_first(values)
+    conventions = settings.conventions
+    test = ContextTest(
+        settings.test,
+        settings.statistic,
+        settings.n_resamples,
+        settings.seed,
+        settings.early,
+        conventions.p_value,
+    )
+    p, used = test.p_values(replace(units, metrics=units.metrics[order]), values[order])
+    return _matrix(
+        names,
+        values,
+        reasons,
+        order,
+        (p, used),
+        n=units.n_contexts,
+        unit="contexts",
+        n_dropped=units.n_dropped,
+        alpha=alpha,
+        signature=_signature(settings, "system", False, alpha, benchmark),
+    )
+
+
+def _defined_best_first(values: np.ndarray) -> np.ndarray:
     order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
-    order = order[np.isfinite(values[order])]
-    names, X, values = [names[i] for i in order], X[order], values[order]
-    settings = _TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
-    p, used = _pairwise_p(settings, X, y, values, layout)
-    sig = _signature(settings, level, layout is not None, alpha, benchmark)
-    n_units = layout.starts.size if layout is not None else y.size
+    return order[np.isfinite(values[order])]
+
+
+def _matrix(
+    names: list[str],
+    values: np.ndarray,
+    reasons: dict[int, str],
+    order: np.ndarray,
+    tested: tuple[np.ndarray, np.ndarray],
+    *,
+    n: int,
+    unit: str,
+    n_dropped: int,
+    alpha: float,
+    signature: str,
+) -> SignificanceMatrix:
+    """The significance matrix of the defined metrics in `order` (best first)."""
+    p, used = tested
+    kept = values[order]
     return SignificanceMatrix(
-        metrics=names,
-        values=values,
-        deltas=values[:, None] - values[None, :],
+        metrics=[names[i] for i in order],
+        values=kept,
+        deltas=kept[:, None] - kept[None, :],
         p_values=p,
         ranks=assign_ranks(p, alpha),
         alpha=alpha,
-        n=int(n_units),
-        n_dropped=int(keep.size - keep.sum()),
-        signature=sig,
-        undefined=undefined,
+        n=int(n),
+        unit=unit,
+        n_dropped=n_dropped,
+        signature=signature,
+        undefined={names[i]: reason for i, reason in reasons.items()},
         resamples_used=used,
     )
 
@@ -564,6 +585,8 @@ def _signature(
     if settings.early is not None:
         e = settings.early
         extra.append(("early-stop", f"{e.block_size}:{e.below:g}-{e.above:g}"))
+    if settings.statistic.over_contexts is not None:
+        extra.extend(settings.statistic.over_contexts.signature_extra)
     if settings.conventions.test_label:
         extra.append(("conv", settings.conventions.test_label))
     return str(

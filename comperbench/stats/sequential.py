@@ -1,0 +1,85 @@
+"""Permutation tests run block by block, with mt-metrics-eval's early stopping.
+
+A test's null differences are produced on demand (`NullOf`); `sequential_p` asks for them a
+block at a time and stops once the p-value is clearly small or large. `SharedNull` computes the
+null of one pair of metrics once and reads it in both directions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from comperbench.stats.averaging import PValueCount, p_at_least
+
+
+@dataclass(frozen=True)
+class EarlyStopping:
+    """Stop a permutation test at the end of a block of `block_size` permutations once its
+    p-value is below `below` or above `above` (mt-metrics-eval's PermutationSigDiffParams)."""
+
+    block_size: int = 1000
+    below: float = 0.02
+    above: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.block_size < 1:
+            raise ValueError(
+                f"early stopping needs blocks of at least 1 permutation, not {self.block_size}"
+            )
+        if not 0 <= self.below <= self.above <= 1:
+            raise ValueError(
+                f"early stopping needs 0 <= below <= above <= 1, got {self.below}, {self.above}"
+            )
+
+
+class TestResult(NamedTuple):
+    """delta = stat(A) - stat(B), the p-value of "A better than B", and the permutations used."""
+
+    delta: float
+    p_value: float
+    n_resamples: int
+
+
+NullOf = Callable[[int, int], np.ndarray]
+"""(start, stop) -> the null differences stat(A') - stat(B') of permutations start..stop-1,
+asked for in order."""
+
+
+def sequential_p(
+    null_of: NullOf,
+    n_resamples: int,
+    observed: float,
+    early: EarlyStopping | None,
+    count: PValueCount = "plus-one",
+) -> tuple[float, int]:
+    """p-value of a permutation test run block by block, and the permutations it used."""
+    size = n_resamples if early is None else early.block_size
+    null = np.empty(0)
+    p = p_at_least(null, observed, count)
+    for start in range(0, n_resamples, max(size, 1)):
+        null = np.r_[null, null_of(start, min(start + size, n_resamples))]
+        p = p_at_least(null, observed, count)
+        if early is not None and not early.below <= p <= early.above:
+            break
+    return p, int(null.size)
+
+
+class SharedNull:
+    """The null differences of one pair of metrics, computed once, block by block as asked,
+    and read in both directions (B against A is the negation of A against B)."""
+
+    def __init__(self, null_of: NullOf) -> None:
+        self._null_of = null_of
+        self._done = np.empty(0)
+
+    def direction(self, sign: float) -> NullOf:
+        def null_of(start: int, stop: int) -> np.ndarray:
+            if stop > self._done.size:
+                self._done = np.r_[self._done, self._null_of(self._done.size, stop)]
+            return sign * self._done[start:stop]
+
+        return null_of
