@@ -78,6 +78,11 @@ def test_compare_system_level_and_grouped(
     assert "system level, kendall-b" in out and "only 5 systems resampled" in out
     assert main([*base, "--grouped", "--method", "spearman"]) == 0
     assert "grouped by dialogue" in capsys.readouterr().out
+    assert main([*base, "--level", "system", "--method", "spa", "--test", "paired-bootstrap"]) == 0
+    out = capsys.readouterr().out
+    assert "on the 60 contexts every system answered, resampled" in out
+    assert "(60 contexts, 0 items dropped)" in out and "only 5 systems" not in out
+    assert "stat:paired-bootstrap:spa|level:system|resample:bootstrap|n:100" in out
 
 
 def test_compare_rejects_a_scores_file_with_unknown_ids(
