@@ -220,6 +220,6 @@ def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None
     page.wait_for_function(
         "(name) => document.querySelector('#partial textarea').value.includes(name)",
         arg=XSS_NAME,
-        timeout=15_000,
+        timeout=30_000,
     )
     assert page.locator("img[src=x]").count() == 0
