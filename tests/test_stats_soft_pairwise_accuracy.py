@@ -152,28 +152,11 @@ def test_intervals_resample_contexts_as_the_function_does() -> None:
     metric = human + rng.normal(size=(4, 30))
     direct = soft_pairwise_accuracy(metric, human, n_resamples=200, seed=0)
     x, systems, contexts = _items(metric)
-    result = correlate(
-        x,
-        _items(human)[0],
-        level="system",
-        method="spa",
-        systems=systems,
-        groups=contexts,
-        n_resamples=200,
-        seed=0,
-    )
+    options = {"level": "system", "method": "spa", "systems": systems, "groups": contexts}
+    result = correlate(x, _items(human)[0], n_resamples=200, seed=0, **options)
     assert result.value == pytest.approx(direct.value)
     assert (result.ci.low, result.ci.high) == pytest.approx((direct.ci.low, direct.ci.high))
-    bca = correlate(
-        x,
-        _items(human)[0],
-        level="system",
-        method="spa",
-        systems=systems,
-        groups=contexts,
-        n_resamples=200,
-        ci="bca",
-    )
+    bca = correlate(x, _items(human)[0], n_resamples=200, ci="bca", **options)
     assert bca.ci is not None and bca.ci.method == "bca"
 
 
