@@ -10,6 +10,8 @@ and prints.
 from __future__ import annotations
 
 import argparse
+import csv
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -35,6 +37,12 @@ from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
 from comperbench.stats.pairwise_tests import chi_square
 from comperbench.stats.rates import pairwise_rate_tests, rate_tests, rates
+from comperbench.stats.vote_rows import (
+    agreement_breakdown,
+    comparisons_from_vote_rows,
+    read_vote_rows,
+    vote_rows_from_judgments,
+)
 from comperbench.stats.votes import comparisons_from_votes, read_votes
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
@@ -43,6 +51,7 @@ TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and
 SHORT = {"holm": "Holm", "bh": "BH"}
 BENCHMARK_ONLY = {
     "aspect": "--aspect",
+    "write_votes": "--write-votes",
     "level": "--level",
     "split": "--split",
     "data_dir": "--data-dir",
@@ -54,7 +63,20 @@ def _load(args: argparse.Namespace) -> Benchmark:
     return load_from_arguments(args, args.level)
 
 
-def _benchmark_games(args: argparse.Namespace) -> tuple[Comparisons, pd.DataFrame, str, str]:
+@dataclass(frozen=True)
+class Games:
+    """The comparisons to analyse and what goes with them."""
+
+    comparisons: Comparisons
+    selected: pd.DataFrame | None
+    """Per-context selections (benchmarks only)."""
+    about: str
+    tag: str | None
+    agreement: pd.DataFrame | None = None
+    """How the votes on each item's pair agree (votes one per row only)."""
+
+
+def _benchmark_games(args: argparse.Namespace) -> Games:
     """Comparisons, per-context selections, a description and the benchmark tag."""
     bench = _load(args)
     aspect = bench.metadata.aspect(args.aspect).name
@@ -66,25 +88,48 @@ def _benchmark_games(args: argparse.Namespace) -> tuple[Comparisons, pd.DataFram
             "comparison needs systems rated on shared contexts"
         )
     per_judge = (judgments["judge"] != MEAN_JUDGE).any()
+    if args.write_votes:
+        vote_rows_from_judgments(judgments).to_csv(args.write_votes, index=False)
     games = as_comparisons(judgments)
     about = (
         f"{bench.label}, aspect {aspect}: {len(judgments)} preferences from "
         f"{'each annotator' if per_judge else 'the mean ratings'} over "
         f"{judgments['unit'].nunique()} shared contexts, {games.systems.size} systems"
     )
-    return games, selections(ratings), about, bench.tag
+    return Games(games, selections(ratings), about, bench.tag)
 
 
-def _votes_games(args: argparse.Namespace) -> tuple[Comparisons, None, str, None]:
+def _one_vote_per_row(path: str) -> bool:
+    """A .jsonl file, or a CSV file whose header has an outcome column, holds votes one per row;
+    another CSV file holds vote counts per pair."""
+    if path.lower().endswith(".jsonl"):
+        return True
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False  # read_votes says what is wrong with the file
+    return "outcome" in [name.strip() for name in header]
+
+
+def _votes_games(args: argparse.Namespace) -> Games:
     given = [flag for name, flag in BENCHMARK_ONLY.items() if getattr(args, name)]
     if given:
         raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --votes")
+    if _one_vote_per_row(args.votes):
+        rows = read_vote_rows(args.votes)
+        games = comparisons_from_vote_rows(rows)
+        about = (
+            f"{args.votes}: {len(rows)} votes by {rows['annotator'].nunique()} annotators on "
+            f"{rows['item'].nunique()} items, {games.systems.size} systems"
+        )
+        return Games(games, None, about, None, agreement_breakdown(rows))
     votes = read_votes(args.votes)
     games = comparisons_from_votes(votes, args.votes)
     about = (
         f"{args.votes}: {games.a.size} votes on {len(votes)} pairs of {games.systems.size} systems"
     )
-    return games, None, about, None
+    return Games(games, None, about, None)
 
 
 def _print_counts(result: PairwiseAnalysis) -> None:
@@ -199,25 +244,34 @@ def _print_expected(
     print(describe(args.correction, int(tests["p_value"].notna().sum()), "binomial tests"))
 
 
+def _print_agreement(agreement: pd.DataFrame) -> None:
+    print("\nagreement of the votes on each item's pair, by the number of votes it got:")
+    rows = [[int(k), *(int(v) for v in r)] for k, r in agreement.iterrows()]
+    print(format_table(["votes", *agreement.columns], rows, indent=2))
+
+
 def run_pairwise(args: argparse.Namespace) -> int:
-    games, picked, about, tag = _votes_games(args) if args.votes else _benchmark_games(args)
+    found = _votes_games(args) if args.votes else _benchmark_games(args)
+    games, about = found.comparisons, found.about
     result = analyse(
         games,
-        selected=picked,
+        selected=found.selected,
         n_resamples=args.resamples,
         n_permutations=args.permutations,
         seed=args.seed,
-        benchmark=tag,
+        benchmark=found.tag,
         correction=args.correction,
         expected=args.expected,
         alternative=args.alternative,
     )
     if args.json:
-        print_json(_pairwise_payload(result, about))
+        print_json({**_pairwise_payload(result, about), "agreement": found.agreement})
         return 0
     ties = int((games.outcome == 0.5).sum())
     print(f"{about}; {ties} ties ({TIE_NOTE})")
     _print_counts(result)
+    if found.agreement is not None:
+        _print_agreement(found.agreement)
     print()
     _print_ratings(result, args.permutations)
     _print_omnibus(result)
@@ -360,9 +414,16 @@ def _register_pairwise(commands: argparse._SubParsersAction) -> None:
     source.add_argument(
         "--votes",
         metavar="FILE.csv",
-        help="vote counts per pair of systems: columns system_a,system_b,wins_a,wins_b,ties",
+        help="votes one per row (.csv or .jsonl: item,system_a,system_b,outcome,annotator; "
+        "outcome a, b or tie), or vote counts per pair of systems (.csv: "
+        "system_a,system_b,wins_a,wins_b,ties)",
     )
     pairwise.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
+    pairwise.add_argument(
+        "--write-votes",
+        metavar="FILE.csv",
+        help="also write the benchmark's preferences as votes one per row (the --votes format)",
+    )
     pairwise.add_argument("--level", choices=["turn", "dialogue"])
     pairwise.add_argument("--split", help="only this split")
     pairwise.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")

@@ -1,0 +1,169 @@
+"""Pairwise votes one per row (ChatEval-style A/B tests): for an item, an annotator saw two
+systems' responses and voted a, b or tie.
+
+File format (CSV with a header line, or JSON lines with the same keys): `item`, `system_a`,
+`system_b`, `outcome` (a, b or tie) and `annotator`; other columns are ignored. A pair may be
+written in either order: (B, A, b) is the same vote as (A, B, a). Each annotator votes once per
+item and pair. The item is the resampling unit of the ratings' bootstrap.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from comperbench.errors import DataFormatError
+from comperbench.stats.pairwise import Comparisons
+
+VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
+OUTCOMES = {"a": 1.0, "b": 0.0, "tie": 0.5}
+MAX_ROWS = 10_000_000
+AGREEMENT = ("all agree", "one disagrees", "all disagree", "other split")
+
+
+def _text(row: dict, field: str, where: dict, file: str) -> str:
+    value = row.get(field)
+    text = "" if value is None else str(value).strip()
+    if not text:
+        raise DataFormatError(f"missing {field}", file=file, field=field, **where)
+    return text
+
+
+def _vote(row: dict, where: dict, file: str) -> tuple[str, str, str, float, str]:
+    """(item, first system, second system, outcome for the first, annotator), the pair in
+    sorted order."""
+    item, a, b, label, annotator = (_text(row, f, where, file) for f in VOTE_ROW_COLUMNS)
+    if label.lower() not in OUTCOMES:
+        raise DataFormatError(
+            f"unknown outcome {label!r}; use one of {', '.join(OUTCOMES)}",
+            file=file,
+            field="outcome",
+            **where,
+        )
+    if a == b:
+        raise DataFormatError(
+            f"system {a!r} is paired with itself", file=file, field="system_b", **where
+        )
+    outcome = OUTCOMES[label.lower()]
+    return (item, a, b, outcome, annotator) if a < b else (item, b, a, 1.0 - outcome, annotator)
+
+
+def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFrame:
+    """Validated votes from (location, row) pairs (`line=` or `record=` names the row in
+    errors), each pair in sorted order: columns item, system_a, system_b, outcome (1 a wins,
+    0 b wins, 0.5 tie), annotator."""
+    if not rows:
+        raise DataFormatError("no vote rows", file=file)
+    if len(rows) > MAX_ROWS:
+        raise DataFormatError(f"{len(rows)} votes; at most {MAX_ROWS} are supported", file=file)
+    seen: dict[tuple[str, str, str, str], str] = {}
+    votes = []
+    for where, row in rows:
+        vote = _vote(row, where, file)
+        key = (vote[4], vote[0], vote[1], vote[2])
+        here = ", ".join(f"{k} {v}" for k, v in where.items())
+        if key in seen:
+            raise DataFormatError(
+                f"annotator {vote[4]!r} votes again on item {vote[0]!r} for {vote[1]!r} / "
+                f"{vote[2]!r} (first at {seen[key]})",
+                file=file,
+                field="annotator",
+                **where,
+            )
+        seen[key] = here
+        votes.append(vote)
+    return pd.DataFrame(votes, columns=list(VOTE_ROW_COLUMNS))
+
+
+def _csv_rows(path: Path, file: str) -> list[tuple[dict, dict]]:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None:
+            raise DataFormatError("empty file: expected a header line", file=file)
+        header = [name.strip() for name in reader.fieldnames]
+        missing = [c for c in VOTE_ROW_COLUMNS if c not in header]
+        if missing:
+            raise DataFormatError(f"missing column(s) {', '.join(missing)}", file=file, line=1)
+        reader.fieldnames = header
+        return [({"line": reader.line_num}, row) for row in reader]
+
+
+def _jsonl_rows(path: Path, file: str) -> Iterator[tuple[dict, dict]]:
+    with open(path, encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise DataFormatError(f"not a JSON object: {exc}", file=file, line=number) from None
+            if not isinstance(row, dict):
+                raise DataFormatError("not a JSON object", file=file, line=number)
+            for field, value in row.items():
+                if field in VOTE_ROW_COLUMNS and isinstance(value, dict | list):
+                    raise DataFormatError(
+                        "expected text, got a nested value", file=file, line=number, field=field
+                    )
+            yield {"line": number}, row
+
+
+def read_vote_rows(path: str | Path) -> pd.DataFrame:
+    """Votes one per row from a .csv or .jsonl file (see the module docstring); errors name the
+    file, line and field."""
+    file, path = str(path), Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl"):
+        raise DataFormatError(
+            f"unknown file type {suffix or '(none)'!r}; use .csv or .jsonl", file=file
+        )
+    try:
+        rows = _csv_rows(path, file) if suffix == ".csv" else list(_jsonl_rows(path, file))
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"not UTF-8 text ({exc.reason})", file=file) from None
+    except OSError as exc:
+        raise DataFormatError(f"cannot read the file: {exc.strerror}", file=file) from None
+    except csv.Error as exc:
+        raise DataFormatError(f"not a valid CSV file: {exc}", file=file) from None
+    return vote_rows_table(rows, file)
+
+
+def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:
+    """One comparison per vote, its item as the resampling unit."""
+    return Comparisons.of(votes["system_a"], votes["system_b"], votes["outcome"], votes["item"])
+
+
+def agreement_breakdown(votes: pd.DataFrame) -> pd.DataFrame:
+    """Per number of votes an item's pair received (rows), how many such (item, pair) cases
+    have every vote alike, all but one alike, every vote different (three votes: a, b and tie
+    once each), or another split."""
+    cases = votes.groupby(["item", "system_a", "system_b"])["outcome"]
+    sizes = cases.size()
+    distinct = cases.nunique()
+    largest = cases.agg(lambda o: int(o.value_counts().iloc[0]))
+    kind = np.select(
+        [distinct == 1, (largest == sizes - 1) & (sizes >= 3), (distinct == sizes) & (sizes >= 2)],
+        list(AGREEMENT[:3]),
+        default=AGREEMENT[3],
+    )
+    table = pd.crosstab(sizes.rename("votes"), pd.Series(kind, index=sizes.index, name="agreement"))
+    return table.reindex(columns=list(AGREEMENT), fill_value=0)
+
+
+def vote_rows_from_judgments(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The preferences of `judgments.pairwise_judgments` (unit, judge, a, b, outcome) as votes in
+    the file format: the context is the item, the judge the annotator."""
+    labels = {value: label for label, value in OUTCOMES.items()}
+    return pd.DataFrame(
+        {
+            "item": judgments["unit"].astype(str),
+            "system_a": judgments["a"],
+            "system_b": judgments["b"],
+            "outcome": judgments["outcome"].map(labels),
+            "annotator": judgments["judge"].astype(str),
+        }
+    )
