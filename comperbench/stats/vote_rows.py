@@ -9,15 +9,14 @@ item and pair. The item is the resampling unit of the ratings' bootstrap.
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
+from comperbench.row_files import csv_rows, jsonl_rows
 from comperbench.stats.pairwise import Comparisons
 
 VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
@@ -80,56 +79,17 @@ def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFram
     return pd.DataFrame(votes, columns=list(VOTE_ROW_COLUMNS))
 
 
-def _csv_rows(path: Path, file: str) -> list[tuple[dict, dict]]:
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        if reader.fieldnames is None:
-            raise DataFormatError("empty file: expected a header line", file=file)
-        header = [name.strip() for name in reader.fieldnames]
-        missing = [c for c in VOTE_ROW_COLUMNS if c not in header]
-        if missing:
-            raise DataFormatError(f"missing column(s) {', '.join(missing)}", file=file, line=1)
-        reader.fieldnames = header
-        return [({"line": reader.line_num}, row) for row in reader]
-
-
-def _jsonl_rows(path: Path, file: str) -> Iterator[tuple[dict, dict]]:
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise DataFormatError(f"not a JSON object: {exc}", file=file, line=number) from None
-            if not isinstance(row, dict):
-                raise DataFormatError("not a JSON object", file=file, line=number)
-            for field, value in row.items():
-                if field in VOTE_ROW_COLUMNS and isinstance(value, dict | list):
-                    raise DataFormatError(
-                        "expected text, got a nested value", file=file, line=number, field=field
-                    )
-            yield {"line": number}, row
-
-
 def read_vote_rows(path: str | Path) -> pd.DataFrame:
     """Votes one per row from a .csv or .jsonl file (see the module docstring); errors name the
     file, line and field."""
-    file, path = str(path), Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl"):
-        raise DataFormatError(
-            f"unknown file type {suffix or '(none)'!r}; use .csv or .jsonl", file=file
-        )
-    try:
-        rows = _csv_rows(path, file) if suffix == ".csv" else list(_jsonl_rows(path, file))
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"not UTF-8 text ({exc.reason})", file=file) from None
-    except OSError as exc:
-        raise DataFormatError(f"cannot read the file: {exc.strerror}", file=file) from None
-    except csv.Error as exc:
-        raise DataFormatError(f"not a valid CSV file: {exc}", file=file) from None
-    return vote_rows_table(rows, file)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return vote_rows_table(csv_rows(path, VOTE_ROW_COLUMNS), str(path))
+    if suffix == ".jsonl":
+        return vote_rows_table(jsonl_rows(path, VOTE_ROW_COLUMNS), str(path))
+    raise DataFormatError(
+        f"unknown file type {suffix or '(none)'!r}; use .csv or .jsonl", file=str(path)
+    )
 
 
 def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:

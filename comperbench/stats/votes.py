@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
+from comperbench.row_files import csv_rows
 from comperbench.stats.pairwise import Comparisons
 
 SYSTEM_COLUMNS = ("system_a", "system_b")
@@ -93,23 +93,7 @@ def votes_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFrame:
 def read_votes(path: str | Path) -> pd.DataFrame:
     """Vote counts per pair of systems from a CSV file with the columns system_a, system_b,
     wins_a, wins_b, ties (others are ignored); errors name the file, line and field."""
-    file = str(path)
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None:
-                raise DataFormatError("empty file: expected a header line", file=file)
-            header = [name.strip() for name in reader.fieldnames]
-            _require_columns(header, file, line=1)
-            reader.fieldnames = header
-            rows = [({"line": reader.line_num}, row) for row in reader]
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"not UTF-8 text ({exc.reason})", file=file) from None
-    except OSError as exc:
-        raise DataFormatError(f"cannot read the file: {exc.strerror}", file=file) from None
-    except csv.Error as exc:
-        raise DataFormatError(f"not a valid CSV file: {exc}", file=file) from None
-    return votes_table(rows, file)
+    return votes_table(csv_rows(path, VOTE_COLUMNS), str(path))
 
 
 def comparisons_from_votes(votes: pd.DataFrame, source: str = "votes") -> Comparisons:

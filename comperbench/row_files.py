@@ -1,0 +1,65 @@
+"""Rows of a user's CSV or JSON-lines file, each with its line number, for located errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from comperbench.errors import DataFormatError
+
+Located = tuple[dict, dict]
+"""({"line": n}, row): a row and where it is."""
+
+
+@contextmanager
+def read_errors(file: str) -> Iterator[None]:
+    """Errors met while reading `file`, as located `DataFormatError`s."""
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(f"not UTF-8 text ({exc.reason})", file=file) from None
+    except OSError as exc:
+        raise DataFormatError(f"cannot read the file: {exc.strerror}", file=file) from None
+    except csv.Error as exc:
+        raise DataFormatError(f"not a valid CSV file: {exc}", file=file) from None
+
+
+def csv_rows(path: str | Path, required: Sequence[str]) -> list[Located]:
+    """The rows of a CSV file with a header line that names every `required` column."""
+    file = str(path)
+    with read_errors(file), open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None:
+            raise DataFormatError("empty file: expected a header line", file=file)
+        header = [name.strip() for name in reader.fieldnames]
+        missing = [name for name in required if name not in header]
+        if missing:
+            raise DataFormatError(f"missing column(s) {', '.join(missing)}", file=file, line=1)
+        reader.fieldnames = header
+        return [({"line": reader.line_num}, row) for row in reader]
+
+
+def jsonl_rows(path: str | Path, text_fields: Sequence[str]) -> list[Located]:
+    """The JSON objects of a JSON-lines file (blank lines skipped); a `text_fields` value that is
+    an object or a list is an error."""
+    file, rows = str(path), []
+    with read_errors(file), open(path, encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise DataFormatError(f"not a JSON object: {exc}", file=file, line=number) from None
+            if not isinstance(row, dict):
+                raise DataFormatError("not a JSON object", file=file, line=number)
+            for field in text_fields:
+                if isinstance(row.get(field), dict | list):
+                    raise DataFormatError(
+                        "expected text, got a nested value", file=file, line=number, field=field
+                    )
+            rows.append(({"line": number}, row))
+    return rows
