@@ -15,7 +15,12 @@ import numpy as np
 
 from comperbench.stats.averaging import PValueCount, p_at_least
 from comperbench.stats.contexts import SystemContexts, undefined_reason
-from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.resampling import (
+    bootstrap_indices,
+    counts_from_indices,
+    swap_masks,
+    zscore,
+)
 from comperbench.stats.sequential import EarlyStopping, NullOf, SharedNull, sequential_p
 from comperbench.stats.statistics import Statistic
 
@@ -90,7 +95,7 @@ class ContextTest:
         return p, used
 
     def _perm_both(self, units: ContextUnits, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        Z = np.stack([_zscore(metric) for metric in units.metrics])
+        Z = np.stack([zscore(metric) for metric in units.metrics])
         swaps = swap_masks(units.human.size, self.n_resamples, self.seed)
         human_side = self.statistic.context_side(units.human, np.ones((1, units.n_contexts)))
         m = len(values)
@@ -132,8 +137,3 @@ class ContextTest:
             return out
 
         return null_of
-
-
-def _zscore(matrix: np.ndarray) -> np.ndarray:
-    sd = matrix.std()
-    return (matrix - matrix.mean()) / sd if sd > 0 else matrix - matrix.mean()

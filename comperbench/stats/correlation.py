@@ -227,9 +227,7 @@ def _result(
         seed=settings.seed if ci else None,
         p_method=point.p_method,
         benchmark=benchmark,
-        extra=settings.statistic.over_contexts.signature_extra
-        if settings.statistic.over_contexts
-        else (),
+        extra=settings.statistic.signature_extra,
     )
     resampled, unit = computed.n, settings.unit
     if computed.contexts is not None:

@@ -57,6 +57,13 @@ def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
     return rng.random((n_resamples, n_items)) < 0.5
 
 
+def zscore(values: np.ndarray) -> np.ndarray:
+    """Scores standardised over all their entries (only centred when constant), as PERM-BOTH
+    does before it swaps two metrics' scores."""
+    sd = values.std()
+    return (values - values.mean()) / sd if sd > 0 else values - values.mean()
+
+
 def jackknife_weights(n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCKS) -> np.ndarray:
     """Rows of unit weights leaving out one unit (or one block of units above `max_blocks`)."""
     if n_units <= max_blocks:

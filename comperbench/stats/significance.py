@@ -34,7 +34,12 @@ from comperbench.stats.correlation import (
     _system_means,
     resolve,
 )
-from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.resampling import (
+    bootstrap_indices,
+    counts_from_indices,
+    swap_masks,
+    zscore,
+)
 from comperbench.stats.sequential import (
     EarlyStopping,
     NullOf,
@@ -77,11 +82,6 @@ def _verdict_null(
         return np.concatenate(out)
 
     return delta, null_of
-
-
-def _zscore(v: np.ndarray) -> np.ndarray:
-    sd = v.std()
-    return (v - v.mean()) / sd if sd > 0 else v - v.mean()
 
 
 def _statistic(x: np.ndarray, y: np.ndarray, statistic: Statistic, layout: Groups | None) -> float:
@@ -142,7 +142,7 @@ def perm_both(
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
     layout = Groups.of(np.asarray(groups)) if groups is not None else None
     statistic = get_statistic(method).with_averaging(conventions.averaging)
-    za, zb = _zscore(a), _zscore(b)
+    za, zb = zscore(a), zscore(b)
     delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
     swaps = swap_masks(a.size, n_resamples, seed)
     null_of = _perm_both_null(za, zb, human, swaps, statistic, layout)
@@ -353,7 +353,7 @@ def _permutation_p(
         pair_layout = layout or Groups.single(y.size)
         verdicts = [statistic.pair_verdicts(x, y, pair_layout) for x in X]
     else:
-        Z = np.vstack([_zscore(x) for x in X]) if m else X
+        Z = np.vstack([zscore(x) for x in X]) if m else X
         swaps = swap_masks(y.size, k, settings.seed)
         fast = (
             _perm_both_pearson_all(Z, y, swaps)
@@ -585,8 +585,7 @@ def _signature(
     if settings.early is not None:
         e = settings.early
         extra.append(("early-stop", f"{e.block_size}:{e.below:g}-{e.above:g}"))
-    if settings.statistic.over_contexts is not None:
-        extra.extend(settings.statistic.over_contexts.signature_extra)
+    extra.extend(settings.statistic.signature_extra)
     if settings.conventions.test_label:
         extra.append(("conv", settings.conventions.test_label))
     return str(

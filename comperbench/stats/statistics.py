@@ -146,6 +146,11 @@ class Statistic:
         extra = f"~{self.averaging.label}" if self.averaging.label else ""
         return f"{self.name}-grouped{extra}"
 
+    @property
+    def signature_extra(self) -> tuple[tuple[str, str], ...]:
+        """The statistic's own settings written into signatures (none for most)."""
+        return self.over_contexts.signature_extra if self.over_contexts else ()
+
     def with_averaging(self, averaging: Averaging) -> Statistic:
         """The same statistic, its groups combined as `averaging` says."""
         if averaging.groups_of_two and self.min_items <= 2:
