@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from comperbench.stats.averaging import PValueCount, p_at_least
 from comperbench.stats.contexts import SystemContexts, undefined_reason
 from comperbench.stats.resampling import (
     bootstrap_indices,
@@ -21,7 +20,12 @@ from comperbench.stats.resampling import (
     swap_masks,
     zscore,
 )
-from comperbench.stats.sequential import EarlyStopping, NullOf, SharedNull, sequential_p
+from comperbench.stats.sequential import (
+    NullOf,
+    TestSettings,
+    bootstrap_p_matrix,
+    permutation_p_matrix,
+)
 from comperbench.stats.statistics import Statistic
 
 CONTEXT_TESTS: tuple[str, ...] = ("perm-both", "paired-bootstrap")
@@ -62,78 +66,47 @@ class ContextUnits:
         return values, reasons
 
 
-@dataclass(frozen=True)
-class ContextTest:
-    test: str
-    statistic: Statistic
-    n_resamples: int
-    seed: int
-    early: EarlyStopping | None
-    count: PValueCount
+def context_p_values(
+    settings: TestSettings, units: ContextUnits, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """p[i, j] of "metric i better than metric j" and the resamples each p-value used."""
+    statistic = settings.statistic
+    if settings.test == "paired-bootstrap":
+        n = units.n_contexts
+        W = counts_from_indices(bootstrap_indices(n, settings.n_resamples, settings.seed), n)
+        human_side = statistic.context_side(units.human, W)
+        boot = np.stack(
+            [statistic.context_resampled(m, units.human, W, human_side) for m in units.metrics]
+        )
+        return bootstrap_p_matrix(values, boot, settings.conventions.p_value)
+    Z = np.stack([zscore(metric) for metric in units.metrics])
+    swaps = swap_masks(units.human.size, settings.n_resamples, settings.seed)
+    human_side = statistic.context_side(units.human, np.ones((1, units.n_contexts)))
 
-    def p_values(self, units: ContextUnits, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """p[i, j] of "metric i better than metric j" and the resamples each p-value used."""
-        if self.test == "paired-bootstrap":
-            return self._bootstrap(units, values)
-        return self._perm_both(units, values)
+    def pair_null(i: int, j: int) -> tuple[float, NullOf]:
+        return values[i] - values[j], _null(statistic, Z[i], Z[j], units.human, human_side, swaps)
 
-    def _bootstrap(self, units: ContextUnits, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        n, k = units.n_contexts, self.n_resamples
-        W = counts_from_indices(bootstrap_indices(n, k, self.seed), n)
-        human_side = self.statistic.context_side(units.human, W)
-        boot = [
-            self.statistic.context_resampled(m, units.human, W, human_side) for m in units.metrics
-        ]
-        m = len(values)
-        p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
-        for i in range(m):
-            for j in range(m):
-                if i != j:
-                    delta = values[i] - values[j]
-                    p[i, j] = p_at_least(boot[i] - boot[j] - delta, delta, self.count)
-                    used[i, j] = k
-        return p, used
+    return permutation_p_matrix(len(values), pair_null, settings)
 
-    def _perm_both(self, units: ContextUnits, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        Z = np.stack([zscore(metric) for metric in units.metrics])
-        swaps = swap_masks(units.human.size, self.n_resamples, self.seed)
-        human_side = self.statistic.context_side(units.human, np.ones((1, units.n_contexts)))
-        m = len(values)
-        p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
-        for i in range(m):
-            for j in range(i + 1, m):
-                shared = SharedNull(self._null(Z[i], Z[j], units.human, human_side, swaps))
-                delta = values[i] - values[j]
-                p[i, j], used[i, j] = sequential_p(
-                    shared.direction(1.0), self.n_resamples, delta, self.early, self.count
-                )
-                p[j, i], used[j, i] = sequential_p(
-                    shared.direction(-1.0), self.n_resamples, -delta, self.early, self.count
-                )
-        return p, used
 
-    def _null(
-        self,
-        a: np.ndarray,
-        b: np.ndarray,
-        human: np.ndarray,
-        human_side: np.ndarray,
-        swaps: np.ndarray,
-    ) -> NullOf:
-        """stat(A') - stat(B') for the swap rows asked for, a row per cell of the matrices."""
-        ones = np.ones((1, a.shape[1]))
+def _null(
+    statistic: Statistic,
+    a: np.ndarray,
+    b: np.ndarray,
+    human: np.ndarray,
+    human_side: np.ndarray,
+    swaps: np.ndarray,
+) -> NullOf:
+    """stat(A') - stat(B') for the swap rows asked for, a row per cell of the matrices."""
+    ones = np.ones((1, a.shape[1]))
 
-        def null_of(start: int, stop: int) -> np.ndarray:
-            out = np.empty(stop - start)
-            for r, swap in enumerate(swaps[start:stop]):
-                cells = swap.reshape(a.shape)
-                value_a = self.statistic.context_resampled(
-                    np.where(cells, b, a), human, ones, human_side
-                )
-                value_b = self.statistic.context_resampled(
-                    np.where(cells, a, b), human, ones, human_side
-                )
-                out[r] = value_a[0] - value_b[0]
-            return out
+    def null_of(start: int, stop: int) -> np.ndarray:
+        out = np.empty(stop - start)
+        for r, swap in enumerate(swaps[start:stop]):
+            cells = swap.reshape(a.shape)
+            value_a = statistic.context_resampled(np.where(cells, b, a), human, ones, human_side)
+            value_b = statistic.context_resampled(np.where(cells, a, b), human, ones, human_side)
+            out[r] = value_a[0] - value_b[0]
+        return out
 
-        return null_of
+    return null_of

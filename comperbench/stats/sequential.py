@@ -1,8 +1,10 @@
-"""Permutation tests run block by block, with mt-metrics-eval's early stopping.
+"""The p-value matrices of tests between metrics: permutation tests run block by block, with
+mt-metrics-eval's early stopping, and the paired bootstrap.
 
 A test's null differences are produced on demand (`NullOf`); `sequential_p` asks for them a
 block at a time and stops once the p-value is clearly small or large. `SharedNull` computes the
-null of one pair of metrics once and reads it in both directions.
+null of one pair of metrics once and reads it in both directions; `permutation_p_matrix` runs
+every pair so, and `bootstrap_p_matrix` reads every pair from shared bootstrap replicates.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from comperbench.stats.averaging import PValueCount, p_at_least
+from comperbench.stats.averaging import Conventions, PValueCount, p_at_least
+from comperbench.stats.statistics import Statistic
 
 
 @dataclass(frozen=True)
@@ -83,3 +86,52 @@ class SharedNull:
             return sign * self._done[start:stop]
 
         return null_of
+
+
+@dataclass(frozen=True)
+class TestSettings:
+    """How the tests between every pair of metrics are run."""
+
+    test: str
+    statistic: Statistic
+    n_resamples: int
+    seed: int
+    early: EarlyStopping | None
+    conventions: Conventions
+
+
+PairNull = Callable[[int, int], tuple[float, NullOf]]
+"""(i, j) -> delta = stat(i) - stat(j) and the null differences of that pair."""
+
+
+def permutation_p_matrix(
+    m: int, pair_null: PairNull, settings: TestSettings
+) -> tuple[np.ndarray, np.ndarray]:
+    """p[i, j] of "metric i better than metric j" by a permutation test, and the permutations
+    each used; the null of each pair is computed once and serves both directions."""
+    k, early, count = settings.n_resamples, settings.early, settings.conventions.p_value
+    p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
+    for i in range(m):
+        for j in range(i + 1, m):
+            delta, null_of = pair_null(i, j)
+            shared = SharedNull(null_of)
+            p[i, j], used[i, j] = sequential_p(shared.direction(1.0), k, delta, early, count)
+            p[j, i], used[j, i] = sequential_p(shared.direction(-1.0), k, -delta, early, count)
+    return p, used
+
+
+def bootstrap_p_matrix(
+    values: np.ndarray, boot: np.ndarray, count: PValueCount
+) -> tuple[np.ndarray, np.ndarray]:
+    """p[i, j] of "metric i better than metric j" by the paired bootstrap: the replicates'
+    deltas (boot: metrics x resamples) shifted to mean 0 at the observed delta; and the
+    resamples each used."""
+    m = len(values)
+    p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                delta = values[i] - values[j]
+                p[i, j] = p_at_least(boot[i] - boot[j] - delta, delta, count)
+                used[i, j] = boot.shape[1]
+    return p, used

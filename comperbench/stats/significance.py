@@ -26,7 +26,7 @@ from comperbench.stats.averaging import (
     WilliamsSign,
     p_at_least,
 )
-from comperbench.stats.context_tests import CONTEXT_TESTS, ContextTest, ContextUnits
+from comperbench.stats.context_tests import CONTEXT_TESTS, ContextUnits, context_p_values
 from comperbench.stats.correlation import (
     Level,
     StatisticLike,
@@ -43,8 +43,10 @@ from comperbench.stats.resampling import (
 from comperbench.stats.sequential import (
     EarlyStopping,
     NullOf,
-    SharedNull,
     TestResult,
+    TestSettings,
+    bootstrap_p_matrix,
+    permutation_p_matrix,
     sequential_p,
 )
 from comperbench.stats.signature import Signature
@@ -331,49 +333,34 @@ def _units(
     return X, y, Groups.of(np.asarray(groups)[keep]), keep
 
 
-@dataclass(frozen=True)
-class _TestSettings:
-    test: str
-    statistic: Statistic
-    n_resamples: int
-    seed: int
-    early: EarlyStopping | None
-    conventions: Conventions
-
-
 def _permutation_p(
-    settings: _TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
+    settings: TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """p[i, j] of "i better than j" by a permutation test, and the permutations each used; the
-    null of each pair is computed once and serves both directions."""
-    m, statistic, count = len(values), settings.statistic, settings.conventions.p_value
-    p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
-    k, early = settings.n_resamples, settings.early
+    """p[i, j] of "i better than j" by a permutation test, and the permutations each used."""
+    statistic, m = settings.statistic, len(values)
     if settings.test == "pairwise-permutation":
         pair_layout = layout or Groups.single(y.size)
         verdicts = [statistic.pair_verdicts(x, y, pair_layout) for x in X]
-    else:
-        Z = np.vstack([zscore(x) for x in X]) if m else X
-        swaps = swap_masks(y.size, k, settings.seed)
-        fast = (
-            _perm_both_pearson_all(Z, y, swaps)
-            if statistic.name == PEARSON.name and layout is None
-            else {}
-        )
-    for i in range(m):
-        for j in range(i + 1, m):
-            if settings.test == "pairwise-permutation":
-                delta, null_of = _verdict_null(verdicts[i], verdicts[j], settings.seed)
-            elif (i, j) in fast:
-                r_i, r_j = fast[i, j]
-                delta, null_of = values[i] - values[j], _stored_null(r_i - r_j)
-            else:
-                delta = values[i] - values[j]
-                null_of = _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout)
-            shared = SharedNull(null_of)
-            p[i, j], used[i, j] = sequential_p(shared.direction(1.0), k, delta, early, count)
-            p[j, i], used[j, i] = sequential_p(shared.direction(-1.0), k, -delta, early, count)
-    return p, used
+
+        def verdict_null(i: int, j: int) -> tuple[float, NullOf]:
+            return _verdict_null(verdicts[i], verdicts[j], settings.seed)
+
+        return permutation_p_matrix(m, verdict_null, settings)
+    Z = np.vstack([zscore(x) for x in X]) if m else X
+    swaps = swap_masks(y.size, settings.n_resamples, settings.seed)
+    fast = (
+        _perm_both_pearson_all(Z, y, swaps)
+        if statistic.name == PEARSON.name and layout is None
+        else {}
+    )
+
+    def perm_both_null(i: int, j: int) -> tuple[float, NullOf]:
+        if (i, j) in fast:
+            r_i, r_j = fast[i, j]
+            return values[i] - values[j], _stored_null(r_i - r_j)
+        return values[i] - values[j], _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout)
+
+    return permutation_p_matrix(m, perm_both_null, settings)
 
 
 def _stored_null(null: np.ndarray) -> NullOf:
@@ -398,29 +385,23 @@ def _perm_both_null(
 
 
 def _pairwise_p(
-    settings: _TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
+    settings: TestSettings, X: np.ndarray, y: np.ndarray, values: np.ndarray, layout: Groups | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """p[i, j]: p-value of "metric i correlates better than metric j" (NaN on the diagonal),
     and the resamples each p-value used."""
     if settings.test in PERMUTATION_TESTS:
         return _permutation_p(settings, X, y, values, layout)
     m, statistic = len(values), settings.statistic
-    deltas = values[:, None] - values[None, :]
-    p = np.full((m, m), np.nan)
-    used = np.zeros((m, m), dtype=int)
     if settings.test == "paired-bootstrap":
         if layout is not None:
             raise ValueError("the paired bootstrap over groups is not supported; use perm-both")
         k = settings.n_resamples
         W = counts_from_indices(bootstrap_indices(y.size, k, settings.seed), y.size)
-        boot = statistic.resampled(X, y, W)
-        for i in range(m):
-            for j in range(m):
-                if i != j:
-                    null = boot[i] - boot[j] - deltas[i, j]
-                    p[i, j] = p_at_least(null, deltas[i, j], settings.conventions.p_value)
-                    used[i, j] = k
-        return p, used
+        return bootstrap_p_matrix(
+            values, statistic.resampled(X, y, W), settings.conventions.p_value
+        )
+    p = np.full((m, m), np.nan)
+    used = np.zeros((m, m), dtype=int)
     for i in range(m):
         for j in range(m):
             if i != j:
@@ -467,7 +448,7 @@ def significance_matrix(
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
-    settings = _TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
+    settings = TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
     if statistic.over_contexts is not None:
         return _context_matrix(names, X, y, systems, groups, settings, alpha, benchmark)
     X, y, layout, keep = _units(X, y, level, test, groups, systems)
@@ -498,7 +479,7 @@ def _context_matrix(
     y: np.ndarray,
     systems: Sequence[object] | np.ndarray | None,
     contexts: Sequence[object] | np.ndarray | None,
-    settings: _TestSettings,
+    settings: TestSettings,
     alpha: float,
     benchmark: str | None,
 ) -> SignificanceMatrix:
@@ -513,16 +494,9 @@ def _context_matrix(
     units = ContextUnits.of(X, y, np.asarray(systems), np.asarray(contexts))
     values, reasons = units.values(settings.statistic)
     order = _defined_best_first(values)
-    conventions = settings.conventions
-    test = ContextTest(
-        settings.test,
-        settings.statistic,
-        settings.n_resamples,
-        settings.seed,
-        settings.early,
-        conventions.p_value,
+    p, used = context_p_values(
+        settings, replace(units, metrics=units.metrics[order]), values[order]
     )
-    p, used = test.p_values(replace(units, metrics=units.metrics[order]), values[order])
     return _matrix(
         names,
         values,
@@ -578,7 +552,7 @@ _RESAMPLING = {"perm-both": "swap", "pairwise-permutation": "pair-swap"}
 
 
 def _signature(
-    settings: _TestSettings, level: str, grouped: bool, alpha: float, benchmark: str | None
+    settings: TestSettings, level: str, grouped: bool, alpha: float, benchmark: str | None
 ) -> str:
     resampled = settings.test != "williams"
     extra = [("alpha", f"{alpha:g}")]
