@@ -149,9 +149,14 @@ def evaluate_run(
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
+        by_kind: dict[bool, _Inputs] = {}  # built once per group for each kind of statistic
         for method in table.statistics:
             over_contexts = get_statistic(method).over_contexts is not None
-            inputs = _group_inputs(result, group, aspect, grouped, over_contexts)
+            if over_contexts not in by_kind:
+                by_kind[over_contexts] = _group_inputs(
+                    result, group, aspect, grouped, over_contexts
+                )
+            inputs = by_kind[over_contexts]
             for name, reason in inputs.without.items():
                 rows[name].update(_undefined_columns(method, reason))
             if not inputs.scores:
