@@ -79,7 +79,7 @@ def test_pairwise_wins_equal_a_plain_count_over_the_ratings(
                 wins[b] += 1
             else:
                 ties += 1
-    assert main(["pairwise", "--benchmark", "usr-topical", "--resamples", "50"]) == 0
+    assert main(["human", "votes", "--benchmark", "usr-topical", "--resamples", "50"]) == 0
     out = capsys.readouterr().out
     assert f"{ties} ties" in out
     top = "New Human Generated"
@@ -105,7 +105,7 @@ def test_pairwise_wins_equal_a_plain_count_over_the_ratings(
 def test_pairwise_needs_shared_contexts(
     data_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["pairwise", "--benchmark", "fed-turn"]) == 2
+    assert main(["human", "votes", "--benchmark", "fed-turn"]) == 2
     assert "no context of fed-turn was answered by two or more systems" in capsys.readouterr().err
 
 
@@ -116,7 +116,7 @@ def test_rates_of_a_binary_aspect_with_wilson_intervals(
     understandable = bench.human_scores("understandable")
     argmax = np.asarray(bench.table.column("system").to_pylist()) == "Argmax Decoding"
     count = int(np.sum(understandable[argmax] > 0.5))
-    assert main(["rates", "--benchmark", "usr-topical", "--aspect", "understandable"]) == 0
+    assert main(["human", "labels", "--benchmark", "usr-topical", "--aspect", "understandable"]) == 0
     out = capsys.readouterr().out
     low, high = proportion_confint(count, int(argmax.sum()), method="wilson")
     line = next(line for line in out.splitlines() if line.startswith("Argmax Decoding  "))
@@ -127,8 +127,8 @@ def test_rates_of_a_binary_aspect_with_wilson_intervals(
 def test_rates_refuse_a_non_binary_aspect(
     data_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["rates", "--benchmark", "usr-topical", "--aspect", "overall"]) == 2
-    assert "rates need a 0-1 (binary) aspect" in capsys.readouterr().err
+    assert main(["human", "labels", "--benchmark", "usr-topical", "--aspect", "overall"]) == 2
+    assert "labels need a 0-1 (binary) aspect" in capsys.readouterr().err
 
 
 def test_an_undefined_rating_is_named_and_the_others_still_shown(
@@ -142,7 +142,7 @@ def test_an_undefined_rating_is_named_and_the_others_still_shown(
         )
 
     monkeypatch.setattr(pairwise_analysis, "bradley_terry", never_loses)
-    assert main(["pairwise", "--benchmark", "usr-persona", "--resamples", "20"]) == 0
+    assert main(["human", "votes", "--benchmark", "usr-persona", "--resamples", "20"]) == 0
     out = capsys.readouterr().out
     assert "note: Bradley-Terry is undefined here: Bradley-Terry: a system never wins" in out
     assert "Elo  " in out and "TrueSkill  " in out
@@ -153,7 +153,7 @@ def test_pairwise_and_agreement_without_a_system(
     data_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     drop = ["--exclude-system", "Original Ground Truth"]
-    assert main(["pairwise", "--benchmark", "usr-topical", "--resamples", "20", *drop]) == 0
+    assert main(["human", "votes", "--benchmark", "usr-topical", "--resamples", "20", *drop]) == 0
     out = capsys.readouterr().out
     # 60 contexts x 10 pairs of the 5 remaining systems x 3 annotators
     assert "usr-topical (without Original Ground Truth), aspect overall: 1800 preferences" in out
@@ -196,7 +196,7 @@ VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,
 def test_pairwise_from_vote_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "votes.csv"
     path.write_text(VOTES)
-    argv = ["pairwise", "--votes", str(path), "--resamples", "50", "--permutations", "50"]
+    argv = ["human", "votes", "--file", str(path), "--resamples", "50", "--permutations", "50"]
     assert main([*argv, "--expected", "0.5"]) == 0
     out = capsys.readouterr().out
     assert f"{path}: 150 votes on 3 pairs of 3 systems; 23 ties" in out
@@ -213,7 +213,7 @@ def test_pairwise_from_vote_counts(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_pairwise_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "votes.csv"
     path.write_text(VOTES)
-    argv = ["pairwise", "--votes", str(path), "--resamples", "30", "--permutations", "20"]
+    argv = ["human", "votes", "--file", str(path), "--resamples", "30", "--permutations", "20"]
     assert main([*argv, "--json", "--correction", "bh"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["comparisons"] == 150 and payload["correction"] == "bh"
@@ -237,7 +237,7 @@ def test_bad_votes_exit_2_with_the_place(
 ) -> None:
     path = tmp_path / "votes.csv"
     path.write_text(text)
-    assert main(["pairwise", "--votes", str(path)]) == 2
+    assert main(["human", "votes", "--file", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"comperbench: error: file {path}") and message in err
     assert "Traceback" not in err
@@ -246,14 +246,14 @@ def test_bad_votes_exit_2_with_the_place(
 def test_votes_refuse_benchmark_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "votes.csv"
     path.write_text(VOTES)
-    assert main(["pairwise", "--votes", str(path), "--aspect", "overall"]) == 2
+    assert main(["human", "votes", "--file", str(path), "--aspect", "overall"]) == 2
     assert "--aspect: only with --benchmark" in capsys.readouterr().err
 
 
 def test_rates_adjust_the_z_tests_and_test_an_expected_rate(
     data_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["rates", "--benchmark", "usr-topical", "--aspect", "understandable"]
+    argv = ["human", "labels", "--benchmark", "usr-topical", "--aspect", "understandable"]
     assert main([*argv, "--expected", "0.8", "--alternative", "less"]) == 0
     out = capsys.readouterr().out
     assert "adjusted p: Holm (family-wise error rate) over 15 z-tests" in out
@@ -261,11 +261,12 @@ def test_rates_adjust_the_z_tests_and_test_an_expected_rate(
     assert "adjusted p: Holm (family-wise error rate) over 6 binomial tests" in out
     assert main([*argv, "--json", "--expected", "0.8"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    tests = payload["pairwise_z_tests"]
+    understandable = payload["behaviours"]["understandable"]
+    tests = understandable["pairwise_z_tests"]
     assert len(tests) == 15
     raw = [t["p_value"] for t in tests]
     holm = multipletests([p for p in raw if p is not None], method="holm")[1]
     assert [t["p_adjusted"] for t in tests if t["p_value"] is not None] == pytest.approx(holm)
-    row = next(r for r in payload["expected"] if r["system"] == "Argmax Decoding")
+    row = next(r for r in understandable["expected"] if r["system"] == "Argmax Decoding")
     ref = sps.binomtest(row["successes"], row["n"], 0.8)
     assert row["p_value"] == pytest.approx(ref.pvalue)

@@ -11,7 +11,7 @@ import pytest
 
 from comperbench.cli import main
 from comperbench.errors import DataFormatError
-from comperbench.stats.vote_rows import agreement_breakdown, read_vote_rows
+from comperbench.human.votes import agreement_breakdown, read_vote_rows
 
 HEADER = "item,system_a,system_b,outcome,annotator\n"
 
@@ -78,10 +78,10 @@ def test_votes_written_from_a_benchmark_give_its_analysis(
 ) -> None:
     path = tmp_path / "votes.csv"
     options = ["--resamples", "50", "--permutations", "20", "--json"]
-    base = ["pairwise", "--benchmark", "usr-topical", "--data-dir", str(data_root)]
+    base = ["human", "votes", "--benchmark", "usr-topical", "--data-dir", str(data_root)]
     assert main([*base, "--write-votes", str(path), *options]) == 0
     from_benchmark = json.loads(capsys.readouterr().out)
-    assert main(["pairwise", "--votes", str(path), *options]) == 0
+    assert main(["human", "votes", "--file", str(path), *options]) == 0
     from_votes = json.loads(capsys.readouterr().out)
     for key in ("win_tie_loss", "chi_square"):
         assert from_votes[key] == from_benchmark[key]
@@ -96,5 +96,5 @@ def test_votes_written_from_a_benchmark_give_its_analysis(
     # USR: three annotators rate every response, so every item's pair has three votes
     [three] = from_votes["agreement"]
     assert three["votes"] == 3 and sum(three.values()) - 3 == 15 * 60
-    assert main(["pairwise", "--votes", str(path), "--resamples", "20"]) == 0
+    assert main(["human", "votes", "--file", str(path), "--resamples", "20"]) == 0
     assert "agreement of the votes on each item's pair" in capsys.readouterr().out

@@ -17,7 +17,7 @@ from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import analyse
 from comperbench.stats.pairwise_tests import pair_tests
 from comperbench.stats.rates import pairwise_rate_tests, rate_test, rate_tests, rates
-from comperbench.stats.votes import comparisons_from_votes, read_votes
+from comperbench.human.vote_counts import comparisons_from_votes, read_votes
 
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
 

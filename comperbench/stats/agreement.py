@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from comperbench.stats.resampling import (
+    CIMethod,
     Interval,
+    bca_interval,
     bootstrap_indices,
     counts_from_indices,
+    jackknife_weights,
     percentile_interval,
 )
 from comperbench.stats.signature import Signature
@@ -206,6 +209,22 @@ def _compute(table: RatingTable, statistic: str, weights: np.ndarray | None) -> 
     )
 
 
+def _interval(
+    table: RatingTable,
+    statistic: str,
+    value: float,
+    W: np.ndarray,
+    ci: CIMethod,
+    confidence: float,
+    seed: int,
+) -> Interval:
+    boot = _compute(table, statistic, W)
+    if ci == "percentile":
+        return percentile_interval(boot, confidence)
+    jack = _compute(table, statistic, jackknife_weights(table.counts.shape[0], seed))
+    return bca_interval(value, boot, jack, confidence)
+
+
 @dataclass(frozen=True)
 class AgreementResult:
     statistic: str
@@ -229,9 +248,11 @@ def agreement(
     confidence: float = 0.95,
     seed: int = 0,
     benchmark: str | None = None,
+    ci: CIMethod = "percentile",
 ) -> list[AgreementResult]:
     """Agreement of one aspect's ratings (columns item_id, aspect, annotator, value), with
-    percentile bootstrap intervals from one item index matrix shared by all statistics."""
+    percentile or BCa bootstrap intervals from one item index matrix shared by all statistics
+    (BCa's acceleration from the delete-one-item jackknife)."""
     table = RatingTable.from_ratings(ratings, aspect)
     n_items = int((table.counts.sum(axis=1) >= 2).sum())
     W = None
@@ -242,7 +263,8 @@ def agreement(
     out = []
     for statistic in statistics:
         ambiguous = statistic == "cohen" and table.repeated is not None
-        value = np.nan if ambiguous else float(_compute(table, statistic, None)[0])
+        defined = not ambiguous and n_items > 0
+        value = float(_compute(table, statistic, None)[0]) if defined else np.nan
         reason = None
         if n_items == 0:
             reason = "no item has two ratings"
@@ -250,15 +272,15 @@ def agreement(
             reason = f"Cohen's kappa needs one rating per annotator and item: {table.repeated}"
         elif not np.isfinite(value):
             reason = "undefined: the ratings use a single category"
-        ci = None
+        bounds = None
         if W is not None and reason is None:
-            ci = percentile_interval(_compute(table, statistic, W), confidence)
+            bounds = _interval(table, statistic, value, W, ci, confidence, seed)
         sig = Signature(
             statistic=statistic,
             level="item",
-            resampling="bootstrap-percentile" if ci else None,
-            n_resamples=n_resamples if ci else None,
-            seed=seed if ci else None,
+            resampling=f"bootstrap-{ci}" if bounds else None,
+            n_resamples=n_resamples if bounds else None,
+            seed=seed if bounds else None,
             benchmark=benchmark,
             extra=(("raters", "ids" if table.rater_assignment == BY_ID else "position"),),
         )
@@ -267,7 +289,7 @@ def agreement(
                 statistic=statistic,
                 aspect=aspect,
                 value=value,
-                ci=ci,
+                ci=bounds,
                 n_items=n_items,
                 n_ratings=int(table.counts.sum()),
                 rater_assignment=table.rater_assignment,

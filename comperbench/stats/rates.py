@@ -55,7 +55,8 @@ def rates(
         out.append(
             {"system": system, "n": n, "count": count, "rate": count / n, "low": low, "high": high}
         )
-    return pd.DataFrame(out).set_index("system")
+    columns = ["system", "n", "count", "rate", "low", "high"]
+    return pd.DataFrame(out, columns=columns).set_index("system")
 
 
 def pairwise_rate_tests(table: pd.DataFrame, correction: Correction = "holm") -> pd.DataFrame:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.row_files import csv_rows
+from comperbench.human.rows import csv_rows
 from comperbench.stats.pairwise import Comparisons
 
 SYSTEM_COLUMNS = ("system_a", "system_b")

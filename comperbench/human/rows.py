@@ -63,3 +63,65 @@ def jsonl_rows(path: str | Path, text_fields: Sequence[str]) -> list[Located]:
                     )
             rows.append(({"line": number}, row))
     return rows
+
+
+def parquet_rows(path: str | Path, required: Sequence[str]) -> list[Located]:
+    """The rows of a parquet file that has every `required` column, each located as a record
+    (its 1-based row number)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    file = str(path)
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise DataFormatError(f"not a readable parquet file: {exc}", file=file) from None
+    missing = [name for name in required if name not in table.column_names]
+    if missing:
+        raise DataFormatError(f"missing column(s) {', '.join(missing)}", file=file)
+    return [({"record": i}, row) for i, row in enumerate(table.to_pylist(), start=1)]
+
+
+def read_rows(
+    path: str | Path, required: Sequence[str], lists: Sequence[str] = ()
+) -> list[Located]:
+    """The located rows of a .csv, .jsonl or .parquet file with every `required` column;
+    `lists` are the fields that may hold a list (JSON lines and parquet) instead of text."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        return csv_rows(path, required)
+    if suffix == ".jsonl":
+        return jsonl_rows(path, [f for f in required if f not in lists])
+    if suffix == ".parquet":
+        return parquet_rows(path, required)
+    raise DataFormatError(
+        f"unknown file type {suffix or '(none)'!r}; use .csv, .jsonl or .parquet", file=str(path)
+    )
+
+
+def text(row: dict, field: str, where: dict, file: str) -> str:
+    """The non-empty text of a required field."""
+    value = row.get(field)
+    if isinstance(value, dict | list):
+        raise DataFormatError("expected text, got a nested value", file=file, field=field, **where)
+    found = "" if value is None else str(value).strip()
+    if not found:
+        raise DataFormatError(f"missing {field}", file=file, field=field, **where)
+    return found
+
+
+class FirstSeen:
+    """Where each key of a file's rows was first met, so that a repeated key names both rows."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.places: dict[object, str] = {}
+
+    def add(self, key: object, where: dict, message: str, field: str) -> None:
+        """Record `key` at `where`; a key met before raises `message` naming the first place."""
+        here = ", ".join(f"{k} {v}" for k, v in where.items())
+        if key in self.places:
+            raise DataFormatError(
+                f"{message} (first at {self.places[key]})", file=self.file, field=field, **where
+            )
+        self.places[key] = here

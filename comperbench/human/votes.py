@@ -1,7 +1,7 @@
 """Pairwise votes one per row (ChatEval-style A/B tests): for an item, an annotator saw two
 systems' responses and voted a, b or tie.
 
-File format (CSV with a header line, or JSON lines with the same keys): `item`, `system_a`,
+File format (CSV with a header line, or JSON lines or parquet with the same keys): `item`, `system_a`,
 `system_b`, `outcome` (a, b or tie) and `annotator`; other columns are ignored. A pair may be
 written in either order: (B, A, b) is the same vote as (A, B, a). Each annotator votes once per
 item and pair. The item is the resampling unit of the ratings' bootstrap.
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.row_files import csv_rows, jsonl_rows
+from comperbench.human.rows import FirstSeen, read_rows, text
 from comperbench.stats.pairwise import Comparisons
 
 VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
@@ -25,18 +25,10 @@ MAX_ROWS = 10_000_000
 AGREEMENT = ("all agree", "one disagrees", "all disagree", "other split")
 
 
-def _text(row: dict, field: str, where: dict, file: str) -> str:
-    value = row.get(field)
-    text = "" if value is None else str(value).strip()
-    if not text:
-        raise DataFormatError(f"missing {field}", file=file, field=field, **where)
-    return text
-
-
 def _vote(row: dict, where: dict, file: str) -> tuple[str, str, str, float, str]:
     """(item, first system, second system, outcome for the first, annotator), the pair in
     sorted order."""
-    item, a, b, label, annotator = (_text(row, f, where, file) for f in VOTE_ROW_COLUMNS)
+    item, a, b, label, annotator = (text(row, f, where, file) for f in VOTE_ROW_COLUMNS)
     if label.lower() not in OUTCOMES:
         raise DataFormatError(
             f"unknown outcome {label!r}; use one of {', '.join(OUTCOMES)}",
@@ -60,36 +52,22 @@ def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFram
         raise DataFormatError("no vote rows", file=file)
     if len(rows) > MAX_ROWS:
         raise DataFormatError(f"{len(rows)} votes; at most {MAX_ROWS} are supported", file=file)
-    seen: dict[tuple[str, str, str, str], str] = {}
+    seen = FirstSeen(file)
     votes = []
     for where, row in rows:
         vote = _vote(row, where, file)
-        key = (vote[4], vote[0], vote[1], vote[2])
-        here = ", ".join(f"{k} {v}" for k, v in where.items())
-        if key in seen:
-            raise DataFormatError(
-                f"annotator {vote[4]!r} votes again on item {vote[0]!r} for {vote[1]!r} / "
-                f"{vote[2]!r} (first at {seen[key]})",
-                file=file,
-                field="annotator",
-                **where,
-            )
-        seen[key] = here
+        message = (
+            f"annotator {vote[4]!r} votes again on item {vote[0]!r} for {vote[1]!r} / {vote[2]!r}"
+        )
+        seen.add((vote[4], vote[0], vote[1], vote[2]), where, message, "annotator")
         votes.append(vote)
     return pd.DataFrame(votes, columns=list(VOTE_ROW_COLUMNS))
 
 
 def read_vote_rows(path: str | Path) -> pd.DataFrame:
-    """Votes one per row from a .csv or .jsonl file (see the module docstring); errors name the
-    file, line and field."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".csv":
-        return vote_rows_table(csv_rows(path, VOTE_ROW_COLUMNS), str(path))
-    if suffix == ".jsonl":
-        return vote_rows_table(jsonl_rows(path, VOTE_ROW_COLUMNS), str(path))
-    raise DataFormatError(
-        f"unknown file type {suffix or '(none)'!r}; use .csv or .jsonl", file=str(path)
-    )
+    """Votes one per row from a .csv, .jsonl or .parquet file (see the module docstring); errors
+    name the file, line (or record) and field."""
+    return vote_rows_table(read_rows(path, VOTE_ROW_COLUMNS), str(path))
 
 
 def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:

@@ -1,0 +1,188 @@
+"""`comperbench human labels`: binary labels per system, from a file of behaviour labels or a
+benchmark's 0-1 aspect: rates with Wilson intervals, tests between systems and Krippendorff's
+alpha. The analysis is `comperbench.stats.label_analysis`; this module parses and prints."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from comperbench.benchmark import Benchmark
+from comperbench.cli.common import add_exclude_argument, load_from_arguments, located, print_json
+from comperbench.cli.human_common import (
+    add_resampling_options,
+    add_test_options,
+    print_expected,
+    print_rate_tests,
+    print_rates,
+)
+from comperbench.errors import ComperbenchError
+from comperbench.human.labels import as_ratings, read_labels
+from comperbench.stats.label_analysis import LabelAnalysis, analyse_labels, majority_labels
+from comperbench.stats.resampling import bootstrap_note
+from comperbench.textutil import interval, number, p_value
+
+BENCHMARK_ONLY = {"aspect": "--aspect", "level": "--level", "split": "--split"}
+
+
+def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
+    """Per item 1 when the mean rating is above 0.5, 0 below, NaN at exactly 0.5 (a split vote)
+    or without a rating; and the number of split votes."""
+    spec = bench.metadata.aspect(aspect)
+    if (spec.min, spec.max) != (0, 1):
+        raise ComperbenchError(
+            f"aspect {aspect!r} of {bench.name} is rated {spec.min:g}-{spec.max:g}; labels need "
+            "a 0-1 (binary) aspect"
+        )
+    scores = bench.human_scores(aspect)
+    labels = np.where(scores > 0.5, 1.0, np.where(scores < 0.5, 0.0, np.nan))
+    labels[np.isnan(scores)] = np.nan
+    return labels, int(np.sum(scores == 0.5))
+
+
+def _options(args: argparse.Namespace) -> dict:
+    return dict(
+        confidence=args.confidence,
+        correction=args.correction,
+        expected=args.expected,
+        alternative=args.alternative,
+        n_resamples=args.resamples,
+        seed=args.seed,
+    )
+
+
+def _benchmark_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalysis]]:
+    if not args.aspect:
+        raise ComperbenchError("--benchmark needs --aspect, a 0-1 aspect such as understandable")
+    bench = load_from_arguments(args, args.level)
+    aspect = bench.metadata.aspect(args.aspect).name
+    labels, split = binary_labels(bench, aspect)
+    systems = np.asarray(bench.table.column("system").to_pylist(), dtype=object)
+    ratings = bench.ratings()
+    individual = ratings[ratings["aspect"] == aspect]
+    found = analyse_labels(
+        systems,
+        labels,
+        aspect,
+        split=split,
+        individual=None if individual.empty else individual,
+        benchmark=bench.tag,
+        **_options(args),
+    )
+    return f"{bench.label}, aspect {aspect}", [found]
+
+
+def _file_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalysis]]:
+    given = [flag for name, flag in BENCHMARK_ONLY.items() if getattr(args, name)]
+    if given or args.data_dir or args.exclude_system:
+        raise ComperbenchError(
+            "--aspect, --level, --split, --data-dir and --exclude-system apply to --benchmark only"
+        )
+    labels = read_labels(args.file)
+    ratings = as_ratings(labels)
+    out = []
+    for behaviour, rows in ratings.groupby("aspect", sort=True):
+        items, split = majority_labels(rows)
+        out.append(
+            analyse_labels(
+                items["system"].to_numpy(dtype=object),
+                items["value"].to_numpy(),
+                str(behaviour),
+                split=split,
+                individual=rows,
+                **_options(args),
+            )
+        )
+    about = (
+        f"{args.file}: {len(labels)} labels by {labels['annotator'].nunique()} annotators of "
+        f"{labels['behaviour'].nunique()} behaviours on {labels['item_id'].nunique()} responses"
+    )
+    return about, out
+
+
+def _print_agreement(found: LabelAnalysis) -> None:
+    result = found.agreement
+    if result is None:
+        return
+    if result.reason:
+        print(f"Krippendorff's alpha (nominal): undefined, {result.reason}")
+        return
+    bounds = interval(result.ci.low, result.ci.high) if result.ci else "-"
+    print(
+        f"Krippendorff's alpha (nominal) on {result.n_items} items labelled twice or more: "
+        f"{number(result.value)} {bounds} (BCa)"
+    )
+    small = bootstrap_note(result.n_items, "items")
+    if small:
+        print(f"note: {small}")
+    print(result.signature)
+
+
+def _print_one(found: LabelAnalysis, args: argparse.Namespace) -> None:
+    print(
+        f"\n== {found.behaviour}: rate of items labelled 1 (majority of their labels), "
+        f"Wilson {args.confidence:.0%} intervals"
+    )
+    if found.split:
+        print(f"note: {found.split} items with evenly split labels are left out")
+    print_rates(found.rates, "items")
+    if found.tests is not None:
+        print_rate_tests(found.tests, args.correction)
+    if found.chi_square is not None:
+        chi = found.chi_square
+        print(
+            f"chi-square, systems x label: {chi.statistic:.2f}, dof {chi.dof}, "
+            f"p {p_value(chi.p_value)}"
+        )
+    if found.expected is not None:
+        print_expected(found.expected, args.expected, args, "rate of each system")
+    _print_agreement(found)
+
+
+def _payload(found: LabelAnalysis) -> dict:
+    return {
+        "rates": found.rates,
+        "split_left_out": found.split,
+        "pairwise_z_tests": found.tests,
+        "chi_square": vars(found.chi_square) if found.chi_square else None,
+        "expected": found.expected,
+        "agreement": vars(found.agreement) if found.agreement else None,
+    }
+
+
+def run_labels(args: argparse.Namespace) -> int:
+    about, analyses = _file_analyses(args) if args.file else _benchmark_analyses(args)
+    if args.json:
+        behaviours = {found.behaviour: _payload(found) for found in analyses}
+        print_json({"about": about, "correction": args.correction, "behaviours": behaviours})
+        return 0
+    print(about)
+    for found in analyses:
+        _print_one(found, args)
+    return 0
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    labels = actions.add_parser(
+        "labels",
+        help="binary labels per system (behaviours, or a benchmark's 0-1 aspect): rates, tests, "
+        "Krippendorff's alpha",
+    )
+    source = labels.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--file",
+        metavar="FILE",
+        help="behaviour labels (.csv, .jsonl or .parquet: dialogue,turn,system,behaviour,value,"
+        "annotator; value 0 or 1)",
+    )
+    source.add_argument("--benchmark", help="benchmark name (see `list`), with --aspect")
+    labels.add_argument("--aspect", help="a 0-1 aspect of the benchmark, e.g. understandable")
+    labels.add_argument("--level", choices=["turn", "dialogue"])
+    labels.add_argument("--split", help="only this split")
+    labels.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    add_exclude_argument(labels)
+    labels.add_argument("--confidence", type=float, default=0.95)
+    add_resampling_options(labels)
+    add_test_options(labels, "also test each system's rate against this rate (exact binomial test)")
+    labels.set_defaults(run=located(run_labels))

@@ -1,0 +1,120 @@
+"""`comperbench human selections`: per-turn selections of an interactive evaluation (SOBA or
+SATA), with the tests each setting prescribes. The analysis is
+`comperbench.stats.selection_analysis`; this module parses and prints."""
+
+from __future__ import annotations
+
+import argparse
+
+from comperbench.cli.common import located, print_json
+from comperbench.cli.human_common import add_test_options, print_expected, print_rates
+from comperbench.cli.human_votes import (
+    add_rating_options,
+    pairwise_payload,
+    print_counts,
+    print_pairs,
+    print_ratings,
+)
+from comperbench.human.selections import SETTINGS, read_selections
+from comperbench.stats.selection_analysis import (
+    OMNIBUS,
+    PAIR_TEST,
+    SelectionAnalysis,
+    analyse_selections,
+)
+from comperbench.textutil import number, p_value
+
+NAMES = {"soba": "SOBA (select one best)", "sata": "SATA (select all that apply)"}
+
+
+def _print_omnibus(found: SelectionAnalysis) -> None:
+    test = found.omnibus
+    if test is None and found.omnibus_note is None:
+        return
+    if test is None:
+        print(f"\n{OMNIBUS[found.setting]}: not computed, {found.omnibus_note}")
+        return
+    print(
+        f"\n{OMNIBUS[found.setting]} ({test.n} turns): {number(test.statistic, 2)}, dof "
+        f"{test.dof}, p {p_value(test.p_value)}"
+    )
+    if found.omnibus_note:
+        print(f"note: {found.omnibus_note}")
+
+
+def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
+    print(f"\n== {NAMES[found.setting]}: {found.turns} judged turns")
+    print("selection rate (turns selected / turns shown), Wilson 95% intervals:")
+    print_rates(found.rates, "turns shown", "selected")
+    print("\npairwise outcomes implied by the selections:")
+    print_counts(found.pairwise)
+    print()
+    print_ratings(found.pairwise, args.permutations)
+    _print_omnibus(found)
+    family = "binomial tests" if found.setting == "soba" else "McNemar tests"
+    print_pairs(found.pairwise, PAIR_TEST[found.setting], family)
+    if found.expected is not None:
+        print_expected(found.expected, args.expected, args, "selection rate")
+
+
+def _payload(found: SelectionAnalysis, about: str) -> dict:
+    return {
+        "turns": found.turns,
+        "selection_rates": found.rates,
+        "omnibus": {"test": OMNIBUS[found.setting], **vars(found.omnibus)}
+        if found.omnibus
+        else None,
+        "omnibus_note": found.omnibus_note,
+        "pair_test": PAIR_TEST[found.setting],
+        "expected": found.expected,
+        **pairwise_payload(found.pairwise, about),
+    }
+
+
+def run_selections(args: argparse.Namespace) -> int:
+    rows = read_selections(args.file)
+    settings = [s for s in SETTINGS if (rows["setting"] == s).any()]
+    about = (
+        f"{args.file}: {len(rows)} judged turns by {rows['annotator'].nunique()} annotators in "
+        f"{rows['dialogue'].nunique()} dialogues"
+    )
+    analyses = [
+        analyse_selections(
+            rows,
+            setting,
+            n_resamples=args.resamples,
+            n_permutations=args.permutations,
+            seed=args.seed,
+            correction=args.correction,
+            expected=args.expected,
+            alternative=args.alternative,
+        )
+        for setting in settings
+    ]
+    if args.json:
+        payload = {found.setting: _payload(found, about) for found in analyses}
+        print_json({"about": about, "settings": payload})
+        return 0
+    print(about)
+    for found in analyses:
+        _print_one(found, args)
+    return 0
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    selections = actions.add_parser(
+        "selections",
+        help="per-turn selections (SOBA or SATA): selection rates, the setting's tests, ratings",
+    )
+    selections.add_argument(
+        "--file",
+        required=True,
+        metavar="FILE",
+        help="selections (.csv, .jsonl or .parquet: dialogue,turn,shown,selected,annotator,"
+        "setting; shown and selected as A|B|C; setting soba or sata)",
+    )
+    add_rating_options(selections)
+    add_test_options(
+        selections, "also test each system's selection rate against this rate (exact binomial)"
+    )
+    selections.set_defaults(run=located(run_selections))

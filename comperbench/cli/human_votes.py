@@ -1,0 +1,322 @@
+"""`comperbench human votes`: pairwise preferences, as a ranking of systems with tests.
+
+The preferences are those implicit in a benchmark whose systems answered the same contexts (see
+`comperbench.stats.judgments`), or a user's A/B votes, one per row or counted per pair. The
+analysis is `comperbench.stats.pairwise_analysis.analyse`; this module parses and prints, and its
+printers serve `human selections` too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from dataclasses import dataclass
+
+import pandas as pd
+
+from comperbench.benchmark import Benchmark
+from comperbench.cli.common import (
+    add_exclude_argument,
+    load_from_arguments,
+    located,
+    print_json,
+)
+from comperbench.cli.human_common import (
+    add_resampling_options,
+    add_test_options,
+    adjusted_header,
+    p_cells,
+    print_expected,
+)
+from comperbench.errors import ComperbenchError
+from comperbench.human.vote_counts import comparisons_from_votes, read_votes
+from comperbench.human.votes import (
+    agreement_breakdown,
+    comparisons_from_vote_rows,
+    read_vote_rows,
+    vote_rows_from_judgments,
+)
+from comperbench.stats.judgments import (
+    MEAN_JUDGE,
+    as_comparisons,
+    pairwise_judgments,
+    selections,
+)
+from comperbench.stats.multiplicity import describe
+from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS
+from comperbench.stats.pairwise import Comparisons
+from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
+from comperbench.textutil import interval, number, p_value
+from comperbench.textutil import table as format_table
+
+SIGN_TEST = "exact sign test (ties left out)"
+TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
+BENCHMARK_ONLY = {
+    "aspect": "--aspect",
+    "write_votes": "--write-votes",
+    "level": "--level",
+    "split": "--split",
+    "data_dir": "--data-dir",
+    "exclude_system": "--exclude-system",
+}
+
+
+def _load(args: argparse.Namespace) -> Benchmark:
+    return load_from_arguments(args, args.level)
+
+
+@dataclass(frozen=True)
+class Games:
+    """The comparisons to analyse and what goes with them."""
+
+    comparisons: Comparisons
+    selected: pd.DataFrame | None
+    """Per-context selections (benchmarks only)."""
+    about: str
+    tag: str | None
+    agreement: pd.DataFrame | None = None
+    """How the votes on each item's pair agree (votes one per row only)."""
+
+
+def _benchmark_games(args: argparse.Namespace) -> Games:
+    """Comparisons, per-context selections, a description and the benchmark tag."""
+    bench = _load(args)
+    aspect = bench.metadata.aspect(args.aspect).name
+    ratings = bench.unit_ratings(aspect)
+    judgments = pairwise_judgments(ratings)
+    if judgments.empty:
+        raise ComperbenchError(
+            f"no context of {bench.name} was answered by two or more systems; pairwise "
+            "comparison needs systems rated on shared contexts"
+        )
+    per_judge = (judgments["judge"] != MEAN_JUDGE).any()
+    if args.write_votes:
+        vote_rows_from_judgments(judgments).to_csv(args.write_votes, index=False)
+    games = as_comparisons(judgments)
+    about = (
+        f"{bench.label}, aspect {aspect}: {len(judgments)} preferences from "
+        f"{'each annotator' if per_judge else 'the mean ratings'} over "
+        f"{judgments['unit'].nunique()} shared contexts, {games.systems.size} systems"
+    )
+    return Games(games, selections(ratings), about, bench.tag)
+
+
+def _one_vote_per_row(path: str) -> bool:
+    """A .jsonl or .parquet file, or a CSV file whose header has an outcome column, holds votes
+    one per row; another CSV file holds vote counts per pair."""
+    if path.lower().endswith((".jsonl", ".parquet")):
+        return True
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False  # read_votes says what is wrong with the file
+    return "outcome" in [name.strip() for name in header]
+
+
+def _votes_games(args: argparse.Namespace) -> Games:
+    given = [flag for name, flag in BENCHMARK_ONLY.items() if getattr(args, name)]
+    if given:
+        raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --file")
+    if _one_vote_per_row(args.file):
+        rows = read_vote_rows(args.file)
+        games = comparisons_from_vote_rows(rows)
+        about = (
+            f"{args.file}: {len(rows)} votes by {rows['annotator'].nunique()} annotators on "
+            f"{rows['item'].nunique()} items, {games.systems.size} systems"
+        )
+        return Games(games, None, about, None, agreement_breakdown(rows))
+    votes = read_votes(args.file)
+    games = comparisons_from_votes(votes, args.file)
+    about = (
+        f"{args.file}: {games.a.size} votes on {len(votes)} pairs of {games.systems.size} systems"
+    )
+    return Games(games, None, about, None)
+
+
+def print_counts(result: PairwiseAnalysis) -> None:
+    wtl, wmt = result.win_tie_loss, result.wmt
+    headers = ["system", "wins", "ties", "losses", "win rate"]
+    if wmt is not None:
+        headers += ["WMT major (n)", "WMT distinct (n)"]
+    rows = []
+    for s, r in wtl.sort_values("win_rate", ascending=False).iterrows():
+        row = [s, int(r["wins"]), int(r["ties"]), int(r["losses"]), number(r["win_rate"])]
+        if wmt is not None:
+            row.append(f"{number(wmt.at[s, 'major'])} ({int(wmt.at[s, 'major_n'])})")
+            row.append(f"{number(wmt.at[s, 'distinct'])} ({int(wmt.at[s, 'distinct_n'])})")
+        rows.append(row)
+    print(format_table(headers, rows))
+
+
+def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
+    for name, reason in result.undefined.items():
+        if name in ("Bradley-Terry", "Elo", "TrueSkill"):
+            print(f"note: {name} is undefined here: {reason}")
+    if not result.ratings:
+        return
+    first = next(iter(result.ratings.values()))
+    headers, rows = ["system"], [[s] for s in first.table.index]
+    for name, rated in result.ratings.items():
+        headers += [name, "95% CI", "ranks"]
+        for row, system in zip(rows, first.table.index, strict=True):
+            r = rated.table.loc[system]
+            row += [number(r["rating"]), interval(r["low"], r["high"])]
+            known = pd.notna(r["rank_low"])
+            row.append(f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-")
+    print(format_table(headers, rows))
+    print(
+        f"Elo and TrueSkill: median over {n_permutations} random orders of the comparisons; "
+        "intervals: bootstrap percentiles, each resample replayed in a random order"
+    )
+    for name, rated in result.ratings.items():
+        for system in rated.outside:
+            print(f"note: the {name} rating of {system} lies outside its own interval")
+        print(rated.signature)
+
+
+def _print_omnibus(result: PairwiseAnalysis) -> None:
+    chi = result.chi_square
+    if chi is None:
+        print(f"\nnote: chi-square is undefined here: {result.undefined['chi-square']}")
+    else:
+        dropped = result.dropped_outcomes
+        note = f" ({', '.join(dropped)} never occur: column dropped)" if dropped else ""
+        print(
+            f"\nchi-square, systems x (win, tie, loss){note}: {chi.statistic:.2f}, dof "
+            f"{chi.dof}, p {p_value(chi.p_value)}"
+        )
+    q = result.cochran
+    if q is not None:
+        print(
+            f"Cochran's Q, best-rated system of each of {q.n} contexts every system "
+            f"answered: {number(q.statistic, 2)}, dof {q.dof}, p {p_value(q.p_value)}"
+        )
+
+
+def print_pairs(
+    result: PairwiseAnalysis, test: str = SIGN_TEST, family: str = "sign tests"
+) -> None:
+    """The test of every pair: `test` says what the sign test is here, `family` names its
+    tests in the correction's line."""
+    pairs, correction = result.pairs, result.correction
+    mcnemar = "mcnemar_p" in pairs
+    headers = ["system A", "system B", "A wins", "B wins", "ties", "sign p"]
+    headers += adjusted_header(correction)
+    if mcnemar:
+        headers += ["McNemar p", *adjusted_header(correction)]
+    rows = []
+    for _, r in pairs.iterrows():
+        row = [r["system_a"], r["system_b"], r["wins_a"], r["wins_b"], r["ties"]]
+        row += p_cells(r["sign_p"], r["sign_p_adjusted"], correction)
+        if mcnemar:
+            row += p_cells(r["mcnemar_p"], r["mcnemar_p_adjusted"], correction)
+        rows.append(row)
+    print(f"\nevery pair of systems: {test}", end="")
+    print(", exact McNemar test on their selections as best" if mcnemar else "")
+    print(format_table(headers, rows, indent=2))
+    print(describe(correction, int(pairs["sign_p"].notna().sum()), family), end="")
+    tested = int(pairs["mcnemar_p"].notna().sum()) if mcnemar else 0
+    print(f"; the same over {tested} McNemar tests" if mcnemar else "")
+
+
+def _print_agreement(agreement: pd.DataFrame) -> None:
+    print("\nagreement of the votes on each item's pair, by the number of votes it got:")
+    rows = [[int(k), *(int(v) for v in r)] for k, r in agreement.iterrows()]
+    print(format_table(["votes", *agreement.columns], rows, indent=2))
+
+
+def run_votes(args: argparse.Namespace) -> int:
+    found = _votes_games(args) if args.file else _benchmark_games(args)
+    games, about = found.comparisons, found.about
+    result = analyse(
+        games,
+        selected=found.selected,
+        n_resamples=args.resamples,
+        n_permutations=args.permutations,
+        seed=args.seed,
+        benchmark=found.tag,
+        correction=args.correction,
+        expected=args.expected,
+        alternative=args.alternative,
+    )
+    if args.json:
+        print_json({**pairwise_payload(result, about), "agreement": found.agreement})
+        return 0
+    ties = int((games.outcome == 0.5).sum())
+    print(f"{about}; {ties} ties ({TIE_NOTE})")
+    print_counts(result)
+    if found.agreement is not None:
+        _print_agreement(found.agreement)
+    print()
+    print_ratings(result, args.permutations)
+    _print_omnibus(result)
+    print_pairs(result)
+    if result.expected is not None:
+        print_expected(result.expected, args.expected, args, "win rate (ties left out)")
+    return 0
+
+
+def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
+    return {
+        "about": about,
+        "comparisons": int(result.comparisons.a.size),
+        "ties": int((result.comparisons.outcome == 0.5).sum()),
+        "correction": result.correction,
+        "win_tie_loss": result.win_tie_loss,
+        "wmt": result.wmt,
+        "ratings": {
+            name: {"signature": rated.signature, "table": rated.table}
+            for name, rated in result.ratings.items()
+        },
+        "undefined": result.undefined,
+        "chi_square": vars(result.chi_square) if result.chi_square else None,
+        "dropped_outcomes": result.dropped_outcomes,
+        "cochran": vars(result.cochran) if result.cochran else None,
+        "pairs": result.pairs,
+        "expected": result.expected,
+    }
+
+
+def add_rating_options(parser: argparse.ArgumentParser) -> None:
+    """--resamples, --seed and --permutations of the ratings."""
+    add_resampling_options(parser)
+    parser.add_argument(
+        "--permutations",
+        type=int,
+        default=DEFAULT_PERMUTATIONS,
+        help="random orders whose median is the Elo and TrueSkill rating",
+    )
+
+
+def register(actions: argparse._SubParsersAction) -> None:
+    votes = actions.add_parser(
+        "votes",
+        help="rank systems from pairwise preferences: your A/B votes or a benchmark's shared "
+        "contexts",
+    )
+    source = votes.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--file",
+        metavar="FILE",
+        help="votes one per row (.csv or .jsonl: item,system_a,system_b,outcome,annotator; "
+        "outcome a, b or tie), or vote counts per pair of systems (.csv: "
+        "system_a,system_b,wins_a,wins_b,ties)",
+    )
+    source.add_argument("--benchmark", help="benchmark name (see `list`)")
+    votes.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
+    votes.add_argument(
+        "--write-votes",
+        metavar="FILE.csv",
+        help="also write the benchmark's preferences as votes one per row (the --file format)",
+    )
+    votes.add_argument("--level", choices=["turn", "dialogue"])
+    votes.add_argument("--split", help="only this split")
+    votes.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    add_exclude_argument(votes)
+    add_rating_options(votes)
+    add_test_options(
+        votes,
+        "also test each system's win rate (ties left out) against this rate (exact binomial test)",
+    )
+    votes.set_defaults(run=located(run_votes))

@@ -1,0 +1,78 @@
+"""The analysis of ratings per aspect: inter-annotator agreement and system means.
+
+A system's mean is the mean over its rated items of each item's mean rating, with a Student t
+interval over those items (the item, not the single rating, is the independent unit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from comperbench.stats.agreement import AgreementResult, agreement
+from comperbench.stats.resampling import CIMethod
+
+RATING_AGREEMENT = ("alpha-interval", "alpha-ordinal", "fleiss", "cohen")
+
+
+@dataclass(frozen=True)
+class RatingAnalysis:
+    aspect: str
+    agreement: list[AgreementResult]
+    means: pd.DataFrame
+    """Per system: items, ratings, mean, low, high (t interval over item means)."""
+
+
+def system_means(ratings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per system (rows item_id, system, value of one aspect): the mean of its item means and a
+    Student t interval over them (NaN below two items)."""
+    items = ratings.groupby(["system", "item_id"], sort=True)["value"].agg(["mean", "size"])
+    out = []
+    for system, group in items.groupby(level="system", sort=True):
+        values = group["mean"].to_numpy()
+        mean, n = float(values.mean()), values.size
+        low = high = np.nan
+        if n >= 2:
+            sem = float(sps.sem(values))
+            low, high = (
+                sps.t.interval(confidence, n - 1, loc=mean, scale=sem) if sem else (mean,) * 2
+            )
+        out.append(
+            {
+                "system": system,
+                "items": n,
+                "ratings": int(group["size"].sum()),
+                "mean": mean,
+                "low": float(low),
+                "high": float(high),
+            }
+        )
+    return pd.DataFrame(out).set_index("system").sort_values("mean", ascending=False)
+
+
+def analyse_ratings(
+    ratings: pd.DataFrame,
+    aspect: str,
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    ci: CIMethod = "percentile",
+) -> RatingAnalysis:
+    """Agreement (`RATING_AGREEMENT`) and system means of one aspect's ratings (columns
+    item_id, system, aspect, annotator, value)."""
+    rows = ratings[ratings["aspect"] == aspect]
+    if rows.empty:
+        raise ValueError(f"no ratings of aspect {aspect!r}")
+    found = agreement(
+        rows,
+        aspect,
+        RATING_AGREEMENT,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        ci=ci,
+    )
+    return RatingAnalysis(aspect, found, system_means(rows, confidence))
