@@ -13,11 +13,11 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from comperbench.errors import DataFormatError
+from comperbench.human.vote_counts import comparisons_from_votes, read_votes
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import analyse
 from comperbench.stats.pairwise_tests import pair_tests
 from comperbench.stats.rates import pairwise_rate_tests, rate_test, rate_tests, rates
-from comperbench.human.vote_counts import comparisons_from_votes, read_votes
 
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
 
@@ -183,3 +183,47 @@ def test_analyse_needs_resamples_and_permutations() -> None:
         analyse(_individual_votes(), n_resamples=0)
     with pytest.raises(ValueError, match="at least one bootstrap resample and one permutation"):
         analyse(_individual_votes(), n_permutations=0)
+
+
+def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
+    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+    from comperbench.stats.resampling import bootstrap_indices
+
+    rng = np.random.default_rng(3)
+    units = np.repeat(np.arange(40), 3)  # three votes on each of 40 items
+    outcome = rng.choice([0.0, 0.5, 1.0], size=units.size, p=[0.35, 0.2, 0.45])
+    got = unit_bootstrap_p(units.astype(str), outcome, n_resamples=500, seed=7)
+    # the same resamples gathered item by item, in a plain loop
+    names = np.unique(units.astype(str))
+    index = bootstrap_indices(names.size, 500, 7)
+    by_item = {name: outcome[units.astype(str) == name] for name in names}
+    stats = np.array(
+        [np.concatenate([by_item[names[i]] for i in row]).mean() - 0.5 for row in index]
+    )
+    below = (np.sum(stats <= 0) + 1) / 501
+    above = (np.sum(stats >= 0) + 1) / 501
+    assert got == pytest.approx(min(1.0, 2 * min(below, above)))
+
+
+def test_unit_bootstrap_p_hand_values() -> None:
+    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+
+    # every item prefers a: no resample reaches 0, so p is the floor 2 / (B + 1)
+    assert unit_bootstrap_p(np.arange(30).astype(str), np.ones(30), 99, 0) == pytest.approx(0.02)
+    # all ties: every resample is exactly 0, p capped at 1
+    assert unit_bootstrap_p(np.arange(30).astype(str), np.full(30, 0.5), 99, 0) == 1.0
+
+
+def test_one_vote_per_unit_bootstrap_p_is_close_to_the_sign_test() -> None:
+    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+
+    outcome = np.r_[np.ones(70), np.zeros(50)]
+    p = unit_bootstrap_p(np.arange(120).astype(str), outcome, 4000, 1)
+    assert p == pytest.approx(sps.binomtest(70, 120, 0.5).pvalue, abs=0.03)
+
+
+def test_pair_tests_have_a_bootstrap_column_only_with_units() -> None:
+    c = Comparisons.of(["a", "a", "b"], ["b", "c", "c"], [1.0, 0.0, 0.5], units=["i", "i", "j"])
+    assert "bootstrap_p" in pair_tests(c, n_resamples=50)
+    plain = Comparisons.of(["a", "a", "b"], ["b", "c", "c"], [1.0, 0.0, 0.5])
+    assert "bootstrap_p" not in pair_tests(plain, n_resamples=50)

@@ -194,30 +194,42 @@ def _print_omnibus(result: PairwiseAnalysis) -> None:
         )
 
 
+EXTRA_TESTS = {
+    "bootstrap_p": ("bootstrap p", "bootstrap tests over {unit}s (each {unit}'s votes together)"),
+    "mcnemar_p": ("McNemar p", "exact McNemar tests on their selections as best"),
+}
+
+
 def print_pairs(
     result: PairwiseAnalysis, test: str = SIGN_TEST, family: str = "sign tests"
 ) -> None:
-    """The test of every pair: `test` says what the sign test is here, `family` names its
-    tests in the correction's line."""
+    """The tests of every pair: `test` says what the sign test is here, `family` names its
+    tests in the correction's line; then the bootstrap and McNemar tests where computed."""
     pairs, correction = result.pairs, result.correction
-    mcnemar = "mcnemar_p" in pairs
+    extra = [column for column in EXTRA_TESTS if column in pairs]
     headers = ["system A", "system B", "A wins", "B wins", "ties", "sign p"]
     headers += adjusted_header(correction)
-    if mcnemar:
-        headers += ["McNemar p", *adjusted_header(correction)]
+    for column in extra:
+        headers += [EXTRA_TESTS[column][0], *adjusted_header(correction)]
     rows = []
     for _, r in pairs.iterrows():
         row = [r["system_a"], r["system_b"], r["wins_a"], r["wins_b"], r["ties"]]
-        row += p_cells(r["sign_p"], r["sign_p_adjusted"], correction)
-        if mcnemar:
-            row += p_cells(r["mcnemar_p"], r["mcnemar_p_adjusted"], correction)
+        for column in ["sign_p", *extra]:
+            row += p_cells(r[column], r[f"{column}_adjusted"], correction)
         rows.append(row)
-    print(f"\nevery pair of systems: {test}", end="")
-    print(", exact McNemar test on their selections as best" if mcnemar else "")
+    unit = result.comparisons.unit_name
+    print(f"\nevery pair of systems: {test}")
     print(format_table(headers, rows, indent=2))
-    print(describe(correction, int(pairs["sign_p"].notna().sum()), family), end="")
-    tested = int(pairs["mcnemar_p"].notna().sum()) if mcnemar else 0
-    print(f"; the same over {tested} McNemar tests" if mcnemar else "")
+    print(describe(correction, int(pairs["sign_p"].notna().sum()), family))
+    for column in extra:
+        what = EXTRA_TESTS[column][1].format(unit=unit)
+        print(f"  the same over {int(pairs[column].notna().sum())} {what}")
+    if "bootstrap_p" in pairs:
+        floor = 2 / (result.n_resamples + 1)
+        print(
+            f"note: with {result.n_resamples} resamples no bootstrap p is below {floor:.2g}; "
+            "more --resamples resolve smaller p-values"
+        )
 
 
 def _print_agreement(agreement: pd.DataFrame) -> None:

@@ -47,6 +47,8 @@ class PairwiseAnalysis:
     expected: pd.DataFrame | None
     """Each system's win rate (ties left out) against the expected rate (`rates.rate_tests`)."""
     correction: Correction
+    n_resamples: int
+    """Bootstrap resamples of the ratings' intervals and of the pairs' bootstrap tests."""
 
 
 def _ratings(
@@ -120,7 +122,18 @@ def analyse(
     if expected is not None:
         decided = wtl["wins"] + wtl["losses"]
         tested = rate_tests(wtl["wins"], decided, expected, alternative, correction)
-    pairs = pair_tests(c, selected, correction)
+    pairs = pair_tests(c, selected, correction, n_resamples, seed)
     return PairwiseAnalysis(
-        c, wtl, wmt, ratings, undefined, chi, dropped, cochran, pairs, tested, correction
+        c,
+        wtl,
+        wmt,
+        ratings,
+        undefined,
+        chi,
+        dropped,
+        cochran,
+        pairs,
+        tested,
+        correction,
+        n_resamples,
     )

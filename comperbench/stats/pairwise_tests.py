@@ -10,7 +10,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.stats.multiplicity import Correction, adjust
-from comperbench.stats.pairwise import Comparisons, pair_counts
+from comperbench.stats.pairwise import Comparisons, canonical, pair_counts
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 
 
 def sign_test(wins_a: int, wins_b: int) -> float:
@@ -74,17 +75,56 @@ def cochrans_q(binary: np.ndarray) -> tuple[float, float, int]:
     return float(q), float(sps.chi2.sf(q, k - 1)), k - 1
 
 
+def unit_bootstrap_p(
+    units: np.ndarray, outcome: np.ndarray, n_resamples: int = 1000, seed: int = 0
+) -> float:
+    """Two-sided bootstrap test of no preference between two systems, resampling units (items,
+    turns) so that several votes on one unit stay together: the statistic is the mean outcome
+    (1 a wins, 0 b wins, 0.5 tie) minus 0.5, and p = 2 min(P*(stat <= 0), P*(stat >= 0)), each
+    share counted as (k + 1) / (B + 1), capped at 1 (the percentile interval inverted)."""
+    names, index = np.unique(units.astype(str), return_inverse=True)
+    sums = np.bincount(index, weights=outcome - 0.5, minlength=names.size)
+    sizes = np.bincount(index, minlength=names.size).astype(float)
+    W = counts_from_indices(bootstrap_indices(names.size, n_resamples, seed), names.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stat = (W @ sums) / (W @ sizes)
+    below = (np.count_nonzero(stat <= 0) + 1) / (n_resamples + 1)
+    above = (np.count_nonzero(stat >= 0) + 1) / (n_resamples + 1)
+    return float(min(1.0, 2 * min(below, above)))
+
+
+def _bootstrap_column(c: Comparisons, pairs: pd.DataFrame, n_resamples: int, seed: int) -> list:
+    canon = canonical(c)
+    frame = pd.DataFrame(
+        {"a": canon.a, "b": canon.b, "unit": canon.units, "outcome": canon.outcome}
+    )
+    groups = dict(list(frame.groupby(["a", "b"], sort=False)))
+    return [
+        unit_bootstrap_p(g["unit"].to_numpy(), g["outcome"].to_numpy(), n_resamples, seed)
+        for g in (groups[(a, b)] for a, b in zip(pairs["system_a"], pairs["system_b"], strict=True))
+    ]
+
+
 def pair_tests(
-    c: Comparisons, selected: pd.DataFrame | None = None, correction: Correction = "holm"
+    c: Comparisons,
+    selected: pd.DataFrame | None = None,
+    correction: Correction = "holm",
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Every pair of systems: wins, ties and the exact sign test of equal preference (ties left
-    out); with `selected` (contexts x systems 0/1, see `judgments.selections`) also McNemar's
-    exact test on the two systems' selections. Each test is a family of its own, adjusted by
-    `correction` into `*_adjusted`."""
+    out); with units, also `unit_bootstrap_p`, which keeps the votes of one unit together; with
+    `selected` (contexts x systems 0/1, see `judgments.selections`) also McNemar's exact test on
+    the two systems' selections. Each test is a family of its own, adjusted by `correction` into
+    `*_adjusted`."""
     pairs = pair_counts(c)
     sign = [sign_test(a, b) for a, b in zip(pairs["wins_a"], pairs["wins_b"], strict=True)]
     pairs["sign_p"] = np.asarray(sign, dtype=float)
     pairs["sign_p_adjusted"] = adjust(pairs["sign_p"].to_numpy(), correction)
+    if c.units is not None:
+        boot = _bootstrap_column(c, pairs, n_resamples, seed)
+        pairs["bootstrap_p"] = np.asarray(boot, dtype=float)
+        pairs["bootstrap_p_adjusted"] = adjust(pairs["bootstrap_p"].to_numpy(), correction)
     if selected is not None and len(selected):
         known = set(selected.columns)
         mcnemar_p = [
