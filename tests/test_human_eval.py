@@ -116,7 +116,9 @@ def test_rates_of_a_binary_aspect_with_wilson_intervals(
     understandable = bench.human_scores("understandable")
     argmax = np.asarray(bench.table.column("system").to_pylist()) == "Argmax Decoding"
     count = int(np.sum(understandable[argmax] > 0.5))
-    assert main(["human", "labels", "--benchmark", "usr-topical", "--aspect", "understandable"]) == 0
+    assert (
+        main(["human", "labels", "--benchmark", "usr-topical", "--aspect", "understandable"]) == 0
+    )
     out = capsys.readouterr().out
     low, high = proportion_confint(count, int(argmax.sum()), method="wilson")
     line = next(line for line in out.splitlines() if line.startswith("Argmax Decoding  "))
