@@ -1,4 +1,4 @@
-"""`comperbench compare | agreement | power` on a real benchmark."""
+"""`comperbench compare | agreement` on a real benchmark."""
 
 from __future__ import annotations
 
@@ -149,13 +149,6 @@ def test_agreement_per_aspect(data_root: Path, capsys: pytest.CaptureFixture[str
     assert out.count("alpha-interval") >= 6 and "maintains_context" in out
 
 
-def test_power_commands(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["power", "mcnemar", "--p10", "0.2", "--p01", "0.1"]) == 0
-    assert "n needed = 234" in capsys.readouterr().out
-    assert main(["power", "ttest", "--d", "0.5"]) == 0
-    assert "n needed = 64" in capsys.readouterr().out
-
-
 def test_compare_lists_a_constant_metric_as_not_ranked(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -191,17 +184,13 @@ def test_compare_json_holds_correlations_matrix_and_adjusted_p_values(
     assert adjusted[1][0] == pytest.approx(expected[raw[1][0]])
 
 
-def test_agreement_and_power_print_json(
-    data_root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_agreement_prints_json(data_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     argv = ["agreement", "--benchmark", "usr-persona", "--aspect", "overall", "--json"]
     assert main([*argv, "--resamples", "20", "--data-dir", str(data_root)]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["aspect"] for r in rows} == {"overall"} and rows[0]["n_items"] == 300
-    assert main(["power", "binomial", "--p1", "0.6", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["n"] == 199
 
 
 def test_compare_pairwise_permutation_with_early_stopping_and_conventions(

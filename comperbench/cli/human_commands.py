@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 import importlib
 
-ACTIONS = ("human_votes", "human_selections", "human_labels", "human_ratings", "human_template")
+ACTIONS = (
+    "human_votes",
+    "human_selections",
+    "human_labels",
+    "human_ratings",
+    "human_template",
+    "human_plan",
+)
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -1,11 +1,10 @@
-"""`comperbench compare | agreement | power`: significance between metrics, inter-annotator
-agreement, and sample size / power of the tests human evaluations use."""
+"""`comperbench compare | agreement`: significance between metrics and inter-annotator
+agreement."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,6 @@ from comperbench.cli.common import (
 )
 from comperbench.errors import ComperbenchError, DataFormatError
 from comperbench.stats import multiplicity
-from comperbench.stats import power as pw
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import CorrelationResult, correlation_table
 from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
@@ -290,53 +288,6 @@ def run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_power(args: argparse.Namespace) -> int:
-    test, se = args.test, None
-    if test == "binomial":
-        options = dict(method=args.method, alternative=args.alternative)
-        n = args.n or pw.binomial_sample_size(args.p0, args.p1, args.alpha, args.power, **options)
-        value = pw.binomial_power(n, args.p0, args.p1, args.alpha, **options)
-        what = (
-            f"one-sample binomial test ({args.method}, {args.alternative}), "
-            f"expected rate p0={args.p0:g}, true rate p1={args.p1:g}"
-        )
-    elif test == "mcnemar":
-        n = args.n or pw.mcnemar_sample_size(args.p10, args.p01, args.alpha, args.power)
-        value = pw.mcnemar_power(n, args.p10, args.p01, args.alpha)
-        what = f"McNemar (Connor 1987), discordant p10={args.p10:g}, p01={args.p01:g}"
-    elif test == "chisquare":
-        n = args.n or pw.chisquare_sample_size(args.w, args.k, args.alpha, args.power)
-        value = pw.chisquare_power(n, args.w, args.k, args.alpha)
-        what = f"chi-square over k={args.k}, Cohen's w={args.w:g}"
-    elif test == "cochran":
-        p = [float(x) for x in args.p.split(",")]
-        simulation = dict(n_simulations=args.simulations, seed=args.seed)
-        n = args.n or pw.cochrans_q_sample_size(
-            p, args.alpha, args.power, args.method, **simulation
-        )
-        if args.method == "analytic":
-            value = pw.cochrans_q_power(n, p, args.alpha)
-            what = f"Cochran's Q, proportions {p} (noncentral chi-square approximation)"
-        else:
-            mc = pw.cochrans_q_power_mc(n, p, args.alpha, **simulation)
-            value, se = mc.power, mc.se
-            what = (
-                f"Cochran's Q, proportions {p} (Monte Carlo, {args.simulations} simulations, "
-                f"seed {args.seed})"
-            )
-    else:
-        n = args.n or pw.ttest_sample_size(args.d, args.alpha, args.power)
-        value = pw.ttest_power(n, args.d, args.alpha)
-        what = f"two-sample t-test, Cohen's d={args.d:g} (n per group)"
-    if args.json:
-        print_json({"test": what, "alpha": args.alpha, "n": n, "power": value, "power_se": se})
-        return 0
-    label = "n" if args.n else "n needed"
-    error = "" if se is None else f" ± {se:.3f} (Monte Carlo standard error)"
-    print(f"{what}, alpha={args.alpha:g}: {label} = {n}, power = {value:.3f}{error}")
-    return 0
-
-
 def register(commands: argparse._SubParsersAction) -> None:
     compare = commands.add_parser("compare", help="significance matrix and clusters of metrics")
     add_common_arguments(compare)
@@ -396,72 +347,3 @@ def register(commands: argparse._SubParsersAction) -> None:
     agree.add_argument("--statistics", help=f"comma-separated, from {','.join(STATISTICS)}")
     agree.add_argument("--json", action="store_true", help="print JSON instead of a table")
     agree.set_defaults(run=located(run_agreement))
-
-    _register_power(commands)
-
-
-def _register_power(commands: argparse._SubParsersAction) -> None:
-    power = commands.add_parser("power", help="sample size or power of a test")
-    tests = power.add_subparsers(dest="test", required=True, metavar="TEST")
-    binomial_help = "\n".join(
-        textwrap.fill(f"{k}: {v}", 88, initial_indent="  ", subsequent_indent="    ")
-        for k, v in pw.BINOMIAL_METHODS.items()
-    )
-    for name, help_text, description in [
-        (
-            "binomial",
-            "one-sample binomial test: one system's win or select-all-that-apply rate against "
-            "an expected rate",
-            f"methods (--method):\n{binomial_help}\n  (z_a = z_(1-alpha/2), or z_(1-alpha) "
-            "one-sided; z_b = z_(power); q = 1 - p)",
-        ),
-        ("mcnemar", "McNemar's test for paired selections", None),
-        ("chisquare", "chi-square over k systems", None),
-        (
-            "cochran",
-            "Cochran's Q over k systems",
-            "analytic (default): noncentral chi-square with k - 1 dof and noncentrality the Q "
-            "statistic of the expected table (Cohen 1988, ch. 7); monte-carlo: seeded simulation, "
-            "printed with its standard error. Both draw each system's selection independently.",
-        ),
-        ("ttest", "two-sample t-test", None),
-    ]:
-        sub = tests.add_parser(
-            name,
-            help=help_text,
-            description=description,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        sub.add_argument("--alpha", type=float, default=0.05)
-        sub.add_argument("--json", action="store_true", help="print JSON instead of a line")
-        sub.add_argument(
-            "--power", type=float, default=0.8, help="target power (when --n is absent)"
-        )
-        sub.add_argument("--n", type=int, help="compute the power for this n instead")
-        sub.set_defaults(run=located(run_power))
-        if name == "binomial":
-            sub.add_argument("--p0", type=float, default=0.5, help="expected rate under H0")
-            sub.add_argument("--p1", type=float, required=True, help="true rate to detect")
-            sub.add_argument("--method", choices=list(pw.BINOMIAL_METHODS), default="exact")
-            sub.add_argument(
-                "--alternative", choices=["two-sided", "greater", "less"], default="two-sided"
-            )
-        elif name == "mcnemar":
-            sub.add_argument(
-                "--p10", type=float, required=True, help="share of pairs only A selects"
-            )
-            sub.add_argument(
-                "--p01", type=float, required=True, help="share of pairs only B selects"
-            )
-        elif name == "chisquare":
-            sub.add_argument("--w", type=float, required=True, help="Cohen's effect size w")
-            sub.add_argument("--k", type=int, required=True, help="number of systems (categories)")
-        elif name == "cochran":
-            sub.add_argument(
-                "--p", required=True, help="success proportion of each system, comma-separated"
-            )
-            sub.add_argument("--method", choices=["analytic", "monte-carlo"], default="analytic")
-            sub.add_argument("--simulations", type=int, default=10_000, help="for monte-carlo")
-            sub.add_argument("--seed", type=int, default=0, help="for monte-carlo")
-        else:
-            sub.add_argument("--d", type=float, required=True, help="Cohen's d")

@@ -184,6 +184,44 @@ def mcnemar_power(n: int, p10: float, p01: float, alpha: float = 0.05) -> float:
     )
 
 
+def _check_two_proportions(p1: float, p2: float) -> None:
+    _proportion("p1", p1, open_interval=True)
+    _proportion("p2", p2, open_interval=True)
+
+
+def two_proportion_sample_size(
+    p1: float, p2: float, alpha: float = 0.05, power: float = 0.8
+) -> int:
+    """Units per group for the two-sided two-proportion z-test (pooled variance):
+    n = (z_a sqrt(2 pbar qbar) + z_b sqrt(p1 q1 + p2 q2))^2 / (p1 - p2)^2 rounded up, with
+    pbar = (p1 + p2) / 2 (Fleiss, Levin & Paik 2003, ch. 4, without continuity correction)."""
+    _check_two_proportions(p1, p2)
+    if p1 == p2:
+        raise ValueError(
+            f"p1 equals p2 ({p1:g}): there is no effect to detect, so no sample size reaches "
+            "the target power"
+        )
+    null, alt = _two_proportion_sds(p1, p2)
+    root = sps.norm.ppf(1 - alpha / 2) * null + sps.norm.ppf(power) * alt
+    return int(np.ceil((root / (p1 - p2)) ** 2))
+
+
+def two_proportion_power(n: int, p1: float, p2: float, alpha: float = 0.05) -> float:
+    """Power of the two-sided two-proportion z-test with n units per group:
+    Phi((|p1 - p2| sqrt(n) - z_a sqrt(2 pbar qbar)) / sqrt(p1 q1 + p2 q2)), the far tail left
+    out as in `two_proportion_sample_size`."""
+    _check_two_proportions(p1, p2)
+    null, alt = _two_proportion_sds(p1, p2)
+    za = sps.norm.ppf(1 - alpha / 2)
+    return float(sps.norm.cdf((abs(p1 - p2) * np.sqrt(n) - za * null) / alt))
+
+
+def _two_proportion_sds(p1: float, p2: float) -> tuple[float, float]:
+    """sqrt(2 pbar qbar) under the null and sqrt(p1 q1 + p2 q2) under the alternative."""
+    pbar = (p1 + p2) / 2
+    return float(np.sqrt(2 * pbar * (1 - pbar))), float(np.sqrt(p1 * (1 - p1) + p2 * (1 - p2)))
+
+
 def chisquare_power(n: int, effect_w: float, k: int, alpha: float = 0.05) -> float:
     """Power of a chi-square test with k - 1 degrees of freedom for Cohen's effect size w."""
     df = k - 1
