@@ -48,9 +48,18 @@ def test_jsonl_reads_like_csv(tmp_path: Path) -> None:
         (HEADER + "1,A,B,a,\n", "votes.csv", "line 2.*'annotator'.*missing annotator"),
         ("item,system_a,system_b,annotator\n", "votes.csv", "line 1.*missing column.*outcome"),
         (HEADER, "votes.csv", "no vote rows"),
-        ('{"item": 1}\n[1, 2]\n', "votes.jsonl", "line 2.*not a JSON object"),
+        (
+            '{"item": 1, "system_a": "x", "system_b": "y", "outcome": "a", "annotator": "w"}\n[1, 2]\n',
+            "votes.jsonl",
+            "line 2.*not a JSON object",
+        ),
+        ('{"item": 1}\n', "votes.jsonl", "line 1, field 'system_a': missing key"),
         ("[" * 100_000 + "\n", "votes.jsonl", "line 1.*not a JSON object"),
-        ('{"item": {"a": 1}}\n', "votes.jsonl", "line 1.*'item'.*nested"),
+        (
+            '{"item": {"a": 1}, "system_a": "x", "system_b": "y", "outcome": "a", "annotator": "w"}\n',
+            "votes.jsonl",
+            "line 1.*'item'.*nested",
+        ),
         ("x", "votes.txt", "unknown file type"),
     ],
 )

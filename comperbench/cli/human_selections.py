@@ -58,7 +58,11 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
 
 
 def _payload(found: SelectionAnalysis, about: str) -> dict:
+    shared = pairwise_payload(found.pairwise, about)
+    for key in ("chi_square", "dropped_outcomes", "cochran", "expected"):
+        del shared[key]  # the setting's own tests replace them
     return {
+        **shared,
         "turns": found.turns,
         "selection_rates": found.rates,
         "omnibus": {"test": OMNIBUS[found.setting], **vars(found.omnibus)}
@@ -67,7 +71,6 @@ def _payload(found: SelectionAnalysis, about: str) -> dict:
         "omnibus_note": found.omnibus_note,
         "pair_test": PAIR_TEST[found.setting],
         "expected": found.expected,
-        **pairwise_payload(found.pairwise, about),
     }
 
 

@@ -42,9 +42,11 @@ def csv_rows(path: str | Path, required: Sequence[str]) -> list[Located]:
         return [({"line": reader.line_num}, row) for row in reader]
 
 
-def jsonl_rows(path: str | Path, text_fields: Sequence[str]) -> list[Located]:
-    """The JSON objects of a JSON-lines file (blank lines skipped); a `text_fields` value that is
-    an object or a list is an error."""
+def jsonl_rows(
+    path: str | Path, required: Sequence[str], lists: Sequence[str] = ()
+) -> list[Located]:
+    """The JSON objects of a JSON-lines file (blank lines skipped), each with every `required`
+    key; a required value that is an object, or a list outside `lists`, is an error."""
     file, rows = str(path), []
     with read_errors(file), open(path, encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
@@ -56,8 +58,13 @@ def jsonl_rows(path: str | Path, text_fields: Sequence[str]) -> list[Located]:
                 raise DataFormatError(f"not a JSON object: {exc}", file=file, line=number) from None
             if not isinstance(row, dict):
                 raise DataFormatError("not a JSON object", file=file, line=number)
-            for field in text_fields:
-                if isinstance(row.get(field), dict | list):
+            missing = [field for field in required if field not in row]
+            if missing:
+                raise DataFormatError("missing key", file=file, line=number, field=missing[0])
+            for field in required:
+                if isinstance(row[field], dict) or (
+                    isinstance(row[field], list) and field not in lists
+                ):
                     raise DataFormatError(
                         "expected text, got a nested value", file=file, line=number, field=field
                     )
@@ -91,7 +98,7 @@ def read_rows(
     if suffix == ".csv":
         return csv_rows(path, required)
     if suffix == ".jsonl":
-        return jsonl_rows(path, [f for f in required if f not in lists])
+        return jsonl_rows(path, required, lists)
     if suffix == ".parquet":
         return parquet_rows(path, required)
     raise DataFormatError(

@@ -29,8 +29,6 @@ def _systems(row: dict, field: str, where: dict, file: str) -> tuple[str, ...]:
     value = row.get(field)
     if isinstance(value, list):
         names = [str(v).strip() for v in value]
-    elif isinstance(value, dict):
-        raise DataFormatError("expected systems, got an object", file=file, field=field, **where)
     else:
         found = "" if value is None else str(value).strip()
         names = [part.strip() for part in found.split(SEPARATOR)] if found else []
