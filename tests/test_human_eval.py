@@ -1,4 +1,4 @@
-"""Preferences and selections derived from shared-context ratings; `comperbench pairwise | rates`."""
+"""Preferences and selections derived from shared-context ratings; `comperbench human votes | labels` on benchmarks."""
 
 from __future__ import annotations
 
