@@ -6,6 +6,8 @@ import argparse
 
 import pandas as pd
 
+from comperbench.cli.common import add_exclude_argument
+from comperbench.errors import ComperbenchError
 from comperbench.stats.multiplicity import CORRECTIONS, describe
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
@@ -27,6 +29,36 @@ def add_test_options(parser: argparse.ArgumentParser, expected_help: str) -> Non
         "--alternative", choices=["two-sided", "greater", "less"], default="two-sided"
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def add_sources(parser: argparse.ArgumentParser, file_help: str, aspect_help: str) -> None:
+    """--file or --benchmark (one of them), and the benchmark's --aspect, --level, --split,
+    --data-dir and --exclude-system."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--file", metavar="FILE", help=file_help)
+    source.add_argument("--benchmark", help="benchmark name (see `list`)")
+    parser.add_argument("--aspect", help=aspect_help)
+    parser.add_argument("--level", choices=["turn", "dialogue"])
+    parser.add_argument("--split", help="only this split")
+    parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
+    add_exclude_argument(parser)
+
+
+BENCHMARK_ONLY = {
+    "aspect": "--aspect",
+    "level": "--level",
+    "split": "--split",
+    "data_dir": "--data-dir",
+    "exclude_system": "--exclude-system",
+}
+
+
+def refuse_benchmark_options(args: argparse.Namespace, **more: str) -> None:
+    """Fail when options of `add_sources`' --benchmark (or `more`, attribute -> flag) come with
+    --file."""
+    given = [flag for name, flag in {**BENCHMARK_ONLY, **more}.items() if getattr(args, name)]
+    if given:
+        raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --file")
 
 
 def add_resampling_options(parser: argparse.ArgumentParser) -> None:

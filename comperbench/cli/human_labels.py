@@ -9,21 +9,21 @@ import argparse
 import numpy as np
 
 from comperbench.benchmark import Benchmark
-from comperbench.cli.common import add_exclude_argument, load_from_arguments, located, print_json
+from comperbench.cli.common import load_from_arguments, located, print_json
 from comperbench.cli.human_common import (
     add_resampling_options,
+    add_sources,
     add_test_options,
     print_expected,
     print_rate_tests,
     print_rates,
+    refuse_benchmark_options,
 )
 from comperbench.errors import ComperbenchError
 from comperbench.human.labels import as_ratings, read_labels
 from comperbench.stats.label_analysis import LabelAnalysis, analyse_labels, majority_labels
 from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number, p_value
-
-BENCHMARK_ONLY = {"aspect": "--aspect", "level": "--level", "split": "--split"}
 
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
@@ -74,11 +74,7 @@ def _benchmark_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalys
 
 
 def _file_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalysis]]:
-    given = [flag for name, flag in BENCHMARK_ONLY.items() if getattr(args, name)]
-    if given or args.data_dir or args.exclude_system:
-        raise ComperbenchError(
-            "--aspect, --level, --split, --data-dir and --exclude-system apply to --benchmark only"
-        )
+    refuse_benchmark_options(args)
     labels = read_labels(args.file)
     ratings = as_ratings(labels)
     out = []
@@ -169,19 +165,12 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="binary labels per system (behaviours, or a benchmark's 0-1 aspect): rates, tests, "
         "Krippendorff's alpha",
     )
-    source = labels.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        "--file",
-        metavar="FILE",
-        help="behaviour labels (.csv, .jsonl or .parquet: dialogue,turn,system,behaviour,value,"
+    add_sources(
+        labels,
+        "behaviour labels (.csv, .jsonl or .parquet: dialogue,turn,system,behaviour,value,"
         "annotator; value 0 or 1)",
+        "with --benchmark: a 0-1 aspect, e.g. understandable",
     )
-    source.add_argument("--benchmark", help="benchmark name (see `list`), with --aspect")
-    labels.add_argument("--aspect", help="a 0-1 aspect of the benchmark, e.g. understandable")
-    labels.add_argument("--level", choices=["turn", "dialogue"])
-    labels.add_argument("--split", help="only this split")
-    labels.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
-    add_exclude_argument(labels)
     labels.add_argument("--confidence", type=float, default=0.95)
     add_resampling_options(labels)
     add_test_options(labels, "also test each system's rate against this rate (exact binomial test)")

@@ -16,17 +16,18 @@ import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
-    add_exclude_argument,
     load_from_arguments,
     located,
     print_json,
 )
 from comperbench.cli.human_common import (
     add_resampling_options,
+    add_sources,
     add_test_options,
     adjusted_header,
     p_cells,
     print_expected,
+    refuse_benchmark_options,
 )
 from comperbench.errors import ComperbenchError
 from comperbench.human.vote_counts import comparisons_from_votes, read_votes
@@ -51,14 +52,6 @@ from comperbench.textutil import table as format_table
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
-BENCHMARK_ONLY = {
-    "aspect": "--aspect",
-    "write_votes": "--write-votes",
-    "level": "--level",
-    "split": "--split",
-    "data_dir": "--data-dir",
-    "exclude_system": "--exclude-system",
-}
 
 
 def _load(args: argparse.Namespace) -> Benchmark:
@@ -115,9 +108,7 @@ def _one_vote_per_row(path: str) -> bool:
 
 
 def _votes_games(args: argparse.Namespace) -> Games:
-    given = [flag for name, flag in BENCHMARK_ONLY.items() if getattr(args, name)]
-    if given:
-        raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --file")
+    refuse_benchmark_options(args, write_votes="--write-votes")
     if _one_vote_per_row(args.file):
         rows = read_vote_rows(args.file)
         games = comparisons_from_vote_rows(rows)
@@ -307,25 +298,18 @@ def register(actions: argparse._SubParsersAction) -> None:
         help="rank systems from pairwise preferences: your A/B votes or a benchmark's shared "
         "contexts",
     )
-    source = votes.add_mutually_exclusive_group(required=True)
-    source.add_argument(
-        "--file",
-        metavar="FILE",
-        help="votes one per row (.csv or .jsonl: item,system_a,system_b,outcome,annotator; "
+    add_sources(
+        votes,
+        "votes one per row (.csv, .jsonl or .parquet: item,system_a,system_b,outcome,annotator; "
         "outcome a, b or tie), or vote counts per pair of systems (.csv: "
         "system_a,system_b,wins_a,wins_b,ties)",
+        "with --benchmark: the human aspect (default: the benchmark's default)",
     )
-    source.add_argument("--benchmark", help="benchmark name (see `list`)")
-    votes.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
     votes.add_argument(
         "--write-votes",
         metavar="FILE.csv",
         help="also write the benchmark's preferences as votes one per row (the --file format)",
     )
-    votes.add_argument("--level", choices=["turn", "dialogue"])
-    votes.add_argument("--split", help="only this split")
-    votes.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
-    add_exclude_argument(votes)
     add_rating_options(votes)
     add_test_options(
         votes,

@@ -14,11 +14,10 @@ from pathlib import Path
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.human.rows import FirstSeen, read_rows, text
+from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 
 LABEL_COLUMNS = ("dialogue", "turn", "system", "behaviour", "value", "annotator")
 RATING_COLUMNS = ("item_id", "system", "aspect", "annotator", "value")
-MAX_ROWS = 10_000_000
 
 
 def _binary(value: object, where: dict, file: str) -> int:
@@ -34,10 +33,7 @@ def _binary(value: object, where: dict, file: str) -> int:
 def labels_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated labels from located rows: the label columns plus `item_id`, one per
     (dialogue, turn, system)."""
-    if not rows:
-        raise DataFormatError("no label rows", file=file)
-    if len(rows) > MAX_ROWS:
-        raise DataFormatError(f"{len(rows)} labels; at most {MAX_ROWS} are supported", file=file)
+    check_size(rows, file, "label rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
         dialogue, turn, system, behaviour = (text(row, f, where, file) for f in LABEL_COLUMNS[:4])

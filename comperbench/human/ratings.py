@@ -14,11 +14,10 @@ import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.human.rows import FirstSeen, read_rows, text
+from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 
 RATING_FILE_COLUMNS = ("item", "system", "aspect", "value", "annotator", "level")
 LEVELS = ("turn", "dialogue")
-MAX_ROWS = 10_000_000
 
 
 def _number(value: object, where: dict, file: str) -> float:
@@ -40,10 +39,7 @@ def _number(value: object, where: dict, file: str) -> float:
 def ratings_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated ratings from located rows: the file's columns plus `item_id`, one per
     (level, item, system)."""
-    if not rows:
-        raise DataFormatError("no rating rows", file=file)
-    if len(rows) > MAX_ROWS:
-        raise DataFormatError(f"{len(rows)} ratings; at most {MAX_ROWS} are supported", file=file)
+    check_size(rows, file, "rating rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
         item, system, aspect = (text(row, f, where, file) for f in RATING_FILE_COLUMNS[:3])

@@ -106,6 +106,17 @@ def read_rows(
     )
 
 
+MAX_ROWS = 10_000_000
+
+
+def check_size(rows: Sequence[Located], file: str, what: str) -> None:
+    """A file holds at least one and at most `MAX_ROWS` rows of `what` (votes, labels...)."""
+    if not rows:
+        raise DataFormatError(f"no {what}", file=file)
+    if len(rows) > MAX_ROWS:
+        raise DataFormatError(f"{len(rows)} {what}; at most {MAX_ROWS} are supported", file=file)
+
+
 def text(row: dict, field: str, where: dict, file: str) -> str:
     """The non-empty text of a required field."""
     value = row.get(field)

@@ -16,12 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.human.rows import FirstSeen, read_rows, text
+from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 
 SELECTION_COLUMNS = ("dialogue", "turn", "shown", "selected", "annotator", "setting")
 SETTINGS = ("soba", "sata")
 SEPARATOR = "|"
-MAX_ROWS = 10_000_000
 
 
 def _systems(row: dict, field: str, where: dict, file: str) -> tuple[str, ...]:
@@ -78,12 +77,7 @@ def _selection(row: dict, where: dict, file: str) -> tuple:
 def selections_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated selections from located rows: the selection columns (`shown` and `selected` as
     tuples, `setting` soba or sata) plus `unit`, one per (dialogue, turn)."""
-    if not rows:
-        raise DataFormatError("no selection rows", file=file)
-    if len(rows) > MAX_ROWS:
-        raise DataFormatError(
-            f"{len(rows)} selections; at most {MAX_ROWS} are supported", file=file
-        )
+    check_size(rows, file, "selection rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
         selection = _selection(row, where, file)

@@ -16,12 +16,11 @@ import numpy as np
 import pandas as pd
 
 from comperbench.errors import DataFormatError
-from comperbench.human.rows import FirstSeen, read_rows, text
+from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 from comperbench.stats.pairwise import Comparisons
 
 VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
 OUTCOMES = {"a": 1.0, "b": 0.0, "tie": 0.5}
-MAX_ROWS = 10_000_000
 AGREEMENT = ("all agree", "one disagrees", "all disagree", "other split")
 
 
@@ -48,10 +47,7 @@ def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFram
     """Validated votes from (location, row) pairs (`line=` or `record=` names the row in
     errors), each pair in sorted order: columns item, system_a, system_b, outcome (1 a wins,
     0 b wins, 0.5 tie), annotator."""
-    if not rows:
-        raise DataFormatError("no vote rows", file=file)
-    if len(rows) > MAX_ROWS:
-        raise DataFormatError(f"{len(rows)} votes; at most {MAX_ROWS} are supported", file=file)
+    check_size(rows, file, "vote rows")
     seen = FirstSeen(file)
     votes = []
     for where, row in rows:
