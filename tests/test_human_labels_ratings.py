@@ -276,3 +276,13 @@ def test_a_benchmark_aspect_gets_the_alpha_of_its_individual_labels(
         krippendorff.alpha(matrix, level_of_measurement="nominal")
     )
     assert found["n_items"] == 360
+
+
+def test_ratings_over_too_few_units_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "votes.csv"
+    path.write_text(render("votes"), encoding="utf-8")
+    argv = ["human", "votes", "--file", str(path), "--resamples", "20", "--permutations", "20"]
+    assert main(argv) == 0
+    assert "note: only 2 contexts resampled" in capsys.readouterr().out

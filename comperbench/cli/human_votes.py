@@ -47,6 +47,7 @@ from comperbench.stats.multiplicity import describe
 from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
+from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
@@ -146,6 +147,10 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
             print(f"note: {name} is undefined here: {reason}")
     if not result.ratings:
         return
+    _, n_units = result.comparisons.unit_inverse()
+    small = bootstrap_note(n_units, f"{result.comparisons.unit_name}s")
+    if small:
+        print(f"note: {small}")
     first = next(iter(result.ratings.values()))
     headers, rows = ["system"], [[s] for s in first.table.index]
     for name, rated in result.ratings.items():
