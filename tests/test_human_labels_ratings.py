@@ -285,4 +285,4 @@ def test_ratings_over_too_few_units_say_so(
     path.write_text(render("votes"), encoding="utf-8")
     argv = ["human", "votes", "--file", str(path), "--resamples", "20", "--permutations", "20"]
     assert main(argv) == 0
-    assert "note: only 2 contexts resampled" in capsys.readouterr().out
+    assert "note: only 2 items resampled" in capsys.readouterr().out

@@ -68,7 +68,9 @@ def read_vote_rows(path: str | Path) -> pd.DataFrame:
 
 def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:
     """One comparison per vote, its item as the resampling unit."""
-    return Comparisons.of(votes["system_a"], votes["system_b"], votes["outcome"], votes["item"])
+    return Comparisons.of(
+        votes["system_a"], votes["system_b"], votes["outcome"], votes["item"], unit_kind="item"
+    )
 
 
 def agreement_breakdown(votes: pd.DataFrame) -> pd.DataFrame:

@@ -25,6 +25,8 @@ class Comparisons:
     units: np.ndarray | None = None
     """The unit (context, prompt) that produced each comparison; the bootstrap resamples units
     when known, since comparisons from one context are not independent."""
+    unit_kind: str = "context"
+    """What a unit is (context, item, turn), as named in notes and signatures."""
 
     @classmethod
     def of(
@@ -33,6 +35,7 @@ class Comparisons:
         b: Sequence[str],
         outcome: Sequence[float],
         units: Sequence[object] | np.ndarray | None = None,
+        unit_kind: str = "context",
     ) -> Comparisons:
         a_arr, b_arr = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
         out = np.asarray(outcome, dtype=float)
@@ -52,12 +55,13 @@ class Comparisons:
         same = a_arr == b_arr
         if same.any():
             raise ValueError(f"comparison {int(np.flatnonzero(same)[0])}: a system against itself")
-        return cls(a_arr, b_arr, out, np.unique(np.r_[a_arr, b_arr]), unit_arr)
+        return cls(a_arr, b_arr, out, np.unique(np.r_[a_arr, b_arr]), unit_arr, unit_kind)
 
     @property
     def unit_name(self) -> str:
-        """What the bootstrap resamples: `context` when units are known, else `comparison`."""
-        return "comparison" if self.units is None else "context"
+        """What the bootstrap resamples: the unit kind when units are known, else
+        `comparison`."""
+        return "comparison" if self.units is None else self.unit_kind
 
     def unit_inverse(self) -> tuple[np.ndarray, int]:
         """(unit index of each comparison, number of units); each comparison its own unit when
@@ -137,7 +141,7 @@ def canonical(c: Comparisons) -> Comparisons:
     units = np.zeros(c.a.size, dtype=str) if c.units is None else c.units.astype(str)
     order = np.lexsort((outcome, b.astype(str), a.astype(str), units))
     kept_units = None if c.units is None else c.units[order]
-    return Comparisons(a[order], b[order], outcome[order], c.systems, kept_units)
+    return Comparisons(a[order], b[order], outcome[order], c.systems, kept_units, c.unit_kind)
 
 
 def pair_counts(c: Comparisons) -> pd.DataFrame:

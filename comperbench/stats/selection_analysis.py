@@ -86,7 +86,7 @@ def _sata_comparisons(rows: pd.DataFrame) -> tuple[list, list, list, list]:
 def selection_comparisons(rows: pd.DataFrame, setting: str) -> Comparisons:
     """The comparisons implied by one setting's selections, each turn their resampling unit."""
     build = _soba_comparisons if setting == "soba" else _sata_comparisons
-    return Comparisons.of(*build(rows))
+    return Comparisons.of(*build(rows), unit_kind="turn")
 
 
 def selection_rates(rows: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
