@@ -21,24 +21,26 @@ from comperbench.cli.human_common import (
 )
 from comperbench.errors import ComperbenchError
 from comperbench.human.labels import as_ratings, read_labels
-from comperbench.stats.label_analysis import LabelAnalysis, analyse_labels, majority_labels
+from comperbench.stats.label_analysis import (
+    LabelAnalysis,
+    analyse_labels,
+    majority,
+    majority_labels,
+)
 from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number, p_value
 
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
-    """Per item 1 when the mean rating is above 0.5, 0 below, NaN at exactly 0.5 (a split vote)
-    or without a rating; and the number of split votes."""
+    """Per item the `majority` label of its mean rating of a 0-1 aspect, and the number of
+    evenly split items."""
     spec = bench.metadata.aspect(aspect)
     if (spec.min, spec.max) != (0, 1):
         raise ComperbenchError(
             f"aspect {aspect!r} of {bench.name} is rated {spec.min:g}-{spec.max:g}; labels need "
             "a 0-1 (binary) aspect"
         )
-    scores = bench.human_scores(aspect)
-    labels = np.where(scores > 0.5, 1.0, np.where(scores < 0.5, 0.0, np.nan))
-    labels[np.isnan(scores)] = np.nan
-    return labels, int(np.sum(scores == 0.5))
+    return majority(bench.human_scores(aspect))
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -34,13 +34,20 @@ class LabelAnalysis:
     """Krippendorff's alpha (nominal), when individual labels are given."""
 
 
+def majority(means: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per item, from the mean of its 0/1 labels: 1 above 0.5, 0 below, NaN at exactly 0.5 (an
+    evenly split vote) or without labels; and the number of split items."""
+    means = np.asarray(means, dtype=float)
+    labels = np.where(means > 0.5, 1.0, np.where(means < 0.5, 0.0, np.nan))
+    return labels, int(np.sum(means == 0.5))
+
+
 def majority_labels(labels: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Per item (item_id, system): 1 when most of its labels are 1, 0 when most are 0; items
-    with evenly split labels are dropped, and counted."""
-    means = labels.groupby(["item_id", "system"], sort=True)["value"].mean().reset_index()
-    split = means["value"] == 0.5
-    means["value"] = (means["value"] > 0.5).astype(float)
-    return means[~split], int(split.sum())
+    """Per item (item_id, system) its `majority` label; items with evenly split labels are
+    dropped, and counted."""
+    items = labels.groupby(["item_id", "system"], sort=True)["value"].mean().reset_index()
+    items["value"], split = majority(items["value"].to_numpy())
+    return items.dropna(subset=["value"]), split
 
 
 def analyse_labels(
