@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
     load_from_arguments,
     located,
@@ -55,10 +54,6 @@ SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
 
 
-def _load(args: argparse.Namespace) -> Benchmark:
-    return load_from_arguments(args, args.level)
-
-
 @dataclass(frozen=True)
 class Games:
     """The comparisons to analyse and what goes with them."""
@@ -74,7 +69,7 @@ class Games:
 
 def _benchmark_games(args: argparse.Namespace) -> Games:
     """Comparisons, per-context selections, a description and the benchmark tag."""
-    bench = _load(args)
+    bench = load_from_arguments(args, args.level)
     aspect = bench.metadata.aspect(args.aspect).name
     ratings = bench.unit_ratings(aspect)
     judgments = pairwise_judgments(ratings)
