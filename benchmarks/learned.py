@@ -27,7 +27,7 @@ import torch
 from comperbench import load_benchmark, metrics
 from comperbench.metrics import fed, llm_backends
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_backends import LocalBackend
+from comperbench.metrics.llm_local import LocalBackend
 from comperbench.metrics.runner import benchmark_items
 
 MODEL = "SmolLM2-135M"

@@ -15,15 +15,10 @@ import pytest
 
 from comperbench import metrics
 from comperbench.cli import main
-from comperbench.metrics import llm_backends, llm_cpdscore
+from comperbench.metrics import llm_backends, llm_budget, llm_cpdscore
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_backends import (
-    BackendError,
-    ChatRequest,
-    Completion,
-    Failure,
-    HttpBackend,
-)
+from comperbench.metrics.llm_http import HttpBackend
+from comperbench.metrics.llm_requests import BackendError, ChatRequest, Completion, Failure
 from comperbench.schema import Utterance
 
 
@@ -406,7 +401,7 @@ def test_a_deadline_bounds_a_hanging_server(server: str) -> None:
 def test_progress_shows_requests_done_failed_and_retried(
     server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(llm_backends, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(llm_budget, "PROGRESS_EVERY_S", 0.0)
     metric = metrics.get("cpdscore-simple[http:flaky-c,n=1,retries=2]")
     assert metric.score([item()]) == [4.0]
     err = capsys.readouterr().err
@@ -416,7 +411,7 @@ def test_progress_shows_requests_done_failed_and_retried(
 def test_progress_shows_while_a_server_hangs(
     server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(llm_backends, "PROGRESS_EVERY_S", 0.2)
+    monkeypatch.setattr(llm_budget, "PROGRESS_EVERY_S", 0.2)
     metric = metrics.get("cpdscore-simple[http:hang,n=1,deadline=0.7]")
     with pytest.raises(BackendError, match="deadline"):
         metric.score([item()])

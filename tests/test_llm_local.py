@@ -11,7 +11,9 @@ from test_learned_models import build_tiny_gpt2
 from comperbench import metrics
 from comperbench.metrics import llm_backends
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_backends import ChatRequest, Completion, LocalBackend
+from comperbench.metrics.llm_budget import Budget
+from comperbench.metrics.llm_local import LocalBackend
+from comperbench.metrics.llm_requests import ChatRequest, Completion
 from comperbench.schema import Utterance
 
 
@@ -63,7 +65,7 @@ def test_sampling_follows_the_seed(tiny: Path) -> None:
 
 
 def test_requests_are_counted_in_the_budget(tiny: Path) -> None:
-    budget = llm_backends.Budget("tiny")
+    budget = Budget("tiny")
     LocalBackend(str(tiny), batch_size=2).complete([ask("hi"), ask("cat"), ask("dog")], budget)
     assert (budget.done, budget.failed, budget.retried) == (3, 0, 0)
 

@@ -19,15 +19,10 @@ from typing import Any, ClassVar
 
 from comperbench.metrics import prompts
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
-from comperbench.metrics.llm_backends import (
-    BackendError,
-    Budget,
-    ChatRequest,
-    Failure,
-    Outcome,
-    make_backend,
-)
+from comperbench.metrics.llm_backends import make_backend
+from comperbench.metrics.llm_budget import Budget
 from comperbench.metrics.llm_parsing import Parser
+from comperbench.metrics.llm_requests import BackendError, ChatRequest, Failure, Outcome
 from comperbench.metrics.llm_settings import JudgeSettings
 from comperbench.metrics.llm_store import RawStore
 

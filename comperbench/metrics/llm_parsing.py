@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from comperbench.metrics import prompts
-from comperbench.metrics.llm_backends import Completion
+from comperbench.metrics.llm_requests import Completion
 
 Parser = Callable[[Completion], float | None]
 

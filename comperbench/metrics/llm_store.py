@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from comperbench import data
-from comperbench.metrics.llm_backends import Backend, Budget, ChatRequest, Completion, Outcome
+from comperbench.metrics.llm_budget import Budget
+from comperbench.metrics.llm_requests import Backend, ChatRequest, Completion, Outcome
 
 STORE_CHUNK = 32
 """Requests sent to a backend at a time; each chunk is stored as soon as it is answered."""

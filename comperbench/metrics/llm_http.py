@@ -1,0 +1,165 @@
+"""An OpenAI-compatible `/v1/chat/completions` endpoint as a judge backend.
+
+Base URL, model and key from arguments or COMPERBENCH_LLM_BASE_URL / _MODEL / _API_KEY; works
+with vLLM, llama.cpp's server and OpenAI. Each request has a timeout; timeouts, connection errors,
+5xx/429 answers and malformed JSON are retried with exponential backoff; at most `concurrency`
+requests are in flight. A request that still fails comes back as a `Failure`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import httpx
+
+from comperbench.metrics import llm_budget
+from comperbench.metrics.llm_budget import Budget
+from comperbench.metrics.llm_requests import (
+    BackendError,
+    ChatRequest,
+    Completion,
+    Failure,
+    Outcome,
+    normalise,
+)
+
+ENV_BASE_URL = "COMPERBENCH_LLM_BASE_URL"
+ENV_MODEL = "COMPERBENCH_LLM_MODEL"
+ENV_API_KEY = "COMPERBENCH_LLM_API_KEY"
+
+
+@dataclass
+class HttpBackend:
+    """An OpenAI-compatible `/v1/chat/completions` endpoint."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 60.0
+    retries: int = 3
+    backoff_s: float = 1.0
+    concurrency: int = 4
+    _client: httpx.Client | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.base_url = (self.base_url or os.environ.get(ENV_BASE_URL) or "").rstrip("/")
+        self.model = self.model or os.environ.get(ENV_MODEL)
+        self.api_key = self.api_key or os.environ.get(ENV_API_KEY)
+        if not self.base_url:
+            raise BackendError(f"HTTP backend: no base URL; pass one or set {ENV_BASE_URL}")
+        if not self.model:
+            raise BackendError(f"HTTP backend: no model name; pass one or set {ENV_MODEL}")
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "http", "base_url": self.base_url, "model": self.model}
+
+    @property
+    def url(self) -> str:
+        base = self.base_url or ""
+        return f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions"
+
+    def _payload(self, request: ChatRequest) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": r, "content": c} for r, c in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "seed": request.seed,
+        }
+        if request.options:
+            payload["logprobs"] = True
+            payload["top_logprobs"] = 20
+        return payload
+
+    def _parse(self, body: dict[str, Any], request: ChatRequest) -> Completion:
+        """A completion from a decoded response body; KeyError/TypeError/IndexError when malformed."""
+        choice = body["choices"][0]
+        message = choice["message"]
+        refusal = message.get("refusal")
+        if choice.get("finish_reason") == "content_filter" and not refusal:
+            refusal = "finish_reason=content_filter"
+        text = message.get("content") or ""
+        if not isinstance(text, str):
+            raise TypeError("message.content is not a string")
+        probs = None
+        logprobs = choice.get("logprobs") or {}
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if request.options and content:
+            # The first generated token that is one of the options carries the distribution.
+            for token in content:
+                if token["token"].strip() in request.options:
+                    seen: dict[str, float] = {}
+                    for alt in token.get("top_logprobs", []):
+                        option = alt["token"].strip()
+                        if option in request.options:
+                            seen[option] = seen.get(option, 0.0) + math.exp(alt["logprob"])
+                    probs = normalise(seen)
+                    break
+        return Completion(text=text, option_probs=probs, refusal=refusal, raw=body)
+
+    def _attempt(self, client: httpx.Client, request: ChatRequest, timeout: float) -> Outcome | str:
+        """One POST: the outcome, or the error of a failure worth retrying."""
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        try:
+            response = client.post(
+                self.url, json=self._payload(request), headers=headers, timeout=timeout
+            )
+            if response.status_code in (429,) or response.status_code >= 500:
+                return f"HTTP {response.status_code}: {response.text[:200]}"
+            if response.status_code >= 400:
+                return Failure(f"{self.url}: HTTP {response.status_code}: {response.text[:200]}", 1)
+            return self._parse(response.json(), request)
+        except httpx.TimeoutException:
+            return f"timed out after {timeout:.3g} s"
+        except httpx.TransportError as exc:
+            return f"connection error: {exc}"
+        except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
+            return f"malformed response body: {type(exc).__name__}: {exc}"
+
+    def _one(self, client: httpx.Client, request: ChatRequest, budget: Budget) -> Outcome:
+        """The outcome of one request after at most `budget.retries` retries; none starts once
+        the run has stopped or its deadline has passed."""
+        error = "not sent: the run had stopped"
+        for attempt in range(1, budget.retries + 2):
+            if budget.halted(f"{self.url}: {error}"):
+                return Failure(f"{self.url}: {error}", attempt - 1)
+            left = budget.time_left()
+            timeout = self.timeout_s if left is None else min(self.timeout_s, left)
+            result = self._attempt(client, request, timeout)
+            if not isinstance(result, str):
+                return replace(result, attempts=attempt) if isinstance(result, Failure) else result
+            error = result
+            if attempt <= budget.retries:
+                budget.retry()
+                delay = self.backoff_s * 2 ** (attempt - 1)
+                budget.stopped.wait(delay if left is None else max(0.0, min(delay, left)))
+        return Failure(f"{self.url}: {error}", budget.retries + 1)
+
+    def complete(
+        self, requests: Sequence[ChatRequest], budget: Budget | None = None
+    ) -> list[Outcome]:
+        """Every request's outcome, at most `concurrency` at a time, each counted in `budget`,
+        whose progress shows while requests are waited for."""
+        budget = budget or Budget(retries=self.retries)
+
+        def one(request: ChatRequest) -> Outcome:
+            outcome = self._one(client, request, budget)
+            budget.record(outcome)
+            if isinstance(outcome, Failure):
+                budget.halted(outcome.error)
+            return outcome
+
+        with (
+            httpx.Client(timeout=self.timeout_s) as client,
+            ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool,
+        ):
+            futures = [pool.submit(one, request) for request in requests]
+            while wait(futures, timeout=max(llm_budget.PROGRESS_EVERY_S, 0.05)).not_done:
+                budget.report()
+            return [future.result() for future in futures]
