@@ -56,6 +56,10 @@ class HttpBackend:
         if not self.model:
             raise BackendError(f"HTTP backend: no model name; pass one or set {ENV_MODEL}")
 
+    def overflow(self, request: ChatRequest) -> int | None:
+        """Unknown: a server's tokenizer and window are not visible from here."""
+        return None
+
     def identity(self) -> dict[str, Any]:
         return {"backend": "http", "base_url": self.base_url, "model": self.model}
 

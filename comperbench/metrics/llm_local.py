@@ -36,7 +36,20 @@ class LocalBackend:
     def identity(self) -> dict[str, Any]:
         return {"backend": "local", "model": self.model_spec}
 
+    def overflow(self, request: ChatRequest) -> int | None:
+        ids = self._full_prompt_ids(request)
+        return len(ids) - (self.window - request.max_tokens)
+
     def _prompt_ids(self, request: ChatRequest) -> tuple[list[int], bool]:
+        """The prompt's token ids, cut from the left to fit the window, and whether it was cut."""
+        ids = self._full_prompt_ids(request)
+        budget = self.window - request.max_tokens
+        if len(ids) > budget:
+            return ids[len(ids) - budget :], True
+        return ids, False
+
+    def _full_prompt_ids(self, request: ChatRequest) -> list[int]:
+        """The token ids of the chat prompt and the answer prefix."""
         messages = [{"role": r, "content": c} for r, c in request.messages]
         if self.tokenizer.chat_template:
             text = self.tokenizer.apply_chat_template(
@@ -44,11 +57,7 @@ class LocalBackend:
             )
         else:
             text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
-        ids = self.tokenizer(text + request.response_prefix, add_special_tokens=False)["input_ids"]
-        budget = self.window - request.max_tokens
-        if len(ids) > budget:
-            return ids[len(ids) - budget :], True
-        return ids, False
+        return self.tokenizer(text + request.response_prefix, add_special_tokens=False)["input_ids"]
 
     def _option_ids(self, options: Sequence[str]) -> dict[str, list[int]]:
         """Token ids that spell each option as a first answer token (with or without a space)."""

@@ -19,6 +19,17 @@ class BackendError(ComperbenchError):
 
 
 @dataclass(frozen=True)
+class AnswerFormat:
+    """What an answer must look like, for backends that constrain decoding to it."""
+
+    json_schema: str
+    """JSON Schema (as JSON text) of the answer written as JSON: an OpenAI-compatible server gets
+    it as `response_format`, and a local model follows it where `regex` is empty."""
+    regex: str = ""
+    """The answer after the request's `response_prefix`, as a regular expression (local models)."""
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """One chat completion request; `options` asks for the next-token probability of each option."""
 
@@ -30,8 +41,13 @@ class ChatRequest:
     """Text the answer starts with; only the local backend can write it into the prompt (prefill),
     and its completion text then starts with it. HTTP endpoints do not see it."""
     options: tuple[str, ...] = ()
+    answer_format: AnswerFormat | None = None
+    """Constrain decoding to this format (structured output); None: free text."""
 
     def key(self) -> dict[str, Any]:
+        structured = (
+            {} if self.answer_format is None else {"answer_format": vars(self.answer_format)}
+        )
         return {
             "messages": [list(m) for m in self.messages],
             "max_tokens": self.max_tokens,
@@ -39,6 +55,7 @@ class ChatRequest:
             "seed": self.seed,
             "response_prefix": self.response_prefix,
             "options": list(self.options),
+            **structured,
         }
 
 
@@ -73,6 +90,11 @@ class Backend(Protocol):
     def complete(
         self, requests: Sequence[ChatRequest], budget: Budget | None = None
     ) -> list[Outcome]: ...
+
+    def overflow(self, request: ChatRequest) -> int | None:
+        """Tokens by which the request's prompt and answer exceed the model's window (0 or less:
+        it fits); None when the backend cannot tell (a remote server)."""
+        ...
 
 
 def normalise(probs: dict[str, float]) -> dict[str, float] | None:
