@@ -222,7 +222,7 @@ def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
 
 def test_cpdscore_averages_n_calls_and_records_settings(server: str) -> None:
     metric = metrics.get("cpdscore-simple[http:seeded,n=3,seed=10]")
-    assert metric.name == "cpdscore-simple[http:seeded]"
+    assert metric.name == "cpdscore-simple[http:seeded,n=3,t=0.7,seed=10,prompt=1]"
     [score] = metric.score([item()])
     # seeds 10, 11, 12 -> scores 1, 2, 3
     assert score == pytest.approx(2.0)
@@ -250,14 +250,16 @@ def test_unparsable_output_is_retried_then_counted_never_scored(server: str) -> 
     assert math.isnan(score)
     assert len(Handler.seen) == 3
     assert [s["seed"] for s in Handler.seen] == [0, 1000, 2000]
-    assert metric.notes["unparsable_calls"] == 1 and metric.notes["retried_calls"] == 2
+    assert metric.notes["rejected_by_reason"] == {"no score": 1}
+    assert metric.notes["retried_calls"] == 2 and metric.notes["rejected_calls"] == 1
+    assert metric.notes["first_answers"] == 1 and metric.notes["first_answers_rejected"] == 1
     assert metric.notes["unscored_items"] == ["t0"]
 
 
 def test_refusals_are_counted_apart(server: str) -> None:
     metric = metrics.get("cpdscore-simple[http:refuse,n=1,retries=0]")
     assert math.isnan(metric.score([item()])[0])
-    assert metric.notes["refused_calls"] == 1 and metric.notes["unparsable_calls"] == 0
+    assert metric.notes["rejected_by_reason"] == {"refusal": 1}
 
 
 def test_a_dead_endpoint_fails_the_run_clearly(server: str) -> None:
@@ -276,7 +278,7 @@ def test_reference_variant_puts_the_reference_in_the_prompt(server: str) -> None
 
 def test_geval_weights_scores_by_probability(server: str) -> None:
     metric = metrics.get("geval[engagingness,http:logprobs]")
-    assert metric.name == "geval[engagingness,http:logprobs]"
+    assert metric.name == "geval[engagingness,http:logprobs,n=1,t=0,seed=0,prompt=1]"
     [score] = metric.score([item()])
     assert score == pytest.approx((4 * 0.6 + 5 * 0.2 + 3 * 0.1) / 0.9)
     assert "Engagingness (1-5)" in Handler.seen[0]["messages"][1]["content"]
@@ -292,15 +294,16 @@ def test_geval_any_aspect_parses_text_without_logprobs(server: str) -> None:
 def test_soda_eval_reads_issues_score_and_comment(server: str) -> None:
     metric = metrics.get("soda-eval[http:soda]")
     assert metric.score([item()]) == [2.0]
-    assert metric.details["t0"][0]["issues"] == ["repetition"]
-    assert metric.details["t0"][0]["comment"] == "Repetitive."
+    [call] = metric.explain([item()])["t0"]["calls"]
+    assert call["issues"] == [{"type": "repetition", "explanation": "says hi twice"}]
+    assert call["comment"] == "Repetitive." and call["score"] == 2.0
 
 
 def test_notes_add_up_over_the_batches_of_a_run(server: str) -> None:
     metric = metrics.get("cpdscore-simple[http:chatty,n=1,retries=0]")
     metric.score([item(0)])
     metric.score([item(1), item(2)])
-    assert metric.notes["calls"] == 3 and metric.notes["unparsable_calls"] == 3
+    assert metric.notes["calls"] == 3 and metric.notes["rejected_calls"] == 3
     assert metric.notes["unscored_items"] == ["t0", "t1", "t2"]
 
 
@@ -315,10 +318,12 @@ def test_evaluate_reports_unparsable_judge_output_per_run(
     captured = capsys.readouterr()
     printed = captured.out
     assert f"every score of {name} is NaN" in captured.err
-    assert f"note: {name}: calls 200; unparsable calls 200" in printed
+    assert f"note: {name}: calls 200; rejected calls 200" in printed
+    assert f"note: {name}: first answers unusable: 200 of 200 (100.0%)" in printed
+    assert f"note: {name}: unusable after every retry: no score 200" in printed
     assert f"note: {name} scored NaN on 200 of 200 (left out)" in printed
     notes = json.loads((out / "table.json").read_text())["metrics"][name]["notes"]
-    assert notes["unparsable_calls"] == 200 and len(notes["unscored_items"]) == 200
+    assert notes["rejected_by_reason"] == {"no score": 200} and len(notes["unscored_items"]) == 200
     assert notes["backend"]["backend"] == "http" and notes["backend"]["model"] == "chatty"
 
 
@@ -361,7 +366,9 @@ def test_dialogue_cpdscore_judges_the_system_turns_then_adjusts(server: str) -> 
         "I just said so.",
     ]
     assert len(Handler.seen) == 6  # 2 system turns x n=2, then the adjust step x n=2
-    assert metric.details == {"d0": {"intermediate": 5.0}}
+    [explained] = metric.explain([DialogueItem("d0", turns)]).values()
+    assert explained["intermediate"] == 5.0 and explained["turn_scores"] == [5.0, 5.0]
+    assert [c["score"] for c in explained["calls"]] == [5.0, 5.0]
     assert llm_cpdscore.judged_turns((*turns[:1], Utterance("A", "x"), Utterance("B", "y"))) == [
         1,
         2,
@@ -405,7 +412,7 @@ def test_progress_shows_requests_done_failed_and_retried(
     metric = metrics.get("cpdscore-simple[http:flaky-c,n=1,retries=2]")
     assert metric.score([item()]) == [4.0]
     err = capsys.readouterr().err
-    assert "cpdscore-simple[http:flaky-c]: 1 requests done, 0 failed, 2 retried" in err
+    assert f"{metric.name}: 1 requests done, 0 failed, 2 retried" in err
 
 
 def test_progress_shows_while_a_server_hangs(
@@ -415,10 +422,7 @@ def test_progress_shows_while_a_server_hangs(
     metric = metrics.get("cpdscore-simple[http:hang,n=1,deadline=0.7]")
     with pytest.raises(BackendError, match="deadline"):
         metric.score([item()])
-    assert (
-        "cpdscore-simple[http:hang]: 0 requests done, 0 failed, 0 retried"
-        in capsys.readouterr().err
-    )
+    assert f"{metric.name}: 0 requests done, 0 failed, 0 retried" in capsys.readouterr().err
 
 
 def test_evaluate_against_a_failing_server_stops_fast_with_exit_2(

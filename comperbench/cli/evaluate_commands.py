@@ -70,6 +70,9 @@ def render(rows: list[dict[str, Any]], statistics: tuple[str, ...]) -> str:
     return format_table(headers, body)
 
 
+_JUDGE_COUNTS = ("first_answers", "first_answers_rejected")
+
+
 def notes_summary(notes: dict[str, Any]) -> str:
     """The non-zero counts of a metric's run notes and its first error, on one line."""
     counts = [
@@ -78,10 +81,23 @@ def notes_summary(notes: dict[str, Any]) -> str:
         if isinstance(value, int)
         and not isinstance(value, bool)
         and value
-        and key not in ("n", "seed")
+        and key not in ("n", "seed", *_JUDGE_COUNTS)
     ]
     errors = notes.get("errors") or []
     return "; ".join([*counts, *([f"first error: {errors[0]}"] if errors else [])])
+
+
+def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
+    """A judge's share of unusable first answers, and why answers stayed unusable after every
+    retry."""
+    if not notes.get("first_answers"):
+        return []
+    first, rejected = notes["first_answers"], notes["first_answers_rejected"]
+    lines = [f"first answers unusable: {rejected} of {first} ({100 * rejected / first:.1f}%)"]
+    if reasons := notes.get("rejected_by_reason"):
+        text = ", ".join(f"{reason} {count}" for reason, count in reasons.items())
+        lines.append(f"unusable after every retry: {text}")
+    return lines
 
 
 def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tuple[Path, Path]:
@@ -133,6 +149,8 @@ def _print_header(
     for run in result.runs:
         if summary := notes_summary(run.notes):
             print(f"note: {run.metric.name}: {summary}")
+        for line in judge_answer_lines(run.notes):
+            print(f"note: {run.metric.name}: {line}")
         if run.nans:
             print(
                 f"note: {run.metric.name} scored NaN on {run.nans} of {len(run.scores)} (left out)"

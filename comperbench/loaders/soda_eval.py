@@ -80,6 +80,12 @@ ISSUE_TYPES: dict[str, str] = {
 }
 """The issue taxonomy of the Soda-Eval paper, keyed by the normalised type (lower case, `_`)."""
 
+
+def issue_key(text: str) -> str:
+    """The taxonomy key of an issue type as written (`Gender Pronoun` -> `gender_pronoun`)."""
+    return _NOT_KEY.sub("_", text.lower()).strip("_")
+
+
 MAX_SPEAKER = 60
 """Longest speaker name accepted before the colon of a `Speaker: text` line."""
 _NOT_KEY = re.compile(r"[^a-z0-9]+")

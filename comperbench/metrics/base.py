@@ -87,6 +87,11 @@ class Metric(ABC):
         `notes` attribute."""
         return dict(getattr(self, "notes", {}))
 
+    def explain(self, items: Sequence[Item]) -> dict[str, dict[str, Any]] | None:
+        """Per item id, what the metric said besides its score (a judge's verdicts), rebuilt
+        without scoring again; None for metrics that say nothing more."""
+        return None
+
     def unreadable_item(self, item: Item) -> bool:
         """Whether the metric's tokenizer cannot read the item's text (e.g. a script it does not
         segment), so that it scores NaN; the runner counts these in the run's notes."""

@@ -3,23 +3,46 @@ transformers model, `llm_local`) or `http:<model>` (an OpenAI-compatible server,
 
 from __future__ import annotations
 
+from typing import Any
+
 from comperbench.metrics import models
 from comperbench.metrics.llm_http import HttpBackend
 from comperbench.metrics.llm_local import LocalBackend
 from comperbench.metrics.llm_requests import Backend, BackendError
+from comperbench.metrics.llm_settings import JudgeSettings
 
-_BACKENDS: dict[str, Backend] = {}
+_BACKENDS: dict[tuple[Any, ...], Backend] = {}
 
 
-def make_backend(spec: str) -> Backend:
-    """The backend of `local:<model>` or `http:<model>` (base URL and key from the environment),
-    built once per process."""
-    if spec not in _BACKENDS:
-        kind, _, name = spec.partition(":")
+def make_backend(settings: JudgeSettings) -> Backend:
+    """The backend of a judge's settings, built once per process: `local:<model>` or
+    `http:<model>` (URL, key, timeout and concurrency from the settings, else the environment)."""
+    kind, _, name = settings.backend.partition(":")
+    key = (settings.backend, settings.url, settings.key_file, settings.timeout)
+    key += (settings.concurrency, settings.retries)
+    if key not in _BACKENDS:
         if kind == "http":
-            _BACKENDS[spec] = HttpBackend(model=name or None)
+            _BACKENDS[key] = HttpBackend(
+                base_url=settings.url,
+                model=name or None,
+                key_file=settings.key_file,
+                timeout_s=settings.timeout,
+                retries=settings.retries,
+                concurrency=settings.concurrency,
+            )
         elif kind == "local":
-            _BACKENDS[spec] = LocalBackend(name or models.DEFAULT_CAUSAL_LM)
+            _BACKENDS[key] = LocalBackend(name or models.DEFAULT_CAUSAL_LM)
         else:
-            raise BackendError(f"unknown backend {spec!r}: use local:<model> or http:<model>")
-    return _BACKENDS[spec]
+            raise BackendError(
+                f"unknown backend {settings.backend!r}: use local:<model> or http:<model>"
+            )
+    return _BACKENDS[key]
+
+
+def backend_identity(settings: JudgeSettings) -> dict[str, Any]:
+    """What a backend of these settings records as having produced its outputs, without building
+    it (no model is loaded): the key of its outputs in the raw store."""
+    kind, _, name = settings.backend.partition(":")
+    if kind == "local":
+        return {"backend": "local", "model": name or models.DEFAULT_CAUSAL_LM}
+    return make_backend(settings).identity()

@@ -6,12 +6,22 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from comperbench.metrics import prompts
 from comperbench.metrics.base import DialogueItem, Item, TurnItem
-from comperbench.metrics.llm_judge import CallPlan, Ledger, LlmJudge, as_dialogue, as_turn
+from comperbench.metrics.llm_budget import Budget
+from comperbench.metrics.llm_judge import (
+    Answer,
+    CallPlan,
+    Ledger,
+    LlmJudge,
+    as_dialogue,
+    explanation,
+    mean_score,
+)
 from comperbench.metrics.llm_parsing import score_parser
+from comperbench.metrics.llm_requests import AnswerFormat, Backend
 from comperbench.metrics.registry import register_metric
 from comperbench.schema import Utterance
 
@@ -32,7 +42,11 @@ class CpdScoreTurn(LlmJudge):
     def prompt_fingerprint(self) -> str:
         return hashlib.sha256((self.template() + prompts.CPD_CRITERIA).encode()).hexdigest()[:16]
 
-    def user_prompt(self, item: TurnItem) -> str:
+    def answer_format(self) -> AnswerFormat:
+        return prompts.CPD_TURN_FORMAT
+
+    def user_prompt(self, item: TurnItem, context: Sequence[Utterance]) -> str:
+        """The prompt of a turn, with the conversation `context` (the item's, or its latest turns)."""
         reference = ""
         if self.with_reference:
             if not item.references:
@@ -46,19 +60,16 @@ class CpdScoreTurn(LlmJudge):
             scale=prompts.CPD_SCALE,
             steps=prompts.CPD_STEPS,
             persona=persona,
-            context=prompts.render_dialogue(item.context),
+            context=prompts.render_dialogue(context),
             response=item.response,
             reference=reference,
             answer=prompts.CPD_ANSWER,
         )
 
-    def score(self, items: Sequence[Item]) -> list[float]:
-        turns = [as_turn(self.name, item) for item in items]
-        ledger = Ledger()
-        plan = CallPlan(len(turns), score_parser())
-        for index, item in enumerate(turns):
-            self.add_calls(plan, index, self.user_prompt(item))
-        return self.finish(items, self.run(plan, ledger), ledger)
+    def judge(
+        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
+    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
+        return self.judge_turns(items, (backend, ledger, budget), score_parser(), self.user_prompt)
 
 
 class CpdScoreSimple(CpdScoreTurn):
@@ -102,20 +113,33 @@ class CpdScoreDialogue(LlmJudge):
         text = prompts.CPD_TURN_SIMPLE + prompts.CPD_DIALOGUE_ADJUST + prompts.CPD_CRITERIA
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def score(self, items: Sequence[Item]) -> list[float]:
+    def answer_format(self) -> AnswerFormat:
+        return prompts.CPD_DIALOGUE_FORMAT
+
+    def judge(
+        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
+    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
         dialogues = [as_dialogue(self.name, item) for item in items]
-        ledger = Ledger()
-        plan, spans = self._turn_plan(dialogues)
-        intermediate = _intermediate_scores(self.run(plan, ledger), spans)
-        final = self.run(self._adjust_plan(dialogues, intermediate), ledger)
-        scores = self.finish(items, final, ledger)
-        self.details = {
-            d.item_id: {"intermediate": m} for d, m in zip(dialogues, intermediate, strict=True)
+        plan, spans = self._turn_plan(dialogues, backend, ledger)
+        turn_answers = self.run(plan, ledger, backend, budget)
+        intermediate = _intermediate_scores(turn_answers, spans)
+        adjust, left_out = self._adjust_plan(dialogues, intermediate, backend, ledger)
+        answers = self.run(adjust, ledger, backend, budget)
+        details = {
+            d.item_id: explanation(
+                a,
+                dropped,
+                intermediate=middle,
+                turn_scores=[mean_score(t) for t in turn_answers[first:last]],
+            )
+            for d, a, dropped, middle, (first, last) in zip(
+                dialogues, answers, left_out, intermediate, spans, strict=True
+            )
         }
-        return scores
+        return [mean_score(a) for a in answers], details
 
     def _turn_plan(
-        self, dialogues: Sequence[DialogueItem]
+        self, dialogues: Sequence[DialogueItem], backend: Backend, ledger: Ledger
     ) -> tuple[CallPlan, list[tuple[int, int]]]:
         """Step one: the simple turn prompt for every judged turn, and each dialogue's span of
         turn owners."""
@@ -130,35 +154,57 @@ class CpdScoreDialogue(LlmJudge):
                 for i in judged_turns(dialogue.turns)
             ]
             for offset, turn in enumerate(turns):
-                self.add_calls(plan, start + offset, turn_judge.user_prompt(turn))
+                user, _ = turn_judge.fitted(
+                    backend,
+                    lambda context, turn=turn: turn_judge.user_prompt(turn, context),
+                    turn.context,
+                    ledger,
+                )
+                plan.requests += [
+                    turn_judge.request(user, self.settings.seed + call)
+                    for call in range(self.settings.n)
+                ]
+                plan.owners += [start + offset] * self.settings.n
             spans.append((start, start + len(turns)))
         return plan, spans
 
     def _adjust_plan(
-        self, dialogues: Sequence[DialogueItem], intermediate: Sequence[float | None]
-    ) -> CallPlan:
-        """Step two: the adjustment prompt for every dialogue with an intermediate score."""
+        self,
+        dialogues: Sequence[DialogueItem],
+        intermediate: Sequence[float | None],
+        backend: Backend,
+        ledger: Ledger,
+    ) -> tuple[CallPlan, list[int]]:
+        """Step two: the adjustment prompt for every dialogue with an intermediate score, and how
+        many of each dialogue's oldest turns it left out."""
         plan = CallPlan(len(dialogues), score_parser(integer=False))
+        left_out = []
         for index, (dialogue, middle) in enumerate(zip(dialogues, intermediate, strict=True)):
             if middle is None:
+                left_out.append(0)
                 continue
-            text = prompts.CPD_DIALOGUE_ADJUST.format(
-                criteria=prompts.CPD_CRITERIA,
-                dialogue=prompts.render_dialogue(dialogue.turns),
-                intermediate=middle,
-                answer=prompts.CPD_DIALOGUE_ANSWER,
-            )
+
+            def render(turns: Sequence[Utterance], middle: float = middle) -> str:
+                return prompts.CPD_DIALOGUE_ADJUST.format(
+                    criteria=prompts.CPD_CRITERIA,
+                    dialogue=prompts.render_dialogue(turns),
+                    intermediate=middle,
+                    answer=prompts.CPD_DIALOGUE_ANSWER,
+                )
+
+            text, dropped = self.fitted(backend, render, dialogue.turns, ledger)
             self.add_calls(plan, index, text)
-        return plan
+            left_out.append(dropped)
+        return plan, left_out
 
 
 def _intermediate_scores(
-    turn_values: Sequence[Sequence[float]], spans: Sequence[tuple[int, int]]
+    turn_answers: Sequence[Sequence[Answer]], spans: Sequence[tuple[int, int]]
 ) -> list[float | None]:
     """Per dialogue, the mean of its turns' mean scores; None unless every turn was scored."""
     intermediate: list[float | None] = []
     for first, last in spans:
-        means = [math.fsum(v) / len(v) for v in turn_values[first:last] if v]
+        means = [mean_score(v) for v in turn_answers[first:last] if v]
         complete = len(means) == last - first and means
         intermediate.append(math.fsum(means) / len(means) if complete else None)
     return intermediate

@@ -7,14 +7,17 @@ The score is the probability-weighted sum_s p(s)*s over the score tokens 1-5 (lo
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import ClassVar, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 from comperbench.metrics import prompts
 from comperbench.metrics.base import Item, TurnItem
-from comperbench.metrics.llm_judge import CallPlan, Ledger, LlmJudge, as_turn
-from comperbench.metrics.llm_parsing import form_score
+from comperbench.metrics.llm_budget import Budget
+from comperbench.metrics.llm_judge import Ledger, LlmJudge
+from comperbench.metrics.llm_parsing import form_reading
+from comperbench.metrics.llm_requests import Backend
 from comperbench.metrics.registry import register_metric
+from comperbench.schema import Utterance
 
 SCORE_OPTIONS = ("1", "2", "3", "4", "5")
 
@@ -30,8 +33,8 @@ class GEval(LlmJudge):
     default_temperature: ClassVar[float] = 0.0
     aspect_first: ClassVar[bool] = True
 
-    def __init__(self, arg: str | None) -> None:
-        super().__init__(arg)
+    def __init__(self, arg: str | None, defaults: Mapping[str, str] | None = None) -> None:
+        super().__init__(arg, defaults)
         self.aspect = self.settings.aspect or ""
         self.definition = prompts.GEVAL_DEFINITIONS.get(
             self.aspect, prompts.GEVAL_GENERIC_DEFINITION.format(aspect=self.aspect)
@@ -39,12 +42,13 @@ class GEval(LlmJudge):
 
     @property
     def name(self) -> str:
-        return f"geval[{self.aspect},{self.settings.label()}]"
+        return f"geval[{self.aspect},{self.settings.scoring_label(self.prompt_version)}]"
 
     def prompt_fingerprint(self) -> str:
         return hashlib.sha256((prompts.GEVAL + self.definition).encode()).hexdigest()[:16]
 
-    def user_prompt(self, item: TurnItem) -> str:
+    def user_prompt(self, item: TurnItem, context: Sequence[Utterance]) -> str:
+        """The form of a turn, with the conversation `context` (the item's, or its latest turns)."""
         grounding = ""
         if item.grounding:
             grounding = prompts.GEVAL_GROUNDING.format(
@@ -55,17 +59,17 @@ class GEval(LlmJudge):
             aspect_title=self.aspect.title(),
             definition=self.definition,
             grounding=grounding,
-            context=prompts.render_dialogue(item.context),
+            context=prompts.render_dialogue(context),
             response=item.response,
         )
 
-    def score(self, items: Sequence[Item]) -> list[float]:
-        turns = [as_turn(self.name, item) for item in items]
-        ledger = Ledger()
-        plan = CallPlan(len(turns), form_score)
-        for index, item in enumerate(turns):
-            self.add_calls(plan, index, self.user_prompt(item), prefix="", options=SCORE_OPTIONS)
-        return self.finish(items, self.run(plan, ledger), ledger)
+    def judge(
+        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
+    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
+        run = (backend, ledger, budget)
+        return self.judge_turns(
+            items, run, form_reading, self.user_prompt, prefix="", options=SCORE_OPTIONS
+        )
 
 
 register_metric(GEval.base_name)(GEval)

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -40,17 +41,18 @@ class HttpBackend:
 
     base_url: str | None = None
     model: str | None = None
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    key_file: str | None = None
+    """A file holding the API key (its first line), read once; the key is never shown."""
     timeout_s: float = 60.0
     retries: int = 3
     backoff_s: float = 1.0
     concurrency: int = 4
-    _client: httpx.Client | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.base_url = (self.base_url or os.environ.get(ENV_BASE_URL) or "").rstrip("/")
         self.model = self.model or os.environ.get(ENV_MODEL)
-        self.api_key = self.api_key or os.environ.get(ENV_API_KEY)
+        self.api_key = self.api_key or _key_from_file(self.key_file) or os.environ.get(ENV_API_KEY)
         if not self.base_url:
             raise BackendError(f"HTTP backend: no base URL; pass one or set {ENV_BASE_URL}")
         if not self.model:
@@ -76,6 +78,15 @@ class HttpBackend:
             "temperature": request.temperature,
             "seed": request.seed,
         }
+        if request.answer_format:
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "answer",
+                    "schema": json.loads(request.answer_format.json_schema),
+                    "strict": True,
+                },
+            }
         if request.options:
             payload["logprobs"] = True
             payload["top_logprobs"] = 20
@@ -105,7 +116,11 @@ class HttpBackend:
                             seen[option] = seen.get(option, 0.0) + math.exp(alt["logprob"])
                     probs = normalise(seen)
                     break
-        return Completion(text=text, option_probs=probs, refusal=refusal, raw=body)
+        served = body.get("model")
+        wrong = served if isinstance(served, str) and not same_model(self.model, served) else None
+        return Completion(
+            text=text, option_probs=probs, refusal=refusal, wrong_model=wrong, raw=body
+        )
 
     def _attempt(self, client: httpx.Client, request: ChatRequest, timeout: float) -> Outcome | str:
         """One POST: the outcome, or the error of a failure worth retrying."""
@@ -167,3 +182,24 @@ class HttpBackend:
             while wait(futures, timeout=max(llm_budget.PROGRESS_EVERY_S, 0.05)).not_done:
                 budget.report()
             return [future.result() for future in futures]
+
+
+def same_model(asked: str | None, served: str) -> bool:
+    """Whether a server's `model` answers the one asked: the same name, or a dated snapshot of it
+    (`gpt-4o` served as `gpt-4o-2024-08-06`)."""
+    return served == asked or (asked is not None and served.startswith(f"{asked}-"))
+
+
+def _key_from_file(path: str | None) -> str | None:
+    """The API key in the first line of `path`; a missing or empty file is a clear error that
+    names the file, never the key."""
+    if path is None:
+        return None
+    try:
+        lines = Path(path).expanduser().read_text().splitlines()
+    except OSError as error:
+        raise BackendError(f"API key file {path}: {error.strerror}") from None
+    key = lines[0].strip() if lines else ""
+    if not key:
+        raise BackendError(f"API key file {path} is empty; put the key on its first line")
+    return key

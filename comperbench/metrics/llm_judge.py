@@ -1,30 +1,47 @@
-"""What every LLM judge shares: requests, calls through the raw-output store, retries, notes.
+"""What every LLM judge shares: requests, calls through the raw-output store, retries, notes,
+explanations.
 
 The judges are CPDScore (`llm_cpdscore`), the SODA-EVAL evaluator (`llm_soda_eval`) and G-Eval
 form filling (`llm_geval`); their prompts live in `prompts.py`, the options in brackets are parsed
 by `llm_settings`, and the outputs are read by `llm_parsing`.
 
-Every raw output is stored for audit and reused (`llm_store`). Output that cannot be parsed (or a
-refusal) is retried with a new seed, then counted in `notes`, never turned into a score: an item
-with no parsable call scores NaN. One `Budget` per judge bounds its requests over every batch of a
-run (retries, failures in a row, deadline) and shows their progress.
+Every raw output is stored for audit and reused (`llm_store`). An answer that gives no valid score
+(unparsable, off the scale, an unknown issue type, an empty comment, another model than asked, a
+refusal) is retried with a new seed, then counted by reason, never turned into a score: an item
+with no usable call scores NaN. A prompt longer than a local model's window loses its oldest
+conversation turns, never its instructions. One `Budget` per judge bounds its requests over every
+batch of a run (retries, failures in a row, deadline) and shows their progress. `explain` rebuilds
+every item's verdicts (scores, issues, comments, intermediate scores) from the raw store alone.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from comperbench.metrics import prompts
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
-from comperbench.metrics.llm_backends import make_backend
+from comperbench.metrics.llm_backends import backend_identity, make_backend
 from comperbench.metrics.llm_budget import Budget
-from comperbench.metrics.llm_parsing import Parser
-from comperbench.metrics.llm_requests import BackendError, ChatRequest, Failure, Outcome
+from comperbench.metrics.llm_parsing import Parser, Rejected
+from comperbench.metrics.llm_requests import (
+    AnswerFormat,
+    Backend,
+    BackendError,
+    ChatRequest,
+    Completion,
+    Failure,
+    Outcome,
+)
 from comperbench.metrics.llm_settings import JudgeSettings
 from comperbench.metrics.llm_store import RawStore
+from comperbench.schema import Utterance
+
+RETRY_SEED_STEP = 1000
+"""A retried request's seed is the rejected one's plus this."""
 
 
 @dataclass
@@ -41,41 +58,85 @@ class CallPlan:
 
 @dataclass
 class Ledger:
-    """Counts of one run: calls, cache hits, unparsable outputs, refusals, failures, truncations."""
+    """Counts of one run: calls, cache hits, first answers rejected, final rejections by reason,
+    failures, prompts shortened."""
 
     calls: int = 0
     cached: int = 0
-    unparsable: int = 0
-    refusals: int = 0
-    failed: int = 0
-    truncated_prompts: int = 0
+    first_answers: int = 0
+    first_answers_rejected: int = 0
     retried: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    """Answers still unusable after every retry, by reason."""
+    failed: int = 0
+    prompts_shortened: int = 0
+    turns_left_out: int = 0
+    truncated_prompts: int = 0
     errors: list[str] = field(default_factory=list)
 
+
+Answer = dict[str, Any]
+"""One usable call: its score, what else the judge said, its seed and attempt."""
 
 Pending = list[tuple[ChatRequest, int]]
 """Requests still to be answered, each with its owner."""
 
 
+class _StoredOnly:
+    """A backend that answers from nothing: with the raw store in front, it replays stored
+    outputs and reports the rest as missing, so that explanations never call a model."""
+
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.settings = settings
+
+    def identity(self) -> dict[str, Any]:
+        return backend_identity(self.settings)
+
+    def overflow(self, request: ChatRequest) -> int | None:
+        if self.settings.is_http:
+            return None
+        return make_backend(self.settings).overflow(request)
+
+    def complete(
+        self, requests: Sequence[ChatRequest], budget: Budget | None = None
+    ) -> list[Outcome]:
+        return [Failure("not in the raw store", 0) for _ in requests]
+
+
 class LlmJudge(Metric):
-    """A judge: backend calls through the raw store, retries of unparsable output, notes."""
+    """A judge: backend calls through the raw store, retries of unusable answers, notes."""
 
     family: ClassVar = "llm"
     cache_nan: ClassVar[bool] = False
     base_name: ClassVar[str]
+    prompt_version: ClassVar[int] = 1
+    """Raise it when the judge's prompts change in a way that changes its scores."""
     max_tokens: ClassVar[int] = 32
     default_n: ClassVar[int] = 3
     default_temperature: ClassVar[float] = 0.7
     aspect_first: ClassVar[bool] = False
     """Whether the first token in brackets is the aspect (G-Eval)."""
 
-    def __init__(self, arg: str | None) -> None:
+    def __init__(self, arg: str | None, defaults: Mapping[str, str] | None = None) -> None:
+        self.arg = arg
         self.settings = JudgeSettings.parse(
-            arg, n=self.default_n, temperature=self.default_temperature, aspect=self.aspect_first
+            arg,
+            n=self.default_n,
+            temperature=self.default_temperature,
+            aspect=self.aspect_first,
+            defaults=defaults,
         )
+        if self.settings.prompt not in (None, self.prompt_version):
+            raise ValueError(
+                f"{self.base_name} has prompt version {self.prompt_version} in this comperbench, "
+                f"not {self.settings.prompt}: install the comperbench release that has it"
+            )
         self.notes: dict[str, Any] = {}
-        self.details: dict[str, Any] = {}
         self._budget: Budget | None = None
+
+    def with_options(self, options: Mapping[str, str]) -> LlmJudge:
+        """The same judge with `evaluate --judge-*` options under its own brackets."""
+        return type(self)(self.arg, options)
 
     @property
     def budget(self) -> Budget:
@@ -91,16 +152,21 @@ class LlmJudge(Metric):
 
     @property
     def name(self) -> str:
-        return f"{self.base_name}[{self.settings.label()}]"
+        return f"{self.base_name}[{self.settings.scoring_label(self.prompt_version)}]"
 
     def config(self) -> dict[str, Any]:
+        settings = self.settings
+        server = {"url": backend_identity(settings)["base_url"]} if settings.is_http else {}
         return {
-            "backend": self.settings.backend,
-            "n": self.settings.n,
-            "temperature": self.settings.temperature,
-            "seed": self.settings.seed,
-            "retries": self.settings.retries,
+            "backend": settings.backend,
+            **server,
+            "n": settings.n,
+            "temperature": settings.temperature,
+            "seed": settings.seed,
+            "retries": settings.retries,
+            "structured": settings.structured,
             "max_tokens": self.max_tokens,
+            "prompt_version": self.prompt_version,
             "prompt": self.prompt_fingerprint(),
         }
 
@@ -113,18 +179,25 @@ class LlmJudge(Metric):
 
         return f"comperbench {__version__}"
 
+    def answer_format(self) -> AnswerFormat | None:
+        """The format structured output constrains answers to (None: free text)."""
+        return None
+
     def request(
         self, user: str, seed: int, prefix: str = "Score:", options: tuple[str, ...] = ()
     ) -> ChatRequest:
         """One request; the answer `prefix` is written into the prompt by local backends only."""
-        local = self.settings.backend.startswith("local:")
+        structured = self.answer_format() if self.settings.structured and not options else None
+        if self.settings.is_http or (structured and not structured.regex):
+            prefix = ""  # a server cannot be prefilled; a JSON schema constrains the whole answer
         return ChatRequest(
             messages=(("system", prompts.SYSTEM), ("user", user)),
             max_tokens=self.max_tokens,
             temperature=self.settings.temperature,
             seed=seed,
-            response_prefix=prefix if local else "",
+            response_prefix=prefix,
             options=options,
+            answer_format=structured,
         )
 
     def add_calls(
@@ -140,66 +213,173 @@ class LlmJudge(Metric):
             plan.requests.append(self.request(user, self.settings.seed + call, prefix, options))
             plan.owners.append(owner)
 
-    def run(self, plan: CallPlan, ledger: Ledger) -> list[list[float]]:
-        """Numbers per owner: every request is sent (or read from the store), parsed, retried."""
-        backend = make_backend(self.settings.backend)
+    def fitted(
+        self,
+        backend: Backend,
+        render: Callable[[Sequence[Utterance]], str],
+        turns: Sequence[Utterance],
+        ledger: Ledger,
+        prefix: str = "Score:",
+    ) -> tuple[str, int]:
+        """The user prompt `render(turns)` without the fewest oldest turns that make the request
+        fit the backend's window, and how many were left out; the instructions always stay."""
+        if not _overflows(backend, self.request(render(turns), 0, prefix)):
+            return render(turns), 0
+        low, high = 1, len(turns)  # the fewest turns to leave out lie in [low, high]
+        while low < high:
+            middle = (low + high) // 2
+            if _overflows(backend, self.request(render(turns[middle:]), 0, prefix)):
+                low = middle + 1
+            else:
+                high = middle
+        ledger.prompts_shortened += 1
+        ledger.turns_left_out += low
+        return render(turns[low:]), low
+
+    def judge(
+        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
+    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
+        """Scores and explanations per item, asking `backend` through the raw store."""
+        raise NotImplementedError
+
+    def judge_turns(
+        self,
+        items: Sequence[Item],
+        run: tuple[Backend, Ledger, Budget | None],
+        parser: Parser,
+        render: Callable[[TurnItem, Sequence[Utterance]], str],
+        prefix: str = "Score:",
+        options: tuple[str, ...] = (),
+    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
+        """`judge` of a turn-level judge whose prompt is `render(item, context)`: n calls per
+        item, each item's mean score and explanation."""
+        backend, ledger, budget = run
+        turns = [as_turn(self.name, item) for item in items]
+        plan = CallPlan(len(turns), parser)
+        left_out: list[int] = []
+        for index, item in enumerate(turns):
+            user, dropped = self.fitted(
+                backend,
+                lambda context, item=item: render(item, context),
+                item.context,
+                ledger,
+                prefix,
+            )
+            self.add_calls(plan, index, user, prefix, options)
+            left_out.append(dropped)
+        answers = self.run(plan, ledger, backend, budget)
+        details = {
+            t.item_id: explanation(a, dropped)
+            for t, a, dropped in zip(turns, answers, left_out, strict=True)
+        }
+        return [mean_score(a) for a in answers], details
+
+    def run(
+        self, plan: CallPlan, ledger: Ledger, backend: Backend, budget: Budget | None
+    ) -> list[list[Answer]]:
+        """Usable answers per owner: every request is sent (or read from the store), read,
+        retried."""
         store = RawStore()
-        values: list[list[float]] = [[] for _ in range(plan.size)]
+        answers: list[list[Answer]] = [[] for _ in range(plan.size)]
         pending: Pending = list(zip(plan.requests, plan.owners, strict=True))
         for attempt in range(self.settings.retries + 1):
-            outcomes, cached = store.complete(backend, [r for r, _ in pending], self.budget)
+            outcomes, cached = store.complete(backend, [r for r, _ in pending], budget)
             ledger.calls += len(pending)
             ledger.cached += cached
             last = attempt == self.settings.retries
-            pending = _collect(plan.parser, pending, outcomes, values, ledger, last)
+            pending = _collect(plan.parser, pending, outcomes, answers, ledger, attempt, last)
             if not pending:
                 break
+        return answers
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        backend = make_backend(self.settings)
+        ledger = Ledger()
+        scores, _ = self.judge(items, backend, ledger, self.budget)
         if ledger.failed and ledger.failed == ledger.calls - ledger.cached:
             raise BackendError(
                 f"{self.name}: every request to {backend.identity()} failed; "
                 f"first error: {ledger.errors[0]}"
             )
-        return values
+        self._add_notes(items, scores, ledger, backend)
+        return scores
 
-    def finish(
-        self, items: Sequence[Item], values: list[list[float]], ledger: Ledger
-    ) -> list[float]:
-        """Mean per owner (NaN with no parsable call); notes add up over the calls of one run."""
-        scores = [math.fsum(v) / len(v) if v else math.nan for v in values]
+    def explain(self, items: Sequence[Item]) -> dict[str, dict[str, Any]]:
+        """Each item's verdicts, replayed from the raw store without calling a model."""
+        _, details = self.judge(items, _StoredOnly(self.settings), Ledger(), None)
+        return details
+
+    def _add_notes(
+        self, items: Sequence[Item], scores: Sequence[float], ledger: Ledger, backend: Backend
+    ) -> None:
+        """Notes add up over the batches of a run."""
         unscored = [item.item_id for item, s in zip(items, scores, strict=True) if math.isnan(s)]
         counts = {
             "calls": ledger.calls,
             "cached_calls": ledger.cached,
+            "first_answers": ledger.first_answers,
+            "first_answers_rejected": ledger.first_answers_rejected,
             "retried_calls": ledger.retried,
-            "unparsable_calls": ledger.unparsable,
-            "refused_calls": ledger.refusals,
+            "rejected_calls": sum(ledger.rejected.values()),
             "failed_calls": ledger.failed,
+            "prompts_shortened": ledger.prompts_shortened,
+            "turns_left_out": ledger.turns_left_out,
             "truncated_prompts": ledger.truncated_prompts,
         }
         before = self.notes
+        reasons = Counter(before.get("rejected_by_reason", {})) + ledger.rejected
         self.notes = {
-            "backend": make_backend(self.settings.backend).identity(),
+            "backend": backend.identity(),
             "temperature": self.settings.temperature,
             "seed": self.settings.seed,
             "n": self.settings.n,
             **{k: v + before.get(k, 0) for k, v in counts.items()},
+            "rejected_by_reason": dict(sorted(reasons.items())),
             "unscored_items": [*before.get("unscored_items", []), *unscored],
             "errors": sorted(set(before.get("errors", [])) | set(ledger.errors))[:5],
         }
-        return scores
+
+
+def _overflows(backend: Backend, request: ChatRequest) -> bool:
+    over = backend.overflow(request)
+    return over is not None and over > 0
+
+
+def explanation(answers: list[Answer], left_out: int, **extra: Any) -> dict[str, Any]:
+    """What a judge said about one item: its usable calls, and how many of the oldest turns its
+    prompt left out to fit the model's window."""
+    shortened = {"turns_left_out": left_out} if left_out else {}
+    return {"calls": answers, **shortened, **extra}
+
+
+def mean_score(answers: Sequence[Answer]) -> float:
+    """The mean score of an owner's usable answers; NaN with none."""
+    return math.fsum(a["score"] for a in answers) / len(answers) if answers else math.nan
+
+
+def _reading(parser: Parser, outcome: Completion) -> Rejected | Answer:
+    """The usable answer of a completion, or why it is not one."""
+    if outcome.refusal is not None:
+        return Rejected("refusal")
+    if outcome.wrong_model is not None:
+        return Rejected("answered by another model")
+    reading = parser(outcome)
+    if isinstance(reading, Rejected):
+        return reading
+    return {"score": reading.score, **reading.fields}
 
 
 def _collect(
     parser: Parser,
     pending: Pending,
     outcomes: Sequence[Outcome],
-    values: list[list[float]],
+    answers: list[list[Answer]],
     ledger: Ledger,
+    attempt: int,
     last: bool,
 ) -> Pending:
-    """Parsed numbers go to their owner's values; failures, refusals and unparsable outputs are
-    counted, and (unless this was the `last` attempt) the latter two come back as retries with a
-    new seed."""
+    """Usable answers go to their owner; failures and rejections are counted, and (unless this
+    was the `last` attempt) rejections come back as retries with a new seed."""
     again: Pending = []
     for (request, owner), outcome in zip(pending, outcomes, strict=True):
         if isinstance(outcome, Failure):
@@ -207,19 +387,24 @@ def _collect(
             ledger.errors.append(outcome.error)
             continue
         ledger.truncated_prompts += int(outcome.truncated)
-        value = None if outcome.refusal else parser(outcome)
-        if value is not None:
-            values[owner].append(value)
-        elif last:
-            ledger.refusals += int(outcome.refusal is not None)
-            ledger.unparsable += int(outcome.refusal is None)
+        reading = _reading(parser, outcome)
+        ledger.first_answers += int(attempt == 0)
+        if not isinstance(reading, Rejected):
+            answers[owner].append({**reading, "seed": request.seed, "attempt": attempt})
+            continue
+        ledger.first_answers_rejected += int(attempt == 0)
+        if last:
+            ledger.rejected[reading.reason] += 1
         else:
             ledger.retried += 1
-            temperature = max(request.temperature, 0.7)
-            again.append(
-                (replace(request, seed=request.seed + 1000, temperature=temperature), owner)
-            )
+            again.append((retry_request(request), owner))
     return again
+
+
+def retry_request(request: ChatRequest) -> ChatRequest:
+    """The request that retries a rejected answer: a new seed, and sampling on."""
+    temperature = max(request.temperature, 0.7)
+    return replace(request, seed=request.seed + RETRY_SEED_STEP, temperature=temperature)
 
 
 def as_turn(name: str, item: Item) -> TurnItem:

@@ -1,7 +1,8 @@
-"""Numbers from LLM judge outputs: a `Score: N` line, the SODA-EVAL JSON verdict, a G-Eval form.
+"""Verdicts from LLM judge outputs: a `Score: N` line (or `{"score": N}`), the SODA-EVAL JSON
+verdict, a G-Eval form.
 
-Each parser returns None for output it cannot read; the judges retry such output and count it,
-never turning it into a score.
+A parser returns a `Verdict` (the score and the fields worth keeping) or a `Rejected` with the
+reason; the judges retry rejected output and count each reason, never turning it into a score.
 """
 
 from __future__ import annotations
@@ -10,27 +11,51 @@ import json
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from comperbench.metrics import prompts
+from comperbench.loaders.soda_eval import ISSUE_TYPES, issue_key
 from comperbench.metrics.llm_requests import Completion
 
-Parser = Callable[[Completion], float | None]
 
-_SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
-_BARE_NUMBER = re.compile(r"^\s*\**\s*(\d+(?:\.\d+)?)\s*\**\s*\.?\s*$")
+@dataclass(frozen=True)
+class Verdict:
+    """A usable answer: its score and what else the judge said (issues, comment, probabilities)."""
+
+    score: float
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An answer that gives no valid score, and why."""
+
+    reason: str
+
+
+Reading = Verdict | Rejected
+Parser = Callable[[Completion], Reading]
+
+_SCORE_LINE = re.compile(r"score\"?\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"^\s*\**\s*(-?\d+(?:\.\d+)?)\s*\**\s*\.?\s*$")
 _FORM_SCORE = re.compile(r"\s*\**\s*([1-5])\b")
 
 
-def parse_score(text: str, low: float = 1, high: float = 5, integer: bool = True) -> float | None:
-    """The score of a `Score: N` line (or of an answer that is only a number); None if absent."""
+def check_score(value: float, low: float = 1, high: float = 5, integer: bool = True) -> Reading:
+    """A verdict for `value`, or why it is not a score on the scale."""
+    if not low <= value <= high:
+        return Rejected(f"score outside {low:g}-{high:g}")
+    if integer and not value.is_integer():
+        return Rejected("score not a whole number")
+    return Verdict(value)
+
+
+def parse_score(text: str, low: float = 1, high: float = 5, integer: bool = True) -> Reading:
+    """The score of a `Score: N` line, of `{"score": N}`, or of an answer that is only a number."""
     match = _SCORE_LINE.search(text) or _BARE_NUMBER.match(text)
     if match is None:
-        return None
-    value = float(match.group(1))
-    if not low <= value <= high or (integer and not value.is_integer()):
-        return None
-    return value
+        return Rejected("no score")
+    return check_score(float(match.group(1)), low, high, integer)
 
 
 def score_parser(low: float = 1, high: float = 5, integer: bool = True) -> Parser:
@@ -38,46 +63,63 @@ def score_parser(low: float = 1, high: float = 5, integer: bool = True) -> Parse
     return lambda out: parse_score(out.text, low, high, integer)
 
 
-def parse_soda_eval(text: str) -> dict[str, Any] | None:
-    """The JSON verdict of the SODA-EVAL prompt (issues, score 1-5, comment); None if malformed."""
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object an answer holds (fences and prose around it ignored), or None."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         return None
     try:
-        verdict = json.loads(text[start : end + 1])
+        value = json.loads(text[start : end + 1])
     except json.JSONDecodeError:
         return None
-    if not isinstance(verdict, dict):
-        return None
-    score, issues = verdict.get("score"), verdict.get("issues")
+    return value if isinstance(value, dict) else None
+
+
+def parse_soda_eval(text: str) -> Reading:
+    """The JSON verdict of the SODA-EVAL prompt: issues from the taxonomy (each with its
+    explanation), a score 1-5 and a non-empty comment."""
+    verdict = _json_object(text)
+    if verdict is None:
+        return Rejected("not a JSON object")
+    score = verdict.get("score")
     if isinstance(score, str):
-        score = parse_score(score)
-    if isinstance(score, bool) or not isinstance(score, int | float) or not 1 <= score <= 5:
-        return None
+        reading = parse_score(score)
+        if isinstance(reading, Rejected):
+            return reading
+        score = reading.score
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return Rejected("no score")
+    checked = check_score(float(score))
+    if isinstance(checked, Rejected):
+        return checked
+    issues = verdict.get("issues")
     if not isinstance(issues, list) or not all(
         isinstance(i, dict) and isinstance(i.get("type"), str) for i in issues
     ):
-        return None
-    types = [i["type"].strip().lower() for i in issues]
-    unknown = [t for t in types if t not in prompts.SODA_EVAL_ISSUES]
-    return {
-        "score": float(score),
-        "issues": types,
-        "unknown_issue_types": unknown,
-        "comment": str(verdict.get("comment", "")),
-    }
+        return Rejected("issues not a list of typed issues")
+    keys = [issue_key(i["type"]) for i in issues]
+    if any(k not in ISSUE_TYPES for k in keys):
+        return Rejected("unknown issue type")
+    comment = verdict.get("comment")
+    if not isinstance(comment, str) or not comment.strip():
+        return Rejected("empty comment")
+    listed = [
+        {"type": key, "explanation": str(i.get("explanation", ""))}
+        for key, i in zip(keys, issues, strict=True)
+    ]
+    return Verdict(checked.score, {"issues": listed, "comment": comment.strip()})
 
 
-def soda_eval_score(out: Completion) -> float | None:
-    """The score of a completion's SODA-EVAL verdict."""
-    verdict = parse_soda_eval(out.text)
-    return None if verdict is None else verdict["score"]
+def soda_eval_reading(out: Completion) -> Reading:
+    """`parse_soda_eval` of a completion's text."""
+    return parse_soda_eval(out.text)
 
 
-def form_score(out: Completion) -> float | None:
+def form_reading(out: Completion) -> Reading:
     """A G-Eval form's score: sum_s p(s)*s over the score tokens when the completion has their
     probabilities, else the score 1-5 its text starts with."""
     if out.option_probs:
-        return math.fsum(p * int(s) for s, p in out.option_probs.items())
+        score = math.fsum(p * int(s) for s, p in out.option_probs.items())
+        return Verdict(score, {"probabilities": out.option_probs})
     match = _FORM_SCORE.match(out.text)
-    return float(match.group(1)) if match else None
+    return Verdict(float(match.group(1))) if match else Rejected("no score")

@@ -68,6 +68,8 @@ class Completion:
     refusal: str | None = None
     truncated: bool = False
     """The prompt was longer than the model's window and was cut from the left."""
+    wrong_model: str | None = None
+    """The model a server says answered, when it is not the one asked for."""
     raw: Any = None
 
 

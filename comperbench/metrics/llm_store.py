@@ -43,6 +43,7 @@ class RawStore:
             option_probs=record["option_probs"],
             refusal=record["refusal"],
             truncated=record["truncated"],
+            wrong_model=record.get("wrong_model"),
             raw=record["raw"],
         )
 
@@ -57,6 +58,7 @@ class RawStore:
             "option_probs": out.option_probs,
             "refusal": out.refusal,
             "truncated": out.truncated,
+            "wrong_model": out.wrong_model,
             "raw": out.raw,
             "created": datetime.now(UTC).isoformat(),
         }

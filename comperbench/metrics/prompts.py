@@ -8,8 +8,11 @@ lines the prompts show.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
+from comperbench.loaders.soda_eval import ISSUE_TYPES
+from comperbench.metrics.llm_requests import AnswerFormat
 from comperbench.schema import Utterance
 
 SYSTEM = "You are a careful, impartial evaluator of open-domain dialogue."
@@ -112,21 +115,35 @@ Intermediate score: {intermediate:.2f}
 
 CPD_DIALOGUE_ANSWER = "Answer with one line of the form `Score: N`, N a number from 1 to 5."
 
+CPD_TURN_FORMAT = AnswerFormat(
+    json_schema=json.dumps(
+        {
+            "type": "object",
+            "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}},
+            "required": ["score"],
+            "additionalProperties": False,
+        }
+    ),
+    regex=" ?[1-5]",
+)
+"""The answer of the turn prompts, `Score: N` (a whole number), for structured output."""
+
+CPD_DIALOGUE_FORMAT = AnswerFormat(
+    json_schema=json.dumps(
+        {
+            "type": "object",
+            "properties": {"score": {"type": "number", "minimum": 1, "maximum": 5}},
+            "required": ["score"],
+            "additionalProperties": False,
+        }
+    ),
+    regex=r" ?([1-4](\.[0-9]{1,2})?|5(\.00?)?)",
+)
+"""The answer of the dialogue adjustment, `Score: N` with up to two decimals."""
+
 # ---------------------------------------------------------------------------------------------
 # SODA-EVAL evaluator: issues from the taxonomy, then an overall score and a comment, as JSON.
 
-SODA_EVAL_ISSUES = {
-    "coherence": "contradicts or ignores earlier turns, or does not follow from the last one",
-    "commonsense": "goes against common sense or world knowledge",
-    "assumption": "states or assumes things that the context does not support",
-    "repetition": "repeats earlier content of the conversation or of itself",
-    "engagement": "is dull, generic, or does not invite the conversation to continue",
-    "antisocial": "is rude, offensive, unsafe or otherwise antisocial",
-    "fluency": "has grammatical errors or reads unnaturally",
-    "gender pronoun": "uses a wrong or inconsistent gender pronoun",
-    "non-textual": "refers to non-textual content (images, sounds, actions) as if it were present",
-    "other": "any other problem",
-}
 
 SODA_EVAL = """You will be given a conversation and the response of its last speaker. First list the
 issues of the response, using only these issue types:
@@ -143,6 +160,48 @@ Response:
 Answer with JSON only, in this form:
 {{"issues": [{{"type": "<issue type>", "explanation": "<one sentence>"}}], "score": <1-5>, "comment": "<one sentence>"}}
 Use an empty list when the response has no issue."""
+
+
+def soda_eval_taxonomy() -> str:
+    """The issue types of the SODA-EVAL prompt: the Soda-Eval taxonomy as the benchmark defines
+    it, one `- type: definition` line each."""
+    return "\n".join(f"- {issue_name(key)}: {text}" for key, text in ISSUE_TYPES.items())
+
+
+def issue_name(key: str) -> str:
+    """An issue type as the prompt writes it (`gender_pronoun` -> `gender pronoun`)."""
+    return key.replace("_", " ")
+
+
+SODA_EVAL_FORMAT = AnswerFormat(
+    json_schema=json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "issues": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "type": {
+                                "type": "string",
+                                "enum": [issue_name(k) for k in ISSUE_TYPES],
+                            },
+                            "explanation": {"type": "string", "maxLength": 200},
+                        },
+                        "required": ["type", "explanation"],
+                        "additionalProperties": False,
+                    },
+                },
+                "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+                "comment": {"type": "string", "minLength": 1, "maxLength": 300},
+            },
+            "required": ["issues", "score", "comment"],
+            "additionalProperties": False,
+        }
+    )
+)
+"""The SODA-EVAL verdict as a JSON schema, for structured output."""
 
 # ---------------------------------------------------------------------------------------------
 # G-Eval form filling for any aspect.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem, nonblank_references
 from comperbench.metrics.cache import ScoreCache, item_key
+from comperbench.metrics.llm_judge import LlmJudge
 from comperbench.metrics.registry import get
 from comperbench.metrics.workers import (
     MIN_PARALLEL_SCORES,
@@ -73,9 +74,12 @@ def split_metric_list(spec: str) -> list[str]:
     return [s.strip() for s in _LIST_COMMA.split(spec) if s.strip()]
 
 
-def resolve_metrics(spec: str | Sequence[str], level: str) -> list[Metric]:
+def resolve_metrics(
+    spec: str | Sequence[str], level: str, judge_options: Mapping[str, str] | None = None
+) -> list[Metric]:
     """Metrics from a comma-separated list of names (or a list of names); `default` expands to
-    the default suite."""
+    the default suite. `judge_options` (`llm_settings.CLI_OPTIONS` keys) set every LLM judge's
+    settings that its brackets leave open. Two metrics that would share a name are refused."""
     names = split_metric_list(spec) if isinstance(spec, str) else list(spec)
     expanded: list[str] = []
     for name in names:
@@ -86,7 +90,18 @@ def resolve_metrics(spec: str | Sequence[str], level: str) -> list[Metric]:
         raise ComperbenchError(
             "no metric named: give --metrics default or a list such as bleu-4,f1"
         )
-    return [get(name) for name in dict.fromkeys(expanded)]
+    metrics = [get(name) for name in dict.fromkeys(expanded)]
+    if judge_options:
+        metrics = [m.with_options(judge_options) if isinstance(m, LlmJudge) else m for m in metrics]
+    names: dict[str, str] = {}
+    for given, metric in zip(dict.fromkeys(expanded), metrics, strict=True):
+        if metric.name in names:
+            raise ComperbenchError(
+                f"{names[metric.name]!r} and {given!r} are the same metric, {metric.name}: "
+                "give it once, or make them differ (e.g. another seed)"
+            )
+        names[metric.name] = given
+    return metrics
 
 
 def _utterances(rows: list[dict[str, str]] | None) -> tuple[Utterance, ...]:
@@ -150,6 +165,9 @@ class MetricRun:
     computed: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
     """The metric's `run_notes` after scoring (empty when every score came from the cache)."""
+    explanations: dict[str, dict[str, Any]] | None = None
+    """Per item id, what the metric said besides its score (a judge's verdicts), when it says
+    anything more."""
 
     @property
     def nans(self) -> int:
@@ -362,6 +380,9 @@ def run_metrics(
             runs[pending.metric.name] = _finish(
                 pending, _compute(pending, items, batch_size), cache
             )
+    for run in runs.values():
+        if not run.metric.corpus:
+            run.explanations = run.metric.explain(items)
     return RunResult(
         benchmark=bench,
         level=level,
