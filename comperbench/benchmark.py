@@ -27,6 +27,7 @@ from comperbench.loaders import BENCHMARKS
 from comperbench.loaders.base import SourceFiles, parsing_code_digest
 from comperbench.metadata import BenchmarkMetadata
 from comperbench.schema import dialogue_table, turn_table
+from comperbench.selection import Selection, first_rows, selection_of, stratified_rows
 
 ALLOW_MISSING_RAW_ENV = "COMPERBENCH_ALLOW_MISSING_RAW"
 VERIFIED = "raw files verified"
@@ -50,6 +51,7 @@ class Benchmark:
         excluded_systems: tuple[str, ...] = (),
         fingerprint: str | None = None,
         provenance: str = VERIFIED,
+        selection: Selection | None = None,
     ) -> None:
         self.metadata, self.level, self.table, self.split = metadata, level, table, split
         self._fingerprint = fingerprint or metadata.fingerprint
@@ -59,6 +61,8 @@ class Benchmark:
         """Systems left out on request (`without_systems`); part of every result's `tag`."""
         self.provenance = provenance
         """Whether the raw files were checked, or why a cached table was served without them."""
+        self.selection = selection
+        """The sample or first items kept for a quick run (`sample`, `head`); part of `tag`."""
 
     @property
     def name(self) -> str:
@@ -79,13 +83,16 @@ class Benchmark:
 
     @property
     def tag(self) -> str:
-        """`name@fingerprint`, plus `~without:<system slugs>` when systems were left out: the
-        benchmark part of a result's signature."""
+        """`name@fingerprint`, plus `~without:<system slugs>` when systems were left out and the
+        selection's tag when only part of the items is kept: the benchmark part of a result's
+        signature."""
         from comperbench.textutil import slug
 
         tag = f"{self.name}@{self.fingerprint}"
         if self.excluded_systems:
             tag += "~without:" + ",".join(slug(s) for s in self.excluded_systems)
+        if self.selection:
+            tag += self.selection.tag
         return tag
 
     def protocol_exclusions(self, needs: frozenset[str] | set[str]) -> tuple[str, ...]:
@@ -116,6 +123,35 @@ class Benchmark:
             tuple(sorted({*self.excluded_systems, *drop})),
             self._fingerprint,
             self.provenance,
+            self.selection,
+        )
+
+    def sample(self, n: int, seed: int = 0) -> Benchmark:
+        """A seeded sample of `n` items, stratified by system (each system in proportion to its
+        items), for a quick run whose results say they are on a sample."""
+        systems = self.table.column("system").to_pylist()
+        rows = stratified_rows(systems, n, seed)
+        return self._keep(rows, selection_of("sample", rows, self.item_ids, systems, seed))
+
+    def head(self, n: int) -> Benchmark:
+        """The first `n` items in table order, for a quick run."""
+        rows = first_rows(len(self), n)
+        systems = self.table.column("system").to_pylist()
+        return self._keep(rows, selection_of("limit", rows, self.item_ids, systems))
+
+    def _keep(self, rows: np.ndarray, selection: Selection) -> Benchmark:
+        if self.selection:
+            raise ComperbenchError(f"{self.name} is already {self.selection.describe()}")
+        return Benchmark(
+            self.metadata,
+            self.level,
+            self.table.take(pa.array(rows)),
+            self.skipped,
+            self.split,
+            self.excluded_systems,
+            self._fingerprint,
+            self.provenance,
+            selection,
         )
 
     def __len__(self) -> int:

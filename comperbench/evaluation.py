@@ -14,6 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from comperbench import __version__
+from comperbench.explanations import issue_report
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.averaging import Averaging
@@ -219,9 +220,24 @@ def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, A
     }
 
 
-def table_document(result: RunResult, table: EvaluationTable) -> dict[str, Any]:
-    """Everything `evaluate` computed, with its provenance, as JSON-ready data (NaN is null)."""
+def issue_reports(result: RunResult, n_resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Per judge whose explanations list issues: its issue-type rates per system and, where the
+    benchmark has human issue labels, its issue detection (`explanations.issue_report`)."""
+    reports = {}
+    for run in result.runs:
+        report = issue_report(result, run, n_resamples=n_resamples, seed=seed)
+        if report is not None:
+            reports[run.metric.name] = report
+    return reports
+
+
+def table_document(
+    result: RunResult, table: EvaluationTable, issues: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Everything `evaluate` computed, with its provenance, as JSON-ready data (NaN is null);
+    `issues` are the judges' `issue_reports`."""
     bench = result.benchmark
+    issues = issues or {}
     document = {
         "comperbench_version": __version__,
         "benchmark": bench.name,
@@ -230,6 +246,7 @@ def table_document(result: RunResult, table: EvaluationTable) -> dict[str, Any]:
         "data": bench.provenance,
         "split": bench.split,
         "excluded_systems": list(bench.excluded_systems),
+        "selection": bench.selection.document() if bench.selection else None,
         "protocol": _protocol_document(table, result),
         "level": result.level,
         "aspect": table.aspect,
@@ -253,6 +270,7 @@ def table_document(result: RunResult, table: EvaluationTable) -> dict[str, Any]:
                 "signature": run.metric.signature(),
                 "nan_scores": run.nans,
                 "notes": run.notes,
+                **({"issues": issues[run.metric.name]} if run.metric.name in issues else {}),
             }
             for run in result.runs
         },

@@ -15,6 +15,7 @@ import pytest
 
 from comperbench import metrics
 from comperbench.cli import main
+from comperbench.errors import ComperbenchError
 from comperbench.metrics import llm_backends, llm_budget, llm_cpdscore
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm_http import HttpBackend
@@ -26,6 +27,7 @@ class Handler(BaseHTTPRequestHandler):
     """Behaviour chosen by the requested model name; every request body is recorded."""
 
     seen: ClassVar[list[dict[str, Any]]] = []
+    keys: ClassVar[list[str | None]] = []
     failures_left: ClassVar[dict[str, int]] = {}
     in_flight: ClassVar[dict[str, int]] = {}
     peak: ClassVar[dict[str, int]] = {}
@@ -46,10 +48,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def message(self, content: str | None, refusal: str | None = None, **extra: Any) -> bytes:
+    def message(
+        self,
+        content: str | None,
+        refusal: str | None = None,
+        model: str | None = None,
+        **extra: Any,
+    ) -> bytes:
         message = {"role": "assistant", "content": content, "refusal": refusal}
         choice = {"index": 0, "message": message, "finish_reason": "stop"} | extra
-        return json.dumps({"id": "x", "object": "chat.completion", "choices": [choice]}).encode()
+        body = {"id": "x", "object": "chat.completion", "choices": [choice]}
+        return json.dumps(body | ({"model": model} if model else {})).encode()
 
     def do_POST(self) -> None:
         assert self.path == "/v1/chat/completions"
@@ -57,6 +66,7 @@ class Handler(BaseHTTPRequestHandler):
         model = self.model = body["model"]
         with Handler.changed:
             Handler.seen.append(body)
+            Handler.keys.append(self.headers.get("Authorization"))
             Handler.in_flight[model] = Handler.in_flight.get(model, 0) + 1
             Handler.peak[model] = max(Handler.peak.get(model, 0), Handler.in_flight[model])
             Handler.changed.notify_all()
@@ -115,10 +125,38 @@ class Handler(BaseHTTPRequestHandler):
                 "comment": "Repetitive.",
             }
             self.reply(200, self.message("```json\n" + json.dumps(verdict) + "\n```"))
+        elif model == "impostor":
+            self.reply(200, self.message("Score: 4", model="someone-else"))
+        elif model == "dated":
+            self.reply(200, self.message("Score: 4", model="dated-2024-08-06"))
+        elif model == "off-scale":
+            self.reply(200, self.message("Score: 7"))
+        elif model == "decimal":
+            self.reply(200, self.message("Score: 4.45"))
+        elif model.startswith("soda-"):
+            self.reply(200, self.message(soda_verdict(model, body)))
         elif model == "seeded":  # the score follows the seed, so that n calls can be told apart
             self.reply(200, self.message(f"Score: {body['seed'] % 5 + 1}"))
         else:
             self.reply(200, self.message("Score: 5"))
+
+
+def soda_verdict(model: str, body: dict[str, Any]) -> str:
+    """A SODA-EVAL answer: `soda-text` flags repetition when the response says "again" (and an
+    unknown type when it says "weird"), `soda-retry` answers only retries, `soda-empty` gives no
+    comment."""
+    prompt = body["messages"][-1]["content"]
+    response = prompt.split("Response:\n")[1].split("\n")[0]
+    issues = []
+    if "again" in response:
+        issues.append({"type": "Repetition", "explanation": "says it again"})
+    if model == "soda-unknown" or "weird" in response:
+        issues.append({"type": "Rudeness", "explanation": "not in the taxonomy"})
+    if model == "soda-retry" and body["seed"] < 1000:
+        return "I think it is fine."
+    comment = "" if model == "soda-empty" else "A reply."
+    score = 2 if issues else 4
+    return json.dumps({"issues": issues, "score": score, "comment": comment})
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +172,7 @@ def server() -> Iterator[str]:
 @pytest.fixture(autouse=True)
 def fresh_state(server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     Handler.seen.clear()
+    Handler.keys.clear()
     Handler.failures_left.clear()
     Handler.peak.clear()
     monkeypatch.setenv("COMPERBENCH_LLM_BASE_URL", server)
@@ -435,3 +474,170 @@ def test_evaluate_against_a_failing_server_stops_fast_with_exit_2(
     err = capsys.readouterr().err
     assert "5 requests in a row failed" in err and server in err and "HTTP 503" in err
     assert len(Handler.seen) <= 5 + 4
+
+
+# Names, options and keys ------------------------------------------------------------------------
+
+
+def test_a_judge_name_says_what_changes_its_scores_and_rebuilds_the_judge() -> None:
+    judge = metrics.get("cpdscore-simple[http:qwen,n=5,t=0.2,seed=3]")
+    assert judge.name == "cpdscore-simple[http:qwen,n=5,t=0.2,seed=3,prompt=1]"
+    assert metrics.get(judge.name).config() == judge.config()
+    unstructured = metrics.get("soda-eval[http:qwen,structured=false]")
+    assert unstructured.name.endswith(",prompt=1,structured=false]")
+    assert unstructured.config()["structured"] is False
+
+
+def test_two_variants_of_a_judge_get_two_columns_and_one_judge_twice_is_refused() -> None:
+    from comperbench.metrics.runner import resolve_metrics
+
+    two = resolve_metrics("cpdscore-simple[n=1],cpdscore-simple[n=3]", "turn")
+    assert len({m.name for m in two}) == 2
+    with pytest.raises(ComperbenchError, match="are the same metric"):
+        resolve_metrics("cpdscore-simple,cpdscore-simple[n=3,seed=0]", "turn")
+
+
+def test_command_line_judge_options_fill_what_the_brackets_leave_open(server: str) -> None:
+    from comperbench.metrics.runner import resolve_metrics
+
+    options = {"judge_model": "http:plain", "judge_url": server, "judge_retries": "0"}
+    [mine, theirs] = resolve_metrics(
+        "cpdscore-simple[n=1],cpdscore-simple[http:seeded]", "turn", options
+    )
+    assert mine.name.startswith("cpdscore-simple[http:plain,n=1,")
+    assert theirs.name.startswith("cpdscore-simple[http:seeded,n=3,")
+    assert mine.settings.retries == 0 and mine.config()["url"] == server
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("cpdscore-simple[url=http://x]", "apply to a server"),
+        ("cpdscore-simple[http:m,prompt=2]", "prompt version 1"),
+        ("cpdscore-simple[http:m,colour=red]", "unknown judge option 'colour'"),
+        ("cpdscore-simple[http:m,n=two]", "judge option 'n'"),
+        ("cpdscore-simple[http:m,structured=maybe]", "expected true or false"),
+        ("cpdscore-simple[http:m,concurrency=0]", "concurrency at least 1"),
+    ],
+)
+def test_bad_judge_options_are_refused_by_name(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        metrics.get(spec)
+
+
+def test_the_key_comes_from_a_file_is_sent_and_never_shown(server: str, tmp_path: Any) -> None:
+    key_file = tmp_path / "key"
+    key_file.write_text("sk-secret-123\n")
+    judge = metrics.get(f"cpdscore-simple[http:plain,n=1,key_file={key_file}]")
+    assert judge.score([item()]) == [5.0]
+    assert Handler.keys == ["Bearer sk-secret-123"]
+    shown = " ".join([judge.name, judge.signature(), json.dumps(judge.notes), repr(judge.config())])
+    shown += repr(llm_backends.make_backend(judge.settings))
+    assert "sk-secret" not in shown
+    (tmp_path / "empty").write_text("")
+    with pytest.raises(BackendError, match="is empty"):
+        metrics.get(f"cpdscore-simple[http:plain,key_file={tmp_path / 'empty'}]").score([item()])
+    with pytest.raises(BackendError, match="nowhere"):
+        metrics.get(f"cpdscore-simple[http:plain,key_file={tmp_path / 'nowhere'}]").score([item()])
+
+
+def test_evaluate_help_documents_the_judge_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for option in ("--judge-model", "--judge-url", "--judge-timeout", "--judge-concurrency"):
+        assert option in text
+    assert "--judge-retries" in text and "--judge-key-file" in text and "never printed" in text
+
+
+# Structured output, unusable answers, explanations ----------------------------------------------
+
+
+def test_structured_output_sends_the_answer_schema(server: str) -> None:
+    metrics.get("cpdscore-simple[http:plain,n=1]").score([item()])
+    schema = Handler.seen[0]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
+    metrics.get("soda-eval[http:soda-text]").score([item()])
+    issues = Handler.seen[1]["response_format"]["json_schema"]["schema"]["properties"]["issues"]
+    assert "gender pronoun" in issues["items"]["properties"]["type"]["enum"]
+    metrics.get("cpdscore-simple[http:plain,n=1,structured=false,seed=1]").score([item()])
+    assert "response_format" not in Handler.seen[2]
+
+
+def test_json_answers_of_structured_output_are_read(server: str) -> None:
+    from comperbench.metrics.llm_parsing import Verdict, parse_score
+
+    assert parse_score('{"score": 4}') == Verdict(4.0)
+
+
+@pytest.mark.parametrize(
+    ("model", "reason"),
+    [
+        ("off-scale", "score outside 1-5"),
+        ("decimal", "score not a whole number"),
+        ("impostor", "answered by another model"),
+        ("soda-unknown", "unknown issue type"),
+        ("soda-empty", "empty comment"),
+    ],
+)
+def test_unusable_answers_are_counted_by_reason_never_scored(
+    server: str, model: str, reason: str
+) -> None:
+    base = "soda-eval" if model.startswith("soda") else "cpdscore-simple"
+    judge = metrics.get(f"{base}[http:{model},n=1,retries=1]")
+    assert math.isnan(judge.score([item()])[0])
+    assert judge.notes["rejected_by_reason"] == {reason: 1}
+    assert judge.notes["first_answers_rejected"] == 1 and judge.notes["retried_calls"] == 1
+
+
+def test_a_dated_snapshot_of_the_model_asked_for_is_accepted(server: str) -> None:
+    assert metrics.get("cpdscore-simple[http:dated,n=1]").score([item()]) == [4.0]
+
+
+def test_a_verdict_obtained_on_a_retry_is_kept_in_the_explanation(server: str) -> None:
+    judge = metrics.get("soda-eval[http:soda-retry,retries=1]")
+    assert judge.score([item()]) == [4.0]
+    [call] = judge.explain([item()])["t0"]["calls"]
+    assert call["attempt"] == 1 and call["seed"] == 1000 and call["comment"] == "A reply."
+    assert len(Handler.seen) == 2  # explaining replays the raw store, it asks no one
+
+
+def test_cpdscore_explanations_keep_every_call(server: str) -> None:
+    judge = metrics.get("cpdscore-simple[http:seeded,n=3,seed=10]")
+    judge.score([item()])
+    calls = judge.explain([item()])["t0"]["calls"]
+    assert [(c["seed"], c["score"]) for c in calls] == [(10, 1.0), (11, 2.0), (12, 3.0)]
+
+
+class _Window:
+    """A backend whose window holds `words` words of prompt (for the judge's own cut)."""
+
+    def __init__(self, words: int) -> None:
+        self.words = words
+
+    def overflow(self, request: ChatRequest) -> int:
+        return len(request.messages[-1][1].split()) - self.words
+
+
+def test_a_long_prompt_loses_its_oldest_turns_never_its_instructions() -> None:
+    from comperbench.metrics.llm_judge import Ledger
+
+    judge = metrics.get("cpdscore-simple[http:m,n=1]")
+    context = tuple(Utterance("A", f"turn{i} " + "word " * 20) for i in range(10))
+    long_item = TurnItem("long", "Fine.", context=context)
+    short = judge.user_prompt(long_item, ())
+    window = _Window(len(short.split()) + 2 * 22)  # room for two turns
+    ledger = Ledger()
+    text, left_out = judge.fitted(
+        window,
+        lambda c: judge.user_prompt(long_item, c),
+        context,
+        ledger,  # type: ignore[arg-type]
+    )
+    assert left_out == 8 and "turn8" in text and "turn9" in text and "turn7" not in text
+    assert text.startswith(short.split("\n")[0])  # the instructions are all there
+    assert ledger.prompts_shortened == 1 and ledger.turns_left_out == 8
+    fits, none = judge.fitted(
+        _Window(10**6), lambda c: judge.user_prompt(long_item, c), context, ledger
+    )  # type: ignore[arg-type]
+    assert none == 0 and "turn0" in fits

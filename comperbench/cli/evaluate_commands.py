@@ -17,14 +17,18 @@ from comperbench.cli.common import (
     conventions_from_arguments,
     load_from_arguments,
 )
+from comperbench.cli.judge_output import print_issue_reports
 from comperbench.errors import ComperbenchError, UnknownNameError
 from comperbench.evaluation import (
     EvaluationTable,
     default_statistics,
     evaluate_run,
+    issue_reports,
     table_document,
 )
+from comperbench.explanations import explanation_columns
 from comperbench.metrics.cache import ScoreCache
+from comperbench.metrics.llm_settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.statistics import get_statistic, statistic_names
@@ -104,7 +108,10 @@ def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tup
     """scores.parquet (items or systems x metrics) and table.json (correlations + provenance)."""
     out.mkdir(parents=True, exist_ok=True)
     scores_path, table_path = out / "scores.parquet", out / "table.json"
-    frame = result.system_frame().reset_index() if result.level == "system" else result.item_frame()
+    if result.level == "system":
+        frame = result.system_frame().reset_index()
+    else:
+        frame = result.item_frame().assign(**explanation_columns(result))
     frame.to_parquet(scores_path, index=False)
     table_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
     return scores_path, table_path
@@ -142,6 +149,8 @@ def _print_header(
     )
     if bench.provenance != VERIFIED:
         print(f"data: {bench.provenance}")
+    if bench.selection:
+        print(f"items: {bench.selection.describe()}")
     for line in protocol_lines(table, result):
         print(line)
     for name, reason in result.skipped.items():
@@ -239,6 +248,7 @@ def _run_settings(
         "protocol_applied": not args.all_systems,
         "statistics": statistics,
         "averaging": averaging.label if args.grouped else "",
+        "judge_options": judge_options(args),
     }
 
 
@@ -252,6 +262,8 @@ def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspec
     if args.all_systems and bench.metadata.protocol.reference_excluded_systems:
         name += "-all-systems"
     name += "-grouped" if args.grouped else ""
+    if bench.selection:
+        name += f"-{bench.selection.kind}{bench.selection.n}-{bench.selection.digest}"
     return Path("results") / name
 
 
@@ -277,10 +289,10 @@ def _refuse_overwrite(out: Path, run: dict[str, Any], force: bool) -> None:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     bench_level = None if args.level == "system" else args.level
-    bench = load_from_arguments(args, bench_level)
+    bench = selected(load_from_arguments(args, bench_level), args)
     level = args.level or bench.level
     aspect = bench.metadata.aspect(args.aspect, level).name
-    metrics = resolve_metrics(args.metrics, level)
+    metrics = resolve_metrics(args.metrics, level, judge_options(args))
     statistics = args.statistics or list(default_statistics())
     averaging = conventions_from_arguments(args).averaging
     run = _run_settings(
@@ -303,10 +315,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
         statistics=statistics,
         averaging=averaging,
     )
-    document = {"run": run, **table_document(result, table)}
+    issues = issue_reports(result, args.resamples, args.seed)
+    document = {"run": run, **table_document(result, table, issues)}
     if not args.json:
         _print_header(args, result, table, averaging)
         _print_table(table)
+        print_issue_reports(issues)
         _print_metric_signatures(result)
     cached = sum(r.cached for r in result.runs)
     computed = sum(r.computed for r in result.runs)
@@ -317,6 +331,20 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print(f"\n{computed} scores computed, {cached} from the cache")
     print(f"wrote {scores_path} and {table_path}")
     return _all_nan_status(result)
+
+
+def selected(bench: Benchmark, args: argparse.Namespace) -> Benchmark:
+    """The benchmark, or the sample or first items that --sample or --limit keep."""
+    if args.sample is not None:
+        return bench.sample(args.sample, args.sample_seed)
+    if args.limit is not None:
+        return bench.head(args.limit)
+    return bench
+
+
+def judge_options(args: argparse.Namespace) -> dict[str, str]:
+    """The --judge-* options given, by `CLI_OPTIONS` key."""
+    return {key: str(v) for key in CLI_OPTIONS if (v := getattr(args, key)) is not None}
 
 
 def _all_nan_status(result: RunResult) -> int:
@@ -345,6 +373,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
     evaluate.add_argument("--split", help="only this split")
+    quick = evaluate.add_mutually_exclusive_group()
+    quick.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="score a seeded sample of N items, stratified by system (ids recorded in table.json "
+        "and cited in the signature); for a quick run of a judge",
+    )
+    quick.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
+    evaluate.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
     evaluate.add_argument(
         "--out", help="output folder (default: results/<benchmark>-<level>-<aspect>)"
     )
@@ -379,6 +417,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_convention_arguments(evaluate)
     add_exclude_argument(evaluate)
+    _add_judge_arguments(evaluate)
     evaluate.add_argument(
         "--all-systems",
         action="store_true",
@@ -389,3 +428,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print table.json's document instead of the table"
     )
     evaluate.set_defaults(run=run_evaluate)
+
+
+def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """--judge-* options: every LLM judge's settings its brackets leave open."""
+    group = parser.add_argument_group(
+        "LLM judges",
+        "Settings of every LLM judge in --metrics that its brackets leave open; brackets take "
+        "the same options (cpdscore-simple[http:gpt-4o,n=5,t=0.7,seed=1,url=...,timeout=30,"
+        "concurrency=8,retries=2,key_file=...,structured=false]). The API key is read from "
+        "--judge-key-file or $COMPERBENCH_LLM_API_KEY, never from the command line, and never "
+        "printed.",
+    )
+    for key, text in CLI_OPTIONS.items():
+        group.add_argument("--" + key.replace("_", "-"), dest=key, metavar="VALUE", help=text)

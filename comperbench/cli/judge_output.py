@@ -1,0 +1,68 @@
+"""Printing what LLM judges said besides their scores: issue-type rates and issue detection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from comperbench.textutil import interval, number
+from comperbench.textutil import table as format_table
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def _rate_rows(rates: list[dict[str, Any]]) -> list[list[object]]:
+    """Issue types the judge flagged at least once, each system's rate and Wilson interval."""
+    flagged = {r["issue"] for r in rates if r["count"]}
+    return [
+        [
+            r["issue"],
+            r["system"],
+            f"{r['count']}/{r['n']}",
+            _percent(r["rate"]),
+            f"[{_percent(r['low'])}, {_percent(r['high'])}]",
+        ]
+        for r in rates
+        if r["issue"] in flagged
+    ]
+
+
+def _detection_rows(found: list[dict[str, Any]]) -> list[list[object]]:
+    return [
+        [
+            d["issue"],
+            d["items"],
+            d["true_positives"],
+            d["false_positives"],
+            d["false_negatives"],
+            number(d["precision"]),
+            interval(*d["precision_ci"]),
+            number(d["recall"]),
+            interval(*d["recall_ci"]),
+            number(d["f1"]),
+            interval(*d["f1_ci"]),
+        ]
+        for d in found
+    ]
+
+
+def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
+    """Per judge that lists issues: its issue rates per system, then its detection against the
+    human issue labels where the benchmark has them."""
+    for name, report in reports.items():
+        print(f"\n{name}: issues flagged (by at least half of an item's calls), 95% Wilson CI")
+        rows = _rate_rows(report["rates"])
+        if rows:
+            print(format_table(["issue", "system", "items", "rate", "95% CI"], rows))
+        else:
+            print("no issue flagged on any item")
+        if "detection" in report:
+            print(f"\n{name}: issue detection against the human issue labels")
+            headers = ["issue", "items", "TP", "FP", "FN", "precision", "95% CI"]
+            headers += ["recall", "95% CI", "F1", "95% CI"]
+            print(format_table(headers, _detection_rows(report["detection"])))
+            print(
+                "precision and recall: Wilson intervals; F1: percentile bootstrap over items; "
+                "micro: every issue type pooled"
+            )
