@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import llm_server
 import pytest
+
+from comperbench.metrics import llm_backends
+from comperbench.metrics.llm_http import HttpBackend
 
 for _name in (
     "HF_HUB_OFFLINE",
@@ -83,3 +89,22 @@ def pytest_terminal_summary(
             f"CI: none of the {_data_tests['started']} tests that need COMPERBENCH_DATA ran",
             red=True,
         )
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """The base URL of the chat-completions test server (`llm_server`)."""
+    with llm_server.serving() as url:
+        yield url
+
+
+@pytest.fixture
+def judge_server(server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    """The test server as every HTTP judge's default, fresh: no request seen, no backend built,
+    an empty cache, quick retries."""
+    llm_server.reset()
+    monkeypatch.setenv("COMPERBENCH_LLM_BASE_URL", server)
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path))
+    llm_backends._BACKENDS.clear()
+    monkeypatch.setattr(llm_backends, "HttpBackend", functools.partial(HttpBackend, backoff_s=0.01))
+    return server
