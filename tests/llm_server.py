@@ -8,7 +8,7 @@ import math
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
@@ -30,10 +30,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle(self) -> None:
         """Serve, unmoved by a client that stopped waiting (a timeout test's)."""
-        try:
+        with suppress(BrokenPipeError, ConnectionResetError):
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
     def reply(self, status: int, body: bytes) -> None:
         """Answer, counting the request out of flight before the client can see the answer."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number
 from comperbench.textutil import table as format_table
 
@@ -28,6 +29,10 @@ def _rate_rows(rates: list[dict[str, Any]]) -> list[list[object]]:
     ]
 
 
+def _ci(bounds: list[float | None]) -> str:
+    return "-" if any(b is None or b != b for b in bounds) else interval(*bounds)
+
+
 def _detection_rows(found: list[dict[str, Any]]) -> list[list[object]]:
     return [
         [
@@ -37,11 +42,11 @@ def _detection_rows(found: list[dict[str, Any]]) -> list[list[object]]:
             d["false_positives"],
             d["false_negatives"],
             number(d["precision"]),
-            interval(*d["precision_ci"]),
+            _ci(d["precision_ci"]),
             number(d["recall"]),
-            interval(*d["recall_ci"]),
+            _ci(d["recall_ci"]),
             number(d["f1"]),
-            interval(*d["f1_ci"]),
+            _ci(d["f1_ci"]),
         ]
         for d in found
     ]
@@ -51,7 +56,10 @@ def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
     """Per judge that lists issues: its issue rates per system, then its detection against the
     human issue labels where the benchmark has them."""
     for name, report in reports.items():
-        print(f"\n{name}: issues flagged (by at least half of an item's calls), 95% Wilson CI")
+        print(
+            f"\n{name}: issues flagged (by at least half of an item's calls), 95% Wilson CI; "
+            "types never flagged not shown"
+        )
         rows = _rate_rows(report["rates"])
         if rows:
             print(format_table(["issue", "system", "items", "rate", "95% CI"], rows))
@@ -66,3 +74,5 @@ def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
                 "precision and recall: Wilson intervals; F1: percentile bootstrap over items; "
                 "micro: every issue type pooled"
             )
+            if note := bootstrap_note(report["detection"][0]["items"], "items"):
+                print(f"note: F1 intervals: {note}")
