@@ -482,3 +482,11 @@ def test_a_long_prompt_loses_its_oldest_turns_never_its_instructions() -> None:
         _Window(10**6), lambda c: judge.user_prompt(long_item, c), context, ledger
     )  # type: ignore[arg-type]
     assert none == 0 and "turn0" in fits
+
+
+def test_a_judge_keeps_as_many_requests_in_flight_as_its_concurrency_allows(server: str) -> None:
+    # gate-6 holds each request until a seventh is in flight (or 0.5 s): with concurrency=6 the
+    # server sees six at once, never more
+    judge = metrics.get("cpdscore-simple[http:gate-6,n=2,concurrency=6]")
+    assert judge.score([item(i) for i in range(6)]) == [3.0] * 6
+    assert Handler.peak["gate-6"] == 6
