@@ -1,25 +1,87 @@
-"""Local transformers backend: tiny self-built model (fast) and SmolLM2-135M-Instruct (slow)."""
+"""Local transformers backend: tiny self-built models (fast) and SmolLM2-135M-Instruct (slow)."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_learned_models import build_tiny_gpt2
+from test_learned_models import WORDS, build_tiny_gpt2
 
 from comperbench import metrics
 from comperbench.metrics import llm_backends
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm_budget import Budget
 from comperbench.metrics.llm_local import LocalBackend
-from comperbench.metrics.llm_requests import ChatRequest, Completion
+from comperbench.metrics.llm_requests import (
+    AnswerFormat,
+    BackendError,
+    ChatRequest,
+    Completion,
+    Outcome,
+)
 from comperbench.schema import Utterance
+
+SCORE = AnswerFormat(json_schema="{}", regex=" ?[1-5]")
+VERDICT = AnswerFormat(
+    json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+                "comment": {"type": "string", "maxLength": 40},
+            },
+            "required": ["score", "comment"],
+        }
+    )
+)
+
+
+def build_tiny_bpe_gpt2(path: Path) -> Path:
+    """A random-weight GPT-2 with a byte-level BPE tokenizer trained on a few words, digits and
+    JSON, so that it can spell scores and JSON verdicts; saved with its tokenizer."""
+    import torch
+    from tokenizers import Tokenizer, decoders, pre_tokenizers, trainers
+    from tokenizers import models as tok_models
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(tok_models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    corpus = [" ".join(WORDS), 'Score: 0 1 2 3 4 5 6 7 8 9 {"score": 3, "comment": "fine"}'] * 5
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<pad>", "</s>"], show_progress=False
+    )
+    tokenizer.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>")
+    fast.save_pretrained(path)
+    torch.manual_seed(0)
+    config = GPT2Config(
+        vocab_size=tokenizer.get_vocab_size(),
+        n_positions=256,
+        n_embd=32,
+        n_layer=2,
+        n_head=2,
+        eos_token_id=1,
+        bos_token_id=1,
+        pad_token_id=0,
+    )
+    GPT2LMHeadModel(config).save_pretrained(path)
+    return path
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_gpt2(tmp_path_factory.mktemp("judge-gpt2"))
+
+
+@pytest.fixture(scope="module")
+def bpe(tmp_path_factory: pytest.TempPathFactory) -> LocalBackend:
+    return LocalBackend(str(build_tiny_bpe_gpt2(tmp_path_factory.mktemp("judge-bpe"))))
 
 
 def ask(text: str, **kwargs: object) -> ChatRequest:
@@ -62,6 +124,102 @@ def test_sampling_follows_the_seed(tiny: Path) -> None:
     first = backend.complete([ask("hi", temperature=1.0, seed=3, max_tokens=6)])
     again = backend.complete([ask("hi", temperature=1.0, seed=3, max_tokens=6)])
     assert first[0].text == again[0].text  # type: ignore[union-attr]
+    others = backend.complete([ask("hi", temperature=1.0, seed=s, max_tokens=6) for s in range(4)])
+    assert len({o.text for o in others}) == 4  # type: ignore[union-attr]
+
+
+def completions(outcomes: Sequence[Outcome]) -> list[Completion]:
+    assert all(isinstance(o, Completion) for o in outcomes)
+    return [o for o in outcomes if isinstance(o, Completion)]
+
+
+def texts(outcomes: Sequence[Outcome]) -> list[str]:
+    return [o.text for o in completions(outcomes)]
+
+
+def test_a_request_answers_the_same_alone_and_in_any_row_of_a_mixed_batch(
+    bpe: LocalBackend,
+) -> None:
+    sampled = ask("hi how are you", temperature=0.8, seed=5, max_tokens=8)
+    constrained = ask(
+        "pizza", temperature=1.0, seed=2, response_prefix="Score:", answer_format=SCORE
+    )
+    others = [
+        ask("the cat sat on the mat today and the dog runs fast", max_tokens=5),
+        ask("hi", temperature=1.5, seed=9, max_tokens=8),
+        ask("what do you like to eat", temperature=0.3, seed=1, max_tokens=4),
+    ]
+    alone = texts(bpe.complete([sampled]) + bpe.complete([constrained]))
+    for batch in ([sampled, constrained, *others], [*others, constrained, sampled]):
+        out = dict(zip(batch, texts(bpe.complete(batch)), strict=True))
+        assert [out[sampled], out[constrained]] == alone
+    assert texts(bpe.complete(others)) == [t for r in others for t in texts(bpe.complete([r]))]
+
+
+def test_sampled_requests_keep_first_token_option_probabilities(tiny: Path) -> None:
+    backend = LocalBackend(str(tiny), batch_size=3)
+    options = ("hi", "cat", "dog")
+    greedy = ask("hi how are you", options=options, max_tokens=1)
+    sampled = [ask("hi how are you", options=options, temperature=1.0, seed=s) for s in (1, 2)]
+    first, *others = completions(backend.complete([greedy, *sampled]))
+    assert first.option_probs
+    for out in others:
+        assert out.option_probs == pytest.approx(first.option_probs, rel=1e-5)
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_a_regex_constrains_the_answer_after_its_prefix(
+    bpe: LocalBackend, temperature: float
+) -> None:
+    requests = [
+        ask(
+            "hi how are you",
+            temperature=temperature,
+            seed=s,
+            max_tokens=6,
+            response_prefix="Score:",
+            answer_format=SCORE,
+        )
+        for s in range(8)
+    ]
+    outs = completions(bpe.complete(requests))
+    assert all(re.fullmatch(r"Score: ?[1-5]", o.text) for o in outs)
+    assert all(o.raw["constrained_to"] == "regex" and o.raw["ended"] for o in outs)
+    free = [replace(r, answer_format=None) for r in requests]
+    assert all(o.raw["constrained_to"] is None for o in completions(bpe.complete(free)))
+
+
+def test_a_json_schema_constrains_the_whole_answer(bpe: LocalBackend) -> None:
+    requests = [
+        ask("hi how are you", temperature=1.0, seed=s, max_tokens=120, answer_format=VERDICT)
+        for s in range(6)
+    ]
+    for out in completions(bpe.complete(requests)):
+        assert out.raw["constrained_to"] == "json_schema" and out.raw["ended"]
+        verdict = json.loads(out.text)
+        assert set(verdict) == {"score", "comment"} and verdict["score"] in range(1, 6)
+        # lm-format-enforcer counts a string's length from its first non-blank character.
+        assert isinstance(verdict["comment"], str) and len(verdict["comment"].lstrip()) <= 40
+
+
+def test_a_json_answer_starts_with_its_prefix_or_fails(bpe: LocalBackend) -> None:
+    request = ask("hi", max_tokens=120, response_prefix='{"score":', answer_format=VERDICT)
+    [out] = completions(bpe.complete([request]))
+    assert json.loads(out.text)["score"] in range(1, 6)
+    with pytest.raises(BackendError, match="breaks the schema"):
+        bpe.complete([ask("hi", response_prefix="Score:", answer_format=VERDICT)])
+
+
+def test_overflow_is_prompt_plus_answer_beyond_the_window(tiny: Path) -> None:
+    backend = LocalBackend(str(tiny))
+    prompt = len(backend._full_prompt_ids(ask("hi")))
+    fits, over = ask("hi", max_tokens=64 - prompt), ask("hi", max_tokens=65 - prompt)
+    assert (backend.overflow(fits), backend.overflow(over)) == (0, 1)
+    assert [o.truncated for o in completions(backend.complete([fits, over]))] == [False, True]
+    long = ask("hi how are you " * 40)  # 160 words, a token each
+    assert backend.overflow(long) == prompt - 1 + 160 + 3 - 64
+    with pytest.raises(BackendError, match="no room for a prompt"):
+        backend.complete([ask("hi", max_tokens=backend.window)])
 
 
 def test_requests_are_counted_in_the_budget(tiny: Path) -> None:
@@ -97,8 +255,8 @@ def test_cpdscore_with_smollm2_scores_or_reports() -> None:
     assert notes["calls"] >= 6
     for item, score in zip(items(), scores, strict=True):
         assert (1 <= score <= 5) or (math.isnan(score) and item.item_id in notes["unscored_items"])
-    # The "Score:" prefill makes a 135M model answer in the asked form.
-    assert notes["unparsable_calls"] <= 1
+    # Decoding constrained to `Score: N` makes every answer of a 135M model readable.
+    assert notes["rejected_calls"] == notes["first_answers_rejected"] == 0
 
 
 @pytest.mark.slow
@@ -107,4 +265,4 @@ def test_geval_with_smollm2_is_a_probability_weighted_score() -> None:
     scores = metric.score(items())
     assert all(1 < s < 5 for s in scores)
     assert len(set(scores)) == 3
-    assert metric.notes["unparsable_calls"] == 0
+    assert metric.notes["rejected_calls"] == 0

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from comperbench.metrics import models
 from comperbench.metrics.llm_budget import Budget
 from comperbench.metrics.llm_requests import (
+    AnswerFormat,
     BackendError,
     ChatRequest,
     Completion,
@@ -21,13 +24,17 @@ from comperbench.metrics.llm_requests import (
 class LocalBackend:
     """A local causal LM (a path, or the shipped SmolLM2-135M-Instruct) behind its chat template.
 
-    Requests run in left-padded batches of `batch_size`. Sampling is seeded per request so that an
-    output does not depend on which batch it landed in. With `options`, the probability of each
-    option as the first answer token is read from the logits after the prompt and prefix.
+    Requests run in left-padded batches of `batch_size`. Each sampled request draws its tokens from
+    its own generator seeded with its `seed`, so its output does not depend on its batch or row.
+    An `answer_format` constrains decoding (lm-format-enforcer): disallowed tokens are masked before
+    sampling, and the answer may end only where the format is complete. With `options`, the
+    probability of each option as the first answer token is read from the unconstrained logits
+    after the prompt and prefix.
     """
 
     model_spec: str = models.DEFAULT_CAUSAL_LM
     batch_size: int = 8
+    _vocabulary: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.model, self.tokenizer = models.load(self.model_spec, "causal")
@@ -44,6 +51,11 @@ class LocalBackend:
         """The prompt's token ids, cut from the left to fit the window, and whether it was cut."""
         ids = self._full_prompt_ids(request)
         budget = self.window - request.max_tokens
+        if budget < 1:
+            raise BackendError(
+                f"max_tokens={request.max_tokens} leaves no room for a prompt in the "
+                f"{self.window}-token window of {self.model_spec}"
+            )
         if len(ids) > budget:
             return ids[len(ids) - budget :], True
         return ids, False
@@ -73,6 +85,67 @@ class LocalBackend:
             ids[option] = sorted(found)
         return ids
 
+    def _eos_ids(self) -> list[int]:
+        """The tokens that end an answer."""
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        return [eos] if isinstance(eos, int) else list(eos)
+
+    def _enforcer(self, answer_format: AnswerFormat, prefix: str) -> Any:
+        """A token enforcer of the format: `regex` for the text after `prefix`, else the JSON
+        schema for the whole answer, prefix included."""
+        from lmformatenforcer import (
+            CharacterLevelParserConfig,
+            JsonSchemaParser,
+            RegexParser,
+            TokenEnforcer,
+        )
+
+        vocabulary = self._format_vocabulary()
+        config = CharacterLevelParserConfig(alphabet=vocabulary.tokenizer_alphabet)
+        try:
+            if answer_format.regex:
+                parser = RegexParser(answer_format.regex, config)
+            else:
+                parser = JsonSchemaParser(json.loads(answer_format.json_schema), config)
+                for char in prefix:
+                    if char not in parser.get_allowed_characters():
+                        raise ValueError(f"the response prefix {prefix!r} breaks the schema")
+                    parser = parser.add_character(char)
+        except Exception as exc:
+            raise BackendError(f"answer format {answer_format} cannot be enforced: {exc}") from exc
+        return TokenEnforcer(vocabulary, parser)
+
+    def _format_vocabulary(self) -> Any:
+        """Every regular token as decoded text, as lm-format-enforcer needs it; built once. (Its
+        transformers integration imports a module transformers 5 no longer has, so this follows
+        that integration's `build_token_enforcer_tokenizer_data`.)"""
+        if self._vocabulary is None:
+            from lmformatenforcer import TokenEnforcerTokenizerData
+
+            tokenizer = self.tokenizer
+            zeros = tokenizer.encode("0", add_special_tokens=False)
+            if len(zeros) != 1:
+                raise BackendError(f"cannot constrain {self.model_spec}: no token spells '0'")
+            zero = zeros[0]
+            special = set(tokenizer.all_special_ids)
+            regular = []
+            for token in range(len(tokenizer)):
+                if token in special:
+                    continue
+                # After "0", a token that starts a word decodes with its leading space.
+                text = tokenizer.decode([zero, token])[1:]
+                regular.append((token, text, len(text) > len(tokenizer.decode([token]))))
+            self._vocabulary = TokenEnforcerTokenizerData(
+                regular,
+                lambda ids: tokenizer.decode(ids).rstrip("\ufffd"),
+                self._eos_ids(),
+                False,
+                len(tokenizer),
+            )
+        return self._vocabulary
+
     def complete(
         self, requests: Sequence[ChatRequest], budget: Budget | None = None
     ) -> list[Outcome]:
@@ -97,24 +170,27 @@ class LocalBackend:
         for row, (ids, _) in enumerate(prompts):
             input_ids[row, width - len(ids) :] = torch.tensor(ids)
             attention[row, width - len(ids) :] = 1
-        max_new = max(r.max_tokens for r in requests)
-        sample = [r.temperature > 0 for r in requests]
+        eos = self._eos_ids()
+        by_format: dict[tuple[AnswerFormat, str], Any] = {}
+        for r in requests:
+            key = (r.answer_format, r.response_prefix)
+            if r.answer_format is not None and key not in by_format:
+                by_format[key] = self._enforcer(r.answer_format, r.response_prefix)
+        enforcers = [by_format.get((r.answer_format, r.response_prefix)) for r in requests]
+        processors = []
+        if any(r.temperature > 0 for r in requests) or any(enforcers):
+            processors.append(RowDecoder(requests, width, enforcers, eos))
         with torch.inference_mode():
-            if any(sample):
-                # One generator per row would need a custom sampler; seed the batch from its first
-                # request and run sampled requests alone so each output follows its own seed.
-                if len(requests) > 1:
-                    return [o for r in requests for o in self._batch([r])]
-                torch.manual_seed(requests[0].seed)
             generated = self.model.generate(
                 input_ids=input_ids,
                 attention_mask=attention,
-                max_new_tokens=max_new,
-                do_sample=sample[0],
-                temperature=requests[0].temperature if sample[0] else None,
+                max_new_tokens=max(r.max_tokens for r in requests),
+                do_sample=False,
+                temperature=None,
                 top_p=None,
                 top_k=None,
                 pad_token_id=pad,
+                logits_processor=processors,
                 output_logits=any(r.options for r in requests),
                 return_dict_in_generate=True,
             )
@@ -136,7 +212,64 @@ class LocalBackend:
                         "generated": text,
                         "prompt_truncated_from_left": prompts[row][1],
                         "option_probs": probs,
+                        "constrained_to": constraint_kind(request.answer_format),
+                        "ended": any(t in eos for t in new.tolist()),
                     },
                 )
             )
         return results
+
+
+def constraint_kind(answer_format: AnswerFormat | None) -> str | None:
+    """What decoding followed: "regex", "json_schema", or None (free text)."""
+    if answer_format is None:
+        return None
+    return "regex" if answer_format.regex else "json_schema"
+
+
+class RowDecoder:
+    """Next-token choice per row of a batch, as a logits processor for greedy decoding: mask what
+    the row's format enforcer forbids, then, for a sampled row, draw one token from
+    softmax(logits / temperature) with the row's own seeded generator and leave only it.
+
+    Rows that have ended, or reached their own `max_tokens`, are left alone.
+    """
+
+    def __init__(
+        self, requests: Sequence[ChatRequest], width: int, enforcers: list[Any], eos: list[int]
+    ) -> None:
+        import torch
+
+        self.requests = requests
+        self.width = width
+        self.enforcers = enforcers
+        self.eos = set(eos)
+        self.generators = [
+            torch.Generator().manual_seed(r.seed) if r.temperature > 0 else None for r in requests
+        ]
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        scores = scores.clone()
+        for row, request in enumerate(self.requests):
+            answer = input_ids[row, self.width :].tolist()
+            if len(answer) >= request.max_tokens or self.eos.intersection(answer):
+                continue
+            enforcer = self.enforcers[row]
+            if enforcer is not None:
+                allowed = torch.tensor(enforcer.get_allowed_tokens(answer).allowed_tokens)
+                kept = scores[row, allowed]
+                scores[row] = -math.inf
+                scores[row, allowed] = kept
+            generator = self.generators[row]
+            if generator is not None:
+                probs = torch.softmax(scores[row].double() / request.temperature, dim=-1)
+                cumulative = probs.cumsum(0)
+                draw = torch.rand((), generator=generator, dtype=torch.float64) * cumulative[-1]
+                token = int(
+                    torch.searchsorted(cumulative, draw, right=True).clamp(max=len(probs) - 1)
+                )
+                scores[row] = -math.inf
+                scores[row, token] = 0.0
+        return scores
