@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
+from comperbench import metrics
 from comperbench.metrics import models
+from comperbench.metrics.base import TurnItem
+from comperbench.schema import Utterance
 
 WORDS = [
     "hi",
@@ -202,3 +206,41 @@ def build_tiny_t5(path: Path) -> Path:
     T5ForConditionalGeneration(config).save_pretrained(path)
     build_tokenizer(path)
     return path
+
+
+def build_tiny_roberta(path: Path, kind: models.Kind, max_positions: int = 34) -> Path:
+    """A random-weight 2-layer RoBERTa (masked LM or pair classifier) saved with its tokenizer;
+    its position ids start after the padding index, so it reads max_positions - 1 tokens."""
+    import torch
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaForSequenceClassification
+
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=vocab_size(),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=max_positions,
+        pad_token_id=0,
+    )
+    head = RobertaForMaskedLM if kind == "masked" else RobertaForSequenceClassification
+    head(config).save_pretrained(path)
+    build_tokenizer(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "metric"), [("masked", "usr-mlm"), ("classifier", "usr-relevance")]
+)
+def test_roberta_window_leaves_out_the_positions_up_to_padding(
+    tmp_path: Path, kind: models.Kind, metric: str
+) -> None:
+    path = build_tiny_roberta(tmp_path, kind)
+    assert models.context_window(*models.load(str(path), kind)) == 33
+    context = tuple(Utterance("User", "the cat sat on the mat today") for _ in range(20))
+    item = TurnItem("long", "that's really interesting tell me more", context=context)
+    scorer = metrics.get(f"{metric}[{path}]")
+    [score] = scorer.score([item])
+    assert math.isfinite(score)
+    assert scorer.notes == {"truncated_from_left": 1, "truncated_items": ["long"]}

@@ -111,13 +111,32 @@ def load(spec: str, kind: Kind) -> tuple[Any, Any]:
 
 
 def context_window(model: Any, tokenizer: Any) -> int:
-    """Longest input the model accepts, in tokens."""
+    """Longest input the model accepts, in tokens.
+
+    Models whose learned position embeddings have a padding index (RoBERTa, XLM-R, CamemBERT...)
+    number positions from just after it, so that many fewer positions are usable.
+    """
+    offset = _position_offset(model)
     config = model.config
     for key in ("max_position_embeddings", "n_positions", "n_ctx"):
         value = getattr(config, key, None)
-        if isinstance(value, int) and value > 0:
-            return value
+        if isinstance(value, int) and value > offset:
+            return value - offset
     limit = getattr(tokenizer, "model_max_length", None)
     if isinstance(limit, int) and 0 < limit < 1_000_000:
         return limit
     raise ModelLoadError(f"cannot tell the context window of {type(model).__name__}")
+
+
+def _position_offset(model: Any) -> int:
+    """The first position id of a model whose position embeddings reserve a padding index
+    (`padding_idx + 1`), else 0. (LXMERT reserves one without starting after it: it loses one
+    usable position, never crashes.)"""
+    import torch
+
+    for name, module in model.named_modules():
+        if name.rpartition(".")[2] == "position_embeddings" and isinstance(
+            module, torch.nn.Embedding
+        ):
+            return 0 if module.padding_idx is None else module.padding_idx + 1
+    return 0
