@@ -108,23 +108,28 @@ def vocab_size() -> int:
 
 def build_tiny_gpt2(path: Path, n_positions: int = 64) -> Path:
     """A random-weight GPT-2 with a 2-layer, 32-wide stack, saved with its tokenizer."""
+    save_tiny_gpt2(path, vocab_size(), n_positions, eos_id=2)
+    build_tokenizer(path)
+    return path
+
+
+def save_tiny_gpt2(path: Path, vocab: int, n_positions: int, eos_id: int) -> None:
+    """A random-weight 2-layer, 32-wide GPT-2 (padding id 0), saved without a tokenizer."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
     config = GPT2Config(
-        vocab_size=vocab_size(),
+        vocab_size=vocab,
         n_positions=n_positions,
         n_embd=32,
         n_layer=2,
         n_head=2,
-        eos_token_id=2,
-        bos_token_id=2,
+        eos_token_id=eos_id,
+        bos_token_id=eos_id,
         pad_token_id=0,
     )
     GPT2LMHeadModel(config).save_pretrained(path)
-    build_tokenizer(path)
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_learned_models import WORDS, build_tiny_gpt2
+from test_learned_models import WORDS, build_tiny_gpt2, save_tiny_gpt2
 
 from comperbench import metrics
 from comperbench.metrics import llm_backends
@@ -44,10 +44,9 @@ VERDICT = AnswerFormat(
 def build_tiny_bpe_gpt2(path: Path) -> Path:
     """A random-weight GPT-2 with a byte-level BPE tokenizer trained on a few words, digits and
     JSON, so that it can spell scores and JSON verdicts; saved with its tokenizer."""
-    import torch
     from tokenizers import Tokenizer, decoders, pre_tokenizers, trainers
     from tokenizers import models as tok_models
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tokenizer = Tokenizer(tok_models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -59,18 +58,7 @@ def build_tiny_bpe_gpt2(path: Path) -> Path:
     tokenizer.train_from_iterator(corpus, trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>")
     fast.save_pretrained(path)
-    torch.manual_seed(0)
-    config = GPT2Config(
-        vocab_size=tokenizer.get_vocab_size(),
-        n_positions=256,
-        n_embd=32,
-        n_layer=2,
-        n_head=2,
-        eos_token_id=1,
-        bos_token_id=1,
-        pad_token_id=0,
-    )
-    GPT2LMHeadModel(config).save_pretrained(path)
+    save_tiny_gpt2(path, tokenizer.get_vocab_size(), n_positions=256, eos_id=1)
     return path
 
 
