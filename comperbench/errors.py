@@ -46,3 +46,7 @@ class DataFormatError(ComperbenchError, ValueError):
             where.append(f"field {field!r}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class MetricOptionError(ComperbenchError, ValueError):
+    """A metric name whose options (the text in brackets, or a judge option) are invalid."""

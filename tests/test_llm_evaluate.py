@@ -152,3 +152,20 @@ def test_explanations_come_back_when_every_score_is_cached(
     first = pd.read_parquet(tmp_path / "first" / "scores.parquet")
     second = pd.read_parquet(tmp_path / "second" / "scores.parquet")
     pd.testing.assert_frame_equal(first, second)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--metrics", "cpdscore-simple[colour=red]"], "unknown judge option 'colour'"),
+        (["--metrics", "cpdscore-simple", "--judge-timeout", "soon"], "judge option 'timeout'"),
+        (["--metrics", "cpdscore-simple", "--judge-url", "http://x"], "apply to a server"),
+    ],
+)
+def test_bad_judge_options_end_the_run_with_a_clear_error(
+    data_root: Path, options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "holistic-context", *options, "--data-dir", str(data_root)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from comperbench.errors import MetricOptionError
 from comperbench.metrics import prompts
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
 from comperbench.metrics.llm_backends import backend_identity, make_backend
@@ -127,7 +128,7 @@ class LlmJudge(Metric):
             defaults=defaults,
         )
         if self.settings.prompt not in (None, self.prompt_version):
-            raise ValueError(
+            raise MetricOptionError(
                 f"{self.base_name} has prompt version {self.prompt_version} in this comperbench, "
                 f"not {self.settings.prompt}: install the comperbench release that has it"
             )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from comperbench.errors import MetricOptionError
 from comperbench.metrics import models
 
 _TRUE = {"true": True, "on": True, "yes": True, "1": True}
@@ -28,7 +29,7 @@ _FALSE = {"false": False, "off": False, "no": False, "0": False}
 def _boolean(text: str) -> bool:
     value = {**_TRUE, **_FALSE}.get(text.lower())
     if value is None:
-        raise ValueError(f"expected true or false, got {text!r}")
+        raise MetricOptionError(f"expected true or false, got {text!r}")
     return value
 
 
@@ -98,7 +99,9 @@ class JudgeSettings:
         tokens = [t.strip() for t in (arg or "").split(",") if t.strip()]
         if aspect:
             if not tokens or "=" in tokens[0] or ":" in tokens[0]:
-                raise ValueError("G-Eval needs the aspect first in brackets, e.g. geval[coherence]")
+                raise MetricOptionError(
+                    "G-Eval needs the aspect first in brackets, e.g. geval[coherence]"
+                )
             settings = replace(settings, aspect=tokens.pop(0).lower())
         for token in tokens:
             settings = settings._with(token, arg)
@@ -108,17 +111,17 @@ class JudgeSettings:
     def _check(self, arg: str | None) -> None:
         where = f"in {arg!r}" if arg else "in the judge options"
         if self.n < 1:
-            raise ValueError(f"n must be at least 1 {where}")
+            raise MetricOptionError(f"n must be at least 1 {where}")
         if self.temperature < 0:
-            raise ValueError(f"temperature cannot be negative {where}")
+            raise MetricOptionError(f"temperature cannot be negative {where}")
         if self.retries < 0 or self.max_failures < 0:
-            raise ValueError(f"retries and max_failures cannot be negative {where}")
+            raise MetricOptionError(f"retries and max_failures cannot be negative {where}")
         if self.deadline is not None and self.deadline <= 0:
-            raise ValueError(f"deadline must be a positive number of seconds {where}")
+            raise MetricOptionError(f"deadline must be a positive number of seconds {where}")
         if self.timeout <= 0 or self.concurrency < 1:
-            raise ValueError(f"timeout must be positive and concurrency at least 1 {where}")
+            raise MetricOptionError(f"timeout must be positive and concurrency at least 1 {where}")
         if not self.is_http and (self.url or self.key_file):
-            raise ValueError(
+            raise MetricOptionError(
                 f"url and key_file apply to a server (http:<model>), not to {self.backend} {where}"
             )
 
@@ -128,14 +131,14 @@ class JudgeSettings:
         key, sep, value = token.partition("=")
         if sep:
             if key not in _OPTIONS:
-                raise ValueError(
+                raise MetricOptionError(
                     f"unknown judge option {key!r} in {arg!r}; known: {sorted(_OPTIONS)}"
                 )
             field, convert = _OPTIONS[key]
             try:
                 return replace(self, **{field: convert(value)})
             except ValueError as error:
-                raise ValueError(f"judge option {key!r} in {arg!r}: {error}") from None
+                raise MetricOptionError(f"judge option {key!r} in {arg!r}: {error}") from None
         if token.startswith(("http:", "local:")):
             return replace(self, backend=token)
         return replace(self, backend=f"local:{token}")
@@ -166,5 +169,5 @@ class JudgeSettings:
 def _cli_token(key: str, value: str) -> str:
     """The bracket token of an `evaluate --judge-*` option."""
     if key not in CLI_OPTIONS:
-        raise ValueError(f"unknown judge option {key!r}; known: {sorted(CLI_OPTIONS)}")
+        raise MetricOptionError(f"unknown judge option {key!r}; known: {sorted(CLI_OPTIONS)}")
     return value if key == "judge_model" else f"{key.removeprefix('judge_')}={value}"

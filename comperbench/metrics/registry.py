@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from comperbench.errors import UnknownNameError
+from comperbench.errors import MetricOptionError, UnknownNameError
 from comperbench.metrics.base import Metric
 from comperbench.registry import Registry
 
@@ -35,7 +35,13 @@ def get(name: str) -> Metric:
         raise UnknownNameError(
             f"malformed metric name {name!r}: expected 'name' or 'name[argument]'"
         )
-    return METRICS.get(match["base"])(match["arg"])
+    factory = METRICS.get(match["base"])
+    try:
+        return factory(match["arg"])
+    except ValueError as error:
+        if isinstance(error, MetricOptionError):
+            raise
+        raise MetricOptionError(f"metric {name!r}: {error}") from error
 
 
 def available() -> list[str]:
