@@ -279,3 +279,15 @@ def test_a_judge_drops_the_oldest_turns_to_fit_the_window_never_its_instructions
     longer = judge.request(judge.user_prompt(long_item, context[notes["turns_left_out"] - 1 :]), 0)
     assert backend.overflow(longer) > 0  # and one more turn would not
     assert llm_backends.backend_identity(judge.settings) == backend.identity()
+
+
+def test_a_deadline_stops_a_local_judge_after_the_chunk_that_passed_it(tiny: Path) -> None:
+    from comperbench.metrics.llm_budget import RunStopped
+    from comperbench.metrics.llm_store import STORE_CHUNK
+
+    llm_backends._BACKENDS.clear()
+    judge = metrics.get(f"cpdscore-simple[{tiny},n=1,t=0,retries=0,deadline=0.001]")
+    many = [TurnItem(f"t{i}", "pizza", (Utterance("A", "hi"),)) for i in range(STORE_CHUNK + 8)]
+    with pytest.raises(RunStopped, match=r"deadline of 0\.001 s passed"):
+        judge.score(many)
+    assert judge.budget.done == STORE_CHUNK and judge.budget.started is not None

@@ -70,13 +70,16 @@ class RawStore:
         """The outcome of each request, stored or asked of the backend, and how many were stored.
 
         Requests go to the backend in chunks, so that an interrupted run keeps the outputs it has
-        already paid for; failures are not stored. A stopped `budget` stops the run after the
-        chunk that stopped it is stored.
+        already paid for; failures are not stored. A stopped `budget` (or one whose deadline has
+        passed, for backends that do not check it themselves) stops the run after the chunk that
+        stopped it is stored.
         """
         identity = backend.identity()
         keys = [RawStore.key(identity, r) for r in requests]
         found: list[Outcome | None] = [self.get(k) for k in keys]
         missing = [i for i, f in enumerate(found) if f is None]
+        if budget and missing:
+            budget.time_left()  # starts the run's clock at its first request
         for start in range(0, len(missing), STORE_CHUNK):
             chunk = missing[start : start + STORE_CHUNK]
             outcomes = backend.complete([requests[i] for i in chunk], budget)
@@ -85,5 +88,6 @@ class RawStore:
                     self.put(keys[i], identity, requests[i], outcome)
                 found[i] = outcome
             if budget:
+                budget.halted("requests were still running")
                 budget.check()
         return [f for f in found if f is not None], len(requests) - len(missing)
