@@ -130,6 +130,8 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, self.message("Score: 4.45"))
         elif model.startswith("soda-"):
             self.reply(200, self.message(soda_verdict(model, body)))
+        elif model == "cut":
+            self.reply(200, self.message('{"issues": [{"type": "rep', finish_reason="length"))
         elif model == "seeded":  # the score follows the seed, so that n calls can be told apart
             self.reply(200, self.message(f"Score: {body['seed'] % 5 + 1}"))
         else:

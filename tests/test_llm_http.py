@@ -490,3 +490,9 @@ def test_a_judge_keeps_as_many_requests_in_flight_as_its_concurrency_allows(serv
     judge = metrics.get("cpdscore-simple[http:gate-6,n=2,concurrency=6]")
     assert judge.score([item(i) for i in range(6)]) == [3.0] * 6
     assert Handler.peak["gate-6"] == 6
+
+
+def test_an_answer_cut_at_max_tokens_is_rejected_as_such(server: str) -> None:
+    judge = metrics.get("soda-eval[http:cut,retries=0]")
+    assert math.isnan(judge.score([item()])[0])
+    assert judge.notes["rejected_by_reason"] == {"answer cut at max_tokens": 1}

@@ -172,7 +172,7 @@ def test_a_regex_constrains_the_answer_after_its_prefix(
     ]
     outs = completions(bpe.complete(requests))
     assert all(re.fullmatch(r"Score: ?[1-5]", o.text) for o in outs)
-    assert all(o.raw["constrained_to"] == "regex" and o.raw["ended"] for o in outs)
+    assert all(o.raw["constrained_to"] == "regex" and not o.cut_short for o in outs)
     free = [replace(r, answer_format=None) for r in requests]
     assert all(o.raw["constrained_to"] is None for o in completions(bpe.complete(free)))
 
@@ -183,7 +183,7 @@ def test_a_json_schema_constrains_the_whole_answer(bpe: LocalBackend) -> None:
         for s in range(6)
     ]
     for out in completions(bpe.complete(requests)):
-        assert out.raw["constrained_to"] == "json_schema" and out.raw["ended"]
+        assert out.raw["constrained_to"] == "json_schema" and not out.cut_short
         verdict = json.loads(out.text)
         assert set(verdict) == {"score", "comment"} and verdict["score"] in range(1, 6)
         # lm-format-enforcer counts a string's length from its first non-blank character.

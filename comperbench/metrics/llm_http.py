@@ -119,7 +119,12 @@ class HttpBackend:
         served = body.get("model")
         wrong = served if isinstance(served, str) and not same_model(self.model, served) else None
         return Completion(
-            text=text, option_probs=probs, refusal=refusal, wrong_model=wrong, raw=body
+            text=text,
+            option_probs=probs,
+            refusal=refusal,
+            cut_short=choice.get("finish_reason") == "length",
+            wrong_model=wrong,
+            raw=body,
         )
 
     def _attempt(self, client: httpx.Client, request: ChatRequest, timeout: float) -> Outcome | str:

@@ -366,7 +366,7 @@ def _reading(parser: Parser, outcome: Completion) -> Rejected | Answer:
         return Rejected("answered by another model")
     reading = parser(outcome)
     if isinstance(reading, Rejected):
-        return reading
+        return Rejected("answer cut at max_tokens") if outcome.cut_short else reading
     return {"score": reading.score, **reading.fields}
 
 

@@ -211,12 +211,12 @@ class LocalBackend:
                     text=request.response_prefix + text,
                     option_probs=probs,
                     truncated=prompts[row][1],
+                    cut_short=not any(t in eos for t in new.tolist()),
                     raw={
                         "generated": text,
                         "prompt_truncated_from_left": prompts[row][1],
                         "option_probs": probs,
                         "constrained_to": constraint_kind(request.answer_format),
-                        "ended": any(t in eos for t in new.tolist()),
                     },
                 )
             )

@@ -68,6 +68,8 @@ class Completion:
     refusal: str | None = None
     truncated: bool = False
     """The prompt was longer than the model's window and was cut from the left."""
+    cut_short: bool = False
+    """The answer reached `max_tokens` before it ended."""
     wrong_model: str | None = None
     """The model a server says answered, when it is not the one asked for."""
     raw: Any = None

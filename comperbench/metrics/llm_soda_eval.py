@@ -23,7 +23,7 @@ class SodaEval(LlmJudge):
     base_name: ClassVar[str] = "soda-eval"
     needs: ClassVar = frozenset({"response", "context"})
     level: ClassVar[Literal["turn", "dialogue"]] = "turn"
-    max_tokens: ClassVar[int] = 256
+    max_tokens: ClassVar[int] = 384
     default_n: ClassVar[int] = 1
     default_temperature: ClassVar[float] = 0.0
     issue_types: ClassVar[bool] = True

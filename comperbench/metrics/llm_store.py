@@ -43,6 +43,7 @@ class RawStore:
             option_probs=record["option_probs"],
             refusal=record["refusal"],
             truncated=record["truncated"],
+            cut_short=record.get("cut_short", False),
             wrong_model=record.get("wrong_model"),
             raw=record["raw"],
         )
@@ -58,6 +59,7 @@ class RawStore:
             "option_probs": out.option_probs,
             "refusal": out.refusal,
             "truncated": out.truncated,
+            "cut_short": out.cut_short,
             "wrong_model": out.wrong_model,
             "raw": out.raw,
             "created": datetime.now(UTC).isoformat(),

@@ -180,6 +180,7 @@ SODA_EVAL_FORMAT = AnswerFormat(
             "properties": {
                 "issues": {
                     "type": "array",
+                    "maxItems": 4,
                     "items": {
                         "type": "object",
                         "properties": {
@@ -187,14 +188,14 @@ SODA_EVAL_FORMAT = AnswerFormat(
                                 "type": "string",
                                 "enum": [issue_name(k) for k in ISSUE_TYPES],
                             },
-                            "explanation": {"type": "string", "maxLength": 200},
+                            "explanation": {"type": "string", "maxLength": 120},
                         },
                         "required": ["type", "explanation"],
                         "additionalProperties": False,
                     },
                 },
                 "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
-                "comment": {"type": "string", "minLength": 1, "maxLength": 300},
+                "comment": {"type": "string", "minLength": 1, "maxLength": 200},
             },
             "required": ["issues", "score", "comment"],
             "additionalProperties": False,
