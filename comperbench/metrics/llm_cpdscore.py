@@ -20,7 +20,7 @@ from comperbench.metrics.llm_judge import (
     explanation,
     mean_score,
 )
-from comperbench.metrics.llm_parsing import score_parser
+from comperbench.metrics.llm_parsing import Parser, score_parser
 from comperbench.metrics.llm_requests import AnswerFormat, Backend
 from comperbench.metrics.registry import register_metric
 from comperbench.schema import Utterance
@@ -66,10 +66,8 @@ class CpdScoreTurn(LlmJudge):
             answer=prompts.CPD_ANSWER,
         )
 
-    def judge(
-        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
-    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
-        return self.judge_turns(items, (backend, ledger, budget), score_parser(), self.user_prompt)
+    def reader(self) -> Parser:
+        return score_parser()
 
 
 class CpdScoreSimple(CpdScoreTurn):

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from comperbench.metrics import prompts
-from comperbench.metrics.base import Item, TurnItem
-from comperbench.metrics.llm_budget import Budget
-from comperbench.metrics.llm_judge import Ledger, LlmJudge
-from comperbench.metrics.llm_parsing import form_reading
-from comperbench.metrics.llm_requests import Backend
+from comperbench.metrics.base import TurnItem
+from comperbench.metrics.llm_judge import LlmJudge
+from comperbench.metrics.llm_parsing import Parser, form_reading
 from comperbench.metrics.registry import register_metric
 from comperbench.schema import Utterance
 
@@ -32,6 +30,8 @@ class GEval(LlmJudge):
     default_n: ClassVar[int] = 1
     default_temperature: ClassVar[float] = 0.0
     aspect_first: ClassVar[bool] = True
+    answer_prefix: ClassVar[str] = ""
+    score_options: ClassVar[tuple[str, ...]] = SCORE_OPTIONS
 
     def __init__(self, arg: str | None, defaults: Mapping[str, str] | None = None) -> None:
         super().__init__(arg, defaults)
@@ -47,6 +47,9 @@ class GEval(LlmJudge):
     def prompt_fingerprint(self) -> str:
         return hashlib.sha256((prompts.GEVAL + self.definition).encode()).hexdigest()[:16]
 
+    def reader(self) -> Parser:
+        return form_reading
+
     def user_prompt(self, item: TurnItem, context: Sequence[Utterance]) -> str:
         """The form of a turn, with the conversation `context` (the item's, or its latest turns)."""
         grounding = ""
@@ -61,14 +64,6 @@ class GEval(LlmJudge):
             grounding=grounding,
             context=prompts.render_dialogue(context),
             response=item.response,
-        )
-
-    def judge(
-        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
-    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
-        run = (backend, ledger, budget)
-        return self.judge_turns(
-            items, run, form_reading, self.user_prompt, prefix="", options=SCORE_OPTIONS
         )
 
 

@@ -117,6 +117,10 @@ class LlmJudge(Metric):
     default_temperature: ClassVar[float] = 0.7
     aspect_first: ClassVar[bool] = False
     """Whether the first token in brackets is the aspect (G-Eval)."""
+    answer_prefix: ClassVar[str] = "Score:"
+    """What a local model's answer is prefilled with."""
+    score_options: ClassVar[tuple[str, ...]] = ()
+    """Answer tokens whose first-token probabilities give the score (G-Eval)."""
 
     def __init__(self, arg: str | None, defaults: Mapping[str, str] | None = None) -> None:
         self.arg = arg
@@ -237,31 +241,29 @@ class LlmJudge(Metric):
         ledger.turns_left_out += low
         return render(turns[low:]), low
 
+    def reader(self) -> Parser:
+        """How the judge reads an answer into a verdict."""
+        raise NotImplementedError
+
+    def user_prompt(self, item: TurnItem, context: Sequence[Utterance]) -> str:
+        """The prompt of a turn, with the conversation `context` (the item's, or its latest
+        turns)."""
+        raise NotImplementedError
+
     def judge(
         self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
     ) -> tuple[list[float], dict[str, dict[str, Any]]]:
-        """Scores and explanations per item, asking `backend` through the raw store."""
-        raise NotImplementedError
-
-    def judge_turns(
-        self,
-        items: Sequence[Item],
-        run: tuple[Backend, Ledger, Budget | None],
-        parser: Parser,
-        render: Callable[[TurnItem, Sequence[Utterance]], str],
-        prefix: str = "Score:",
-        options: tuple[str, ...] = (),
-    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
-        """`judge` of a turn-level judge whose prompt is `render(item, context)`: n calls per
-        item, each item's mean score and explanation."""
-        backend, ledger, budget = run
+        """Scores and explanations per item, asking `backend` through the raw store: for a
+        turn-level judge, n calls of `user_prompt` per item, read by `reader`, each item's mean
+        score and explanation."""
         turns = [as_turn(self.name, item) for item in items]
-        plan = CallPlan(len(turns), parser)
+        prefix, options = self.answer_prefix, self.score_options
+        plan = CallPlan(len(turns), self.reader())
         left_out: list[int] = []
         for index, item in enumerate(turns):
             user, dropped = self.fitted(
                 backend,
-                lambda context, item=item: render(item, context),
+                lambda context, item=item: self.user_prompt(item, context),
                 item.context,
                 ledger,
                 prefix,

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from comperbench.metrics import prompts
-from comperbench.metrics.base import Item, TurnItem
-from comperbench.metrics.llm_budget import Budget
-from comperbench.metrics.llm_judge import Ledger, LlmJudge
-from comperbench.metrics.llm_parsing import soda_eval_reading
-from comperbench.metrics.llm_requests import AnswerFormat, Backend
+from comperbench.metrics.base import TurnItem
+from comperbench.metrics.llm_judge import LlmJudge
+from comperbench.metrics.llm_parsing import Parser, soda_eval_reading
+from comperbench.metrics.llm_requests import AnswerFormat
 from comperbench.metrics.registry import register_metric
 from comperbench.schema import Utterance
 
@@ -26,12 +25,14 @@ class SodaEval(LlmJudge):
     max_tokens: ClassVar[int] = 384
     default_n: ClassVar[int] = 1
     default_temperature: ClassVar[float] = 0.0
-    issue_types: ClassVar[bool] = True
-    """Its explanations list issues of the Soda-Eval taxonomy."""
+    answer_prefix: ClassVar[str] = "{"
 
     def prompt_fingerprint(self) -> str:
         text = prompts.SODA_EVAL + prompts.soda_eval_taxonomy()
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def reader(self) -> Parser:
+        return soda_eval_reading
 
     def answer_format(self) -> AnswerFormat:
         return prompts.SODA_EVAL_FORMAT
@@ -43,12 +44,6 @@ class SodaEval(LlmJudge):
             context=prompts.render_dialogue(context),
             response=item.response,
         )
-
-    def judge(
-        self, items: Sequence[Item], backend: Backend, ledger: Ledger, budget: Budget | None
-    ) -> tuple[list[float], dict[str, dict[str, Any]]]:
-        run = (backend, ledger, budget)
-        return self.judge_turns(items, run, soda_eval_reading, self.user_prompt, prefix="{")
 
 
 register_metric(SodaEval.base_name)(SodaEval)
