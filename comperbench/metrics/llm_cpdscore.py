@@ -158,11 +158,7 @@ class CpdScoreDialogue(LlmJudge):
                     turn.context,
                     ledger,
                 )
-                plan.requests += [
-                    turn_judge.request(user, self.settings.seed + call)
-                    for call in range(self.settings.n)
-                ]
-                plan.owners += [start + offset] * self.settings.n
+                turn_judge.add_calls(plan, start + offset, user)
             spans.append((start, start + len(turns)))
         return plan, spans
 

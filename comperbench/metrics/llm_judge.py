@@ -188,11 +188,11 @@ class LlmJudge(Metric):
         """The format structured output constrains answers to (None: free text)."""
         return None
 
-    def request(
-        self, user: str, seed: int, prefix: str = "Score:", options: tuple[str, ...] = ()
-    ) -> ChatRequest:
-        """One request; the answer `prefix` is written into the prompt by local backends only."""
+    def request(self, user: str, seed: int) -> ChatRequest:
+        """One request; the `answer_prefix` is written into the prompt by local backends only."""
+        options = self.score_options
         structured = self.answer_format() if self.settings.structured and not options else None
+        prefix = self.answer_prefix
         if self.settings.is_http or (structured and not structured.regex):
             prefix = ""  # a server cannot be prefilled; a JSON schema constrains the whole answer
         return ChatRequest(
@@ -205,17 +205,10 @@ class LlmJudge(Metric):
             answer_format=structured,
         )
 
-    def add_calls(
-        self,
-        plan: CallPlan,
-        owner: int,
-        user: str,
-        prefix: str = "Score:",
-        options: tuple[str, ...] = (),
-    ) -> None:
+    def add_calls(self, plan: CallPlan, owner: int, user: str) -> None:
         """The n requests of one owner, seeded `seed`, `seed + 1`, ..."""
         for call in range(self.settings.n):
-            plan.requests.append(self.request(user, self.settings.seed + call, prefix, options))
+            plan.requests.append(self.request(user, self.settings.seed + call))
             plan.owners.append(owner)
 
     def fitted(
@@ -224,16 +217,16 @@ class LlmJudge(Metric):
         render: Callable[[Sequence[Utterance]], str],
         turns: Sequence[Utterance],
         ledger: Ledger,
-        prefix: str = "Score:",
     ) -> tuple[str, int]:
         """The user prompt `render(turns)` without the fewest oldest turns that make the request
         fit the backend's window, and how many were left out; the instructions always stay."""
-        if not _overflows(backend, self.request(render(turns), 0, prefix)):
-            return render(turns), 0
+        whole = render(turns)
+        if not _overflows(backend, self.request(whole, 0)):
+            return whole, 0
         low, high = 1, len(turns)  # the fewest turns to leave out lie in [low, high]
         while low < high:
             middle = (low + high) // 2
-            if _overflows(backend, self.request(render(turns[middle:]), 0, prefix)):
+            if _overflows(backend, self.request(render(turns[middle:]), 0)):
                 low = middle + 1
             else:
                 high = middle
@@ -257,7 +250,6 @@ class LlmJudge(Metric):
         turn-level judge, n calls of `user_prompt` per item, read by `reader`, each item's mean
         score and explanation."""
         turns = [as_turn(self.name, item) for item in items]
-        prefix, options = self.answer_prefix, self.score_options
         plan = CallPlan(len(turns), self.reader())
         left_out: list[int] = []
         for index, item in enumerate(turns):
@@ -266,9 +258,8 @@ class LlmJudge(Metric):
                 lambda context, item=item: self.user_prompt(item, context),
                 item.context,
                 ledger,
-                prefix,
             )
-            self.add_calls(plan, index, user, prefix, options)
+            self.add_calls(plan, index, user)
             left_out.append(dropped)
         answers = self.run(plan, ledger, backend, budget)
         details = {

@@ -22,12 +22,12 @@ from typing import Any
 from comperbench.errors import MetricOptionError
 from comperbench.metrics import models
 
-_TRUE = {"true": True, "on": True, "yes": True, "1": True}
-_FALSE = {"false": False, "off": False, "no": False, "0": False}
+_BOOLEANS = {"true": True, "on": True, "yes": True, "1": True}
+_BOOLEANS |= {"false": False, "off": False, "no": False, "0": False}
 
 
 def _boolean(text: str) -> bool:
-    value = {**_TRUE, **_FALSE}.get(text.lower())
+    value = _BOOLEANS.get(text.lower())
     if value is None:
         raise MetricOptionError(f"expected true or false, got {text!r}")
     return value

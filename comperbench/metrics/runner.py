@@ -90,17 +90,18 @@ def resolve_metrics(
         raise ComperbenchError(
             "no metric named: give --metrics default or a list such as bleu-4,f1"
         )
-    metrics = [get(name) for name in dict.fromkeys(expanded)]
+    given = list(dict.fromkeys(expanded))
+    metrics = [get(name) for name in given]
     if judge_options:
         metrics = [m.with_options(judge_options) if isinstance(m, LlmJudge) else m for m in metrics]
-    names: dict[str, str] = {}
-    for given, metric in zip(dict.fromkeys(expanded), metrics, strict=True):
-        if metric.name in names:
+    spelled: dict[str, str] = {}
+    for spelling, metric in zip(given, metrics, strict=True):
+        if metric.name in spelled:
             raise ComperbenchError(
-                f"{names[metric.name]!r} and {given!r} are the same metric, {metric.name}: "
+                f"{spelled[metric.name]!r} and {spelling!r} are the same metric, {metric.name}: "
                 "give it once, or make them differ (e.g. another seed)"
             )
-        names[metric.name] = given
+        spelled[metric.name] = spelling
     return metrics
 
 
