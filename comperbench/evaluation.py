@@ -269,6 +269,7 @@ def table_document(
                 "library": run.metric.cache_version(),
                 "signature": run.metric.signature(),
                 "nan_scores": run.nans,
+                "scores": {"cached": run.cached, "computed": run.computed, "on": run.place},
                 "notes": run.notes,
                 **({"issues": issues[run.metric.name]} if run.metric.name in issues else {}),
             }

@@ -1,9 +1,10 @@
 """Optional dependencies: which extra installs each, and the error that names the extra.
 
 `pip install comperbench` gives the loaders, the n-gram metrics and the statistics;
-`comperbench[models]` adds the embedding, learned and local-model LLM-judge metrics and
-`comperbench[app]` the leaderboard app. Their imports happen where they are used, inside
-`requires_extra`, so that a missing one says what to install.
+`comperbench[models]` adds the embedding, learned and local-model LLM-judge metrics,
+`comperbench[app]` the leaderboard app and `comperbench[cluster]` scoring on a Dask cluster.
+Their imports happen where they are used, inside `requires_extra`, so that a missing one says
+what to install.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "lmformatenforcer",
     ),
     "app": ("gradio",),
+    "cluster": ("distributed", "dask"),
 }
 """Extra -> the import names of the packages it adds."""
 

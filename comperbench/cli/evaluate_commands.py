@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from comperbench.evaluation import (
 )
 from comperbench.explanations import explanation_columns
 from comperbench.metrics.cache import ScoreCache
+from comperbench.metrics.cluster import SCHEDULER_ENV, connect, scheduler_address
 from comperbench.metrics.llm_settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
 from comperbench.stats.averaging import Averaging
@@ -301,9 +303,17 @@ def run_evaluate(args: argparse.Namespace) -> int:
     out = _output_folder(args, bench, level, aspect)
     _refuse_overwrite(out, run, args.force)
     cache = None if args.no_cache else ScoreCache()
-    result = run_metrics(
-        bench, metrics, level, cache=cache, batch_size=args.batch_size, workers=args.workers
-    )
+    address = scheduler_address(args.scheduler)
+    with connect(address) if address else nullcontext() as client:
+        result = run_metrics(
+            bench,
+            metrics,
+            level,
+            cache=cache,
+            batch_size=args.batch_size,
+            workers=args.workers,
+            client=client,
+        )
     table = evaluate_run(
         result,
         aspect,
@@ -328,9 +338,20 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(document, indent=2, default=str))
         return _all_nan_status(result)
-    print(f"\n{computed} scores computed, {cached} from the cache")
+    print(f"\n{computed} scores computed{_places(result)}, {cached} from the cache")
     print(f"wrote {scores_path} and {table_path}")
     return _all_nan_status(result)
+
+
+def _places(result: RunResult) -> str:
+    """' (12000 on the Dask cluster at ..., 300 in this process)', or '' when all were here."""
+    counts: dict[str, int] = {}
+    for run in result.runs:
+        if run.computed:
+            counts[run.place] = counts.get(run.place, 0) + run.computed
+    if set(counts) <= {"this process"}:
+        return ""
+    return " (" + ", ".join(f"{n} on {place}" for place, n in counts.items()) + ")"
 
 
 def selected(bench: Benchmark, args: argparse.Namespace) -> Benchmark:
@@ -396,6 +417,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--workers",
         type=int,
         help="processes for the n-gram metrics (default: $COMPERBENCH_WORKERS or one per CPU)",
+    )
+    evaluate.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="score on the Dask cluster of this scheduler (tcp://HOST:8786), or on a cluster of "
+        f"one process per CPU started here (local); default: ${SCHEDULER_ENV}. LLM judges stay "
+        "in this process",
     )
     evaluate.add_argument(
         "--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)"

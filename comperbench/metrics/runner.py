@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
+from comperbench.metrics import cluster
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem, nonblank_references
 from comperbench.metrics.cache import ScoreCache, item_key
 from comperbench.metrics.llm_judge import LlmJudge
@@ -25,10 +26,14 @@ from comperbench.metrics.workers import (
     MIN_PARALLEL_SCORES,
     by_shared_references,
     default_workers,
+    process_pool,
     score_in_workers,
 )
 from comperbench.progress import progress
 from comperbench.schema import Utterance
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 NGRAM_SUITE = (
     "bleu-1",
@@ -169,6 +174,8 @@ class MetricRun:
     explanations: dict[str, dict[str, Any]] | None = None
     """Per item id, what the metric said besides its score (a judge's verdicts), when it says
     anything more."""
+    place: str = "this process"
+    """Where the computed scores were computed ("2 worker processes", "the Dask cluster at ...")."""
 
     @property
     def nans(self) -> int:
@@ -241,24 +248,62 @@ def _compute(pending: _Pending, items: Sequence[Item], batch_size: int) -> dict[
     return fresh
 
 
-def _compute_in_workers(
-    pendings: Sequence[_Pending], items: Sequence[Item], batch_size: int, workers: int
-) -> list[dict[str, float]]:
-    total = sum(len(p.todo) for p in pendings)
-    label = f"{len(pendings)} metrics in {workers} processes"
-    with progress(total, label) as bar:
-        by_index = score_in_workers(
-            [p.metric for p in pendings],
-            items,
-            [list(p.todo.values()) for p in pendings],
-            workers,
-            batch_size,
-            bar.update,
-        )
-    return [
+def _compute_elsewhere(
+    pendings: Sequence[_Pending],
+    items: Sequence[Item],
+    batch_size: int,
+    workers: int,
+    client: Client | None,
+) -> tuple[list[dict[str, float]], str]:
+    """The pendings' scores computed in a local pool of `workers` processes, or on the cluster
+    of `client`; and where that was."""
+    todo = [list(p.todo.values()) for p in pendings]
+    metrics = [p.metric for p in pendings]
+    place = f"{workers} worker processes" if client is None else cluster.describe(client)
+    with progress(sum(len(t) for t in todo), f"{len(pendings)} metrics on {place}") as bar:
+        if client is None:
+            with process_pool(workers) as pool:
+                by_index = score_in_workers(metrics, items, todo, pool, batch_size, bar.update)
+        else:
+            by_index = _score_on_cluster(client, metrics, items, todo, batch_size, bar.update)
+    fresh = [
         {p.keys[index]: value for index, value in scores.items()}
         for p, scores in zip(pendings, by_index, strict=True)
     ]
+    return fresh, place
+
+
+def _score_on_cluster(
+    client: Client,
+    metrics: Sequence[Metric],
+    items: Sequence[Item],
+    todo: Sequence[Sequence[int]],
+    batch_size: int,
+    done: Callable[[int], object],
+) -> list[dict[int, float]]:
+    executor = cluster.executor(client)
+    try:
+        return score_in_workers(
+            metrics, items, todo, executor, batch_size, done, cluster.watch(client)
+        )
+    except ComperbenchError:
+        raise
+    except Exception as error:
+        raise cluster.ClusterError(
+            f"scoring on {cluster.describe(client)} failed, nothing was written to the cache: "
+            f"{type(error).__name__}: {error}"
+        ) from error
+
+
+def _rebuilt_by_name(metric: Metric) -> bool:
+    """Whether a worker can rebuild `metric` from its name (an LLM judge stays here: it keeps
+    its raw answers in this machine's store)."""
+    if isinstance(metric, LlmJudge):
+        return False
+    try:
+        return get(metric.name).name == metric.name
+    except ComperbenchError:
+        return False
 
 
 def score_items(
@@ -297,6 +342,18 @@ def score_systems(
             cache.store(metric, {key: value})
         values.append(value)
     return MetricRun(metric, np.array(values), cached=len(systems) - computed, computed=computed)
+
+
+def _scored_elsewhere(
+    pendings: Sequence[_Pending], workers: int, client: Client | None
+) -> list[_Pending]:
+    """The pendings to compute on the cluster, or in the local pool of `workers` processes."""
+    if client is not None:
+        return [p for p in pendings if p.todo and _rebuilt_by_name(p.metric)]
+    shared = [p for p in pendings if p.metric.parallel and p.todo]
+    if workers < 2 or sum(len(p.todo) for p in shared) < MIN_PARALLEL_SCORES:
+        return []
+    return shared
 
 
 @dataclass
@@ -340,11 +397,14 @@ def run_metrics(
     cache: ScoreCache | None = None,
     batch_size: int = DEFAULT_BATCH,
     workers: int | None = None,
+    client: Client | None = None,
 ) -> RunResult:
     """Score a benchmark with each metric it can feed; system level adds the corpus metrics.
 
-    Metrics marked `parallel` share a pool of `workers` processes (default: one per CPU) when
-    they have at least `MIN_PARALLEL_SCORES` uncached scores between them.
+    With a Dask `client`, every metric a worker can rebuild from its name is scored on the
+    cluster. Without one, metrics marked `parallel` share a pool of `workers` processes
+    (default: one per CPU) when they have at least `MIN_PARALLEL_SCORES` uncached scores between
+    them. The client writes every score to the cache once all are in.
     """
     level = level or bench.level
     if level not in (bench.level, "system"):
@@ -369,13 +429,12 @@ def run_metrics(
             if needs not in keys:
                 keys[needs] = [item_key(item, needs) for item in items]
             pendings.append(_lookup(metric, items, cache, keys[needs]))
-    shared = [p for p in pendings if p.metric.parallel and p.todo]
-    if workers < 2 or sum(len(p.todo) for p in shared) < MIN_PARALLEL_SCORES:
-        shared = []
+    shared = _scored_elsewhere(pendings, workers, client)
     if shared:
-        computed = _compute_in_workers(shared, items, batch_size, workers)
+        computed, place = _compute_elsewhere(shared, items, batch_size, workers, client)
         for pending, fresh in zip(shared, computed, strict=True):
             runs[pending.metric.name] = _finish(pending, fresh, cache)
+            runs[pending.metric.name].place = place
     for pending in pendings:
         if pending.metric.name not in runs:
             runs[pending.metric.name] = _finish(

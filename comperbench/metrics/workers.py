@@ -1,17 +1,19 @@
-"""Scoring pure-Python metrics in worker processes.
+"""Scoring metrics in other processes: a local pool of spawned processes or a Dask cluster.
 
 The n-gram libraries (sacrebleu, rouge-score, nltk) are pure Python, so one process uses one core.
-The runner hands their uncached items to a pool of spawned processes in chunks; every chunk is
-scored by all those metrics in one worker, so the memos the metrics share (BLEU-1..4 statistics,
-ROUGE-1/2/L) are reused as they are in one process.
+The runner hands uncached items to an executor in chunks; every chunk is scored by all the
+metrics that want its items in one call, so the memos the metrics share (BLEU-1..4 statistics,
+ROUGE-1/2/L) are reused as they are in one process. A worker process builds each metric from its
+name once and keeps it, so a model metric loads its model once per worker.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 
 from comperbench.metrics.base import Item, Metric, TurnItem
 from comperbench.metrics.registry import get
@@ -19,14 +21,24 @@ from comperbench.metrics.registry import get
 WORKERS_ENV = "COMPERBENCH_WORKERS"
 MIN_PARALLEL_SCORES = 2000
 """Fewer uncached scores than this are computed in-process (a worker takes ~1 s to start)."""
+WATCH_EVERY_S = 5.0
+"""Seconds between two checks that the executor can still finish the chunks in flight."""
 
 _WORKER_METRICS: dict[str, Metric] = {}
+_SCORING = threading.Lock()
+"""One chunk at a time per process: a Dask worker may run tasks in threads, and the metrics'
+memos are not thread-safe (pure-Python metrics gain nothing from threads; torch uses every core)."""
 
 
 def default_workers() -> int:
     """$COMPERBENCH_WORKERS, else the number of CPUs."""
     configured = os.environ.get(WORKERS_ENV)
     return max(1, int(configured)) if configured else os.cpu_count() or 1
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """`workers` spawned processes (fork would copy the parent's threads and model state)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
@@ -40,51 +52,79 @@ def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[
     return sorted(indices, key=group)
 
 
-def _score_chunk(
+def score_chunk(
     names: Sequence[str], items: Sequence[Item], wanted: Sequence[Sequence[int]]
 ) -> list[list[float]]:
     """In a worker: for each metric, the scores of the chunk's items at its wanted positions."""
     out = []
-    for name, positions in zip(names, wanted, strict=True):
-        if not positions:
-            out.append([])
-            continue
-        metric = _WORKER_METRICS.get(name)
-        if metric is None:
-            metric = _WORKER_METRICS.setdefault(name, get(name))
-        out.append([float(v) for v in metric.score([items[p] for p in positions])])
+    with _SCORING:
+        for name, positions in zip(names, wanted, strict=True):
+            if not positions:
+                out.append([])
+                continue
+            metric = _WORKER_METRICS.get(name)
+            if metric is None:
+                metric = _WORKER_METRICS.setdefault(name, get(name))
+            out.append([float(v) for v in metric.score([items[p] for p in positions])])
     return out
+
+
+def _chunks(
+    todo: Sequence[Sequence[int]], items: Sequence[Item], chunk_size: int
+) -> list[tuple[list[int], list[list[int]]]]:
+    """(item indices, per metric the positions in the chunk it wants) of each chunk."""
+    wanted_sets = [set(t) for t in todo]
+    union = by_shared_references(set().union(*wanted_sets), items)
+    chunks = []
+    for start in range(0, len(union), chunk_size):
+        chunk = union[start : start + chunk_size]
+        chunks.append((chunk, [[p for p, i in enumerate(chunk) if i in s] for s in wanted_sets]))
+    return chunks
 
 
 def score_in_workers(
     metrics: Sequence[Metric],
     items: Sequence[Item],
     todo: Sequence[Sequence[int]],
-    workers: int,
+    executor: Executor,
     chunk_size: int,
     progress: Callable[[int], object],
+    watch: Callable[[], None] = lambda: None,
 ) -> list[dict[int, float]]:
-    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed by `workers` spawned
-    processes; `progress` is called with the number of scores each finished chunk adds."""
-    wanted_sets = [set(t) for t in todo]
-    union = by_shared_references(set().union(*wanted_sets), items)
+    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `executor`;
+    `progress` is called with the number of scores each finished chunk adds, and `watch` every
+    few seconds while chunks are in flight (it raises when they can no longer finish)."""
     names = [m.name for m in metrics]
     results: list[dict[int, float]] = [{} for _ in metrics]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {}
-        for start in range(0, len(union), chunk_size):
-            chunk = union[start : start + chunk_size]
-            wanted = [[p for p, i in enumerate(chunk) if i in s] for s in wanted_sets]
-            future = pool.submit(_score_chunk, names, [items[i] for i in chunk], wanted)
-            futures[future] = (chunk, wanted)
-        for future in as_completed(futures):
-            chunk, wanted = futures[future]
-            for m, (positions, values) in enumerate(zip(wanted, future.result(), strict=True)):
-                if len(values) != len(positions):
-                    raise ValueError(
-                        f"metric {names[m]} returned {len(values)} scores for {len(positions)} items"
-                    )
-                results[m].update((chunk[p], v) for p, v in zip(positions, values, strict=True))
-            progress(sum(len(w) for w in wanted))
+    futures: dict[Future, tuple[list[int], list[list[int]]]] = {}
+    for chunk, wanted in _chunks(todo, items, chunk_size):
+        future = executor.submit(score_chunk, names, [items[i] for i in chunk], wanted)
+        futures[future] = (chunk, wanted)
+    try:
+        while futures:
+            done, _ = wait(futures, timeout=WATCH_EVERY_S, return_when=FIRST_COMPLETED)
+            if not done:
+                watch()
+            for future in done:
+                chunk, wanted = futures.pop(future)
+                _merge(names, results, chunk, wanted, future.result())
+                progress(sum(len(w) for w in wanted))
+    finally:
+        for future in futures:
+            future.cancel()
     return results
+
+
+def _merge(
+    names: Sequence[str],
+    results: list[dict[int, float]],
+    chunk: Sequence[int],
+    wanted: Sequence[Sequence[int]],
+    scores: Sequence[Sequence[float]],
+) -> None:
+    for m, (positions, values) in enumerate(zip(wanted, scores, strict=True)):
+        if len(values) != len(positions):
+            raise ValueError(
+                f"metric {names[m]} returned {len(values)} scores for {len(positions)} items"
+            )
+        results[m].update((chunk[p], v) for p, v in zip(positions, values, strict=True))
