@@ -1,0 +1,250 @@
+"""Scoring on a real Dask cluster: a `dask scheduler` and `dask worker` processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import distributed
+import pandas as pd
+import pytest
+
+from comperbench import load_benchmark
+from comperbench.cli import main
+from comperbench.metrics import cluster, get, workers
+from comperbench.metrics.cache import ScoreCache, item_key
+from comperbench.metrics.runner import (
+    _rebuilt_by_name,
+    benchmark_items,
+    resolve_metrics,
+    run_metrics,
+)
+
+METRICS = "bleu-2,rouge-1,rouge-l,meteor,f1,length"
+STARTUP_S = 60.0
+
+
+@dataclass
+class DaskProcesses:
+    """A scheduler and its worker processes; `address` is the scheduler's."""
+
+    scheduler: subprocess.Popen
+    workers: list[subprocess.Popen]
+    address: str
+
+    def stop(self) -> None:
+        for process in [*self.workers, self.scheduler]:
+            if process.poll() is None:
+                process.terminate()
+        for process in [*self.workers, self.scheduler]:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def _dask(*args: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dask", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        env={**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"},
+    )
+
+
+def _start(folder: Path, n_workers: int) -> DaskProcesses:
+    """`dask scheduler` plus `n_workers` single-threaded `dask worker` processes (no nanny, so a
+    killed worker stays dead)."""
+    file = folder / "scheduler.json"
+    scheduler = _dask(
+        "scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--no-dashboard",
+        "--scheduler-file",
+        str(file),
+        log=folder / "scheduler.log",
+    )
+    deadline = time.monotonic() + STARTUP_S
+    while not file.exists():
+        assert scheduler.poll() is None, (folder / "scheduler.log").read_text()
+        assert time.monotonic() < deadline, "the scheduler did not start"
+        time.sleep(0.1)
+    address = json.loads(file.read_text())["address"]
+    workers = [
+        _dask(
+            "worker",
+            address,
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+            "--name",
+            f"w{k}",
+            log=folder / f"worker{k}.log",
+        )
+        for k in range(n_workers)
+    ]
+    processes = DaskProcesses(scheduler, workers, address)
+    if n_workers:
+        with distributed.Client(address, timeout="30s") as client:
+            client.wait_for_workers(n_workers, timeout=STARTUP_S)
+    return processes
+
+
+@pytest.fixture
+def two_workers(tmp_path: Path) -> Iterator[DaskProcesses]:
+    processes = _start(tmp_path, 2)
+    yield processes
+    processes.stop()
+
+
+@pytest.fixture
+def usr_persona(data_root: Path):
+    return load_benchmark("usr-persona", data_dir=data_root)
+
+
+def _connect(address: str) -> None:
+    with cluster.connect(address):
+        pass
+
+
+def _kill_when_busy(client, worker: subprocess.Popen) -> threading.Thread:
+    """A thread that kills `worker` once the scheduler has chunks processing on it."""
+
+    def run() -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if any(client.processing().values()):
+                worker.send_signal(signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_llm_judges_and_unnamed_metrics_stay_in_this_process() -> None:
+    assert _rebuilt_by_name(get("bleu-4"))
+    assert not _rebuilt_by_name(get("cpdscore-simple[http:gpt-4o]"))
+
+
+@pytest.mark.slow
+def test_cluster_scores_equal_the_single_process_scores(
+    two_workers: DaskProcesses, usr_persona, tmp_path: Path
+) -> None:
+    metrics = resolve_metrics(METRICS, "turn")
+    serial = run_metrics(usr_persona, metrics, workers=1).item_frame()
+    cache = ScoreCache(tmp_path / "cache")
+    with cluster.connect(two_workers.address) as client:
+        result = run_metrics(usr_persona, metrics, cache=cache, batch_size=32, client=client)
+    pd.testing.assert_frame_equal(result.item_frame(), serial)
+    assert [r.computed for r in result.runs] == [300] * 6
+    assert {r.place for r in result.runs} == {
+        f"the 2 workers of the Dask cluster at {two_workers.address}"
+    }
+    again = run_metrics(usr_persona, metrics, cache=cache, workers=1)
+    assert [r.cached for r in again.runs] == [300] * 6
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_leaves_the_scores_unchanged(
+    two_workers: DaskProcesses, usr_persona, tmp_path: Path
+) -> None:
+    metrics = resolve_metrics(METRICS, "turn")
+    serial = run_metrics(usr_persona, metrics, workers=1).item_frame()
+    with cluster.connect(two_workers.address) as client:
+        killer = _kill_when_busy(client, two_workers.workers[0])
+        result = run_metrics(
+            usr_persona, metrics, cache=ScoreCache(tmp_path / "c"), batch_size=8, client=client
+        )
+        killer.join()
+    assert two_workers.workers[0].poll() is not None, "the worker was not killed"
+    pd.testing.assert_frame_equal(result.item_frame(), serial)
+
+
+@pytest.mark.slow
+def test_a_cluster_left_without_workers_fails_and_writes_no_score(
+    tmp_path: Path, usr_persona, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    processes = _start(tmp_path, 1)
+    monkeypatch.setattr(cluster, "NO_WORKER_GRACE_S", 2.0)
+    monkeypatch.setattr(workers, "WATCH_EVERY_S", 0.5)
+    metrics = resolve_metrics(METRICS, "turn")
+    cache = ScoreCache(tmp_path / "cache")
+    try:
+        with cluster.connect(processes.address) as client:
+            _kill_when_busy(client, processes.workers[0])
+            with pytest.raises(cluster.ClusterError, match="has had no worker for 2 s"):
+                run_metrics(usr_persona, metrics, cache=cache, batch_size=8, client=client)
+    finally:
+        processes.stop()
+    keys = [item_key(item, metrics[0].needs) for item in benchmark_items(usr_persona)]
+    assert cache.lookup(metrics[0], keys) == {}
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1.0)
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(cluster.ClusterError, match=rf"no Dask scheduler answered at .*:{port}"):
+        _connect(f"tcp://127.0.0.1:{port}")
+
+
+@pytest.mark.slow
+def test_a_scheduler_without_workers_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1.0)
+    processes = _start(tmp_path, 0)
+    try:
+        with pytest.raises(cluster.ClusterError, match="has no worker after 1 s: start some"):
+            _connect(processes.address)
+    finally:
+        processes.stop()
+
+
+@pytest.mark.slow
+def test_workers_with_another_comperbench_are_named(
+    two_workers: DaskProcesses, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cluster, "__version__", "9.9.9")
+    with pytest.raises(cluster.ClusterError, match=r"2 of 2 workers .* lack comperbench 9\.9\.9"):
+        _connect(two_workers.address)
+
+
+@pytest.mark.slow
+def test_evaluate_takes_the_scheduler_from_the_environment(
+    two_workers: DaskProcesses,
+    data_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(cluster.SCHEDULER_ENV, two_workers.address)
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    args = ["evaluate", "--benchmark", "usr-persona", "--data-dir", str(data_root)]
+    status = main([*args, "--metrics", "bleu-2,f1", "--resamples", "0", "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert (
+        f"600 scores computed (600 on the 2 workers of the Dask cluster at {two_workers.address})"
+        in printed
+    )
+    document = json.loads((out / "table.json").read_text())
+    assert document["metrics"]["f1"]["scores"]["on"].endswith(two_workers.address)
