@@ -191,8 +191,6 @@ class _Pending:
     found: dict[str, float]
     todo: dict[str, int]
     """key -> index of the first item with that key."""
-    unreadable: int = 0
-    """Items whose text the metric's tokenizer cannot read (they score NaN)."""
 
 
 def _lookup(
@@ -204,11 +202,12 @@ def _lookup(
     for index, key in enumerate(keys):
         if key not in found:
             todo.setdefault(key, index)
-    unreadable = sum(metric.unreadable_item(item) for item in items)
-    return _Pending(metric, keys, found, todo, unreadable)
+    return _Pending(metric, keys, found, todo)
 
 
-def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None) -> MetricRun:
+def _finish(
+    pending: _Pending, items: Sequence[Item], fresh: dict[str, float], cache: ScoreCache | None
+) -> MetricRun:
     if cache and fresh:
         cache.store(pending.metric, fresh)
     merged = {**pending.found, **fresh}
@@ -219,14 +218,18 @@ def _finish(pending: _Pending, fresh: dict[str, float], cache: ScoreCache | None
         scores,
         cached=cached,
         computed=len(pending.keys) - cached,
-        notes=_notes(pending, fresh),
+        notes=_notes(pending.metric, items, scores, fresh),
     )
 
 
-def _notes(pending: _Pending, fresh: dict[str, float]) -> dict[str, Any]:
-    notes = pending.metric.run_notes() if fresh else {}
-    if pending.unreadable:
-        notes["unreadable_script"] = pending.unreadable
+def _notes(
+    metric: Metric, items: Sequence[Item], scores: np.ndarray, fresh: dict[str, float]
+) -> dict[str, Any]:
+    notes = metric.run_notes() if fresh else {}
+    # An item the metric's tokenizer cannot read scores NaN, so only NaN items are checked.
+    unreadable = sum(metric.unreadable_item(items[i]) for i in np.flatnonzero(np.isnan(scores)))
+    if unreadable:
+        notes["unreadable_script"] = unreadable
     return notes
 
 
@@ -318,7 +321,7 @@ def score_items(
     `keys` are the items' `item_key`s for the metric's needs, when the caller has them already.
     """
     pending = _lookup(metric, items, cache, keys)
-    return _finish(pending, _compute(pending, items, batch_size), cache)
+    return _finish(pending, items, _compute(pending, items, batch_size), cache)
 
 
 def score_systems(
@@ -433,13 +436,12 @@ def run_metrics(
     if shared:
         computed, place = _compute_elsewhere(shared, items, batch_size, workers, client)
         for pending, fresh in zip(shared, computed, strict=True):
-            runs[pending.metric.name] = _finish(pending, fresh, cache)
+            runs[pending.metric.name] = _finish(pending, items, fresh, cache)
             runs[pending.metric.name].place = place
     for pending in pendings:
         if pending.metric.name not in runs:
-            runs[pending.metric.name] = _finish(
-                pending, _compute(pending, items, batch_size), cache
-            )
+            fresh = _compute(pending, items, batch_size)
+            runs[pending.metric.name] = _finish(pending, items, fresh, cache)
     for run in runs.values():
         if not run.metric.corpus:
             run.explanations = run.metric.explain(items)
