@@ -195,6 +195,14 @@ def test_a_constant_metric_has_no_soft_pairwise_accuracy(topical) -> None:
     assert np.isnan(spa.value) and spa.reason == "metric scores are constant"
 
 
+def test_no_context_answered_by_every_system_leaves_spa_undefined(data_root: Path) -> None:
+    bench = cached_benchmark("dailydialog-zhao", "turn")
+    coverage = Coverage(bench.name, "turn", bench.fingerprint, np.arange(len(bench), dtype=float))
+    [spa, *_] = [r for r in score_coverage(coverage, n_resamples=20) if r.statistic == "spa"]
+    assert np.isnan(spa.value) and spa.n == 0
+    assert spa.reason == "no context has a human and a metric score of every system"
+
+
 def test_partial_coverage_is_not_scored(topical) -> None:
     scores = np.full(len(topical), np.nan)
     scores[:10] = 1.0

@@ -149,6 +149,10 @@ def _human_contexts(
     _, human = system_unit_matrix(bench.human_scores(aspect), systems, contexts)
     complete = np.isfinite(human).all(axis=0)
     n = int(complete.sum())
+    if n == 0:  # undefined for every metric (see `undefined_reason`): nothing to resample
+        return _HumanContexts(
+            systems, contexts, complete, human[:, complete], np.ones((1, 0)), None
+        )
     W = np.vstack([np.ones((1, n)), resample_counts(n, n_resamples, seed)])
     side = get_statistic(statistic).context_side(human[:, complete], W)
     return _HumanContexts(systems, contexts, complete, human[:, complete], W, side)
