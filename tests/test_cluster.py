@@ -23,11 +23,12 @@ from comperbench.cli import main
 from comperbench.metrics import cluster, get, workers
 from comperbench.metrics.cache import ScoreCache, item_key
 from comperbench.metrics.runner import (
-    _rebuilt_by_name,
+    _on_cluster,
     benchmark_items,
     resolve_metrics,
     run_metrics,
 )
+from comperbench.metrics.workers import rebuild_name
 
 METRICS = "bleu-2,rouge-1,rouge-l,meteor,f1,length"
 STARTUP_S = 60.0
@@ -136,9 +137,10 @@ def _kill_when_busy(client, worker: subprocess.Popen) -> threading.Thread:
     return thread
 
 
-def test_llm_judges_and_unnamed_metrics_stay_in_this_process() -> None:
-    assert _rebuilt_by_name(get("bleu-4"))
-    assert not _rebuilt_by_name(get("cpdscore-simple[http:gpt-4o]"))
+def test_llm_judges_and_unnamed_metrics_stay_in_this_process(tmp_path: Path) -> None:
+    assert _on_cluster(get("bleu-4"))
+    assert not _on_cluster(get("cpdscore-simple[http:gpt-4o]"))
+    assert rebuild_name(get(" bleu-4 ")) == "bleu-4"
 
 
 @pytest.mark.slow
@@ -157,6 +159,34 @@ def test_cluster_scores_equal_the_single_process_scores(
     }
     again = run_metrics(usr_persona, metrics, cache=cache, workers=1)
     assert [r.cached for r in again.runs] == [300] * 6
+
+
+def _built_metrics() -> list[str]:
+    """On a worker: the names of the metrics it has built."""
+    return sorted(workers._WORKER_METRICS)
+
+
+@pytest.mark.slow
+def test_a_model_metric_loads_its_model_once_per_worker(
+    two_workers: DaskProcesses, usr_persona, tmp_path: Path
+) -> None:
+    """A local model directory's metric goes to the cluster under the spelling it was built
+    from (its name says only the directory's name) and gives the single-process scores."""
+    import cloudpickle
+    from test_metrics_embedding import _tiny_bert
+
+    _tiny_bert(tmp_path / "tiny-bert")
+    spelling = f"embedding-average[{tmp_path / 'tiny-bert'}]"
+    metrics = [get(spelling)]
+    assert metrics[0].name == "embedding-average[tiny-bert]"
+    serial = run_metrics(usr_persona, metrics).item_frame()
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    with cluster.connect(two_workers.address) as client:
+        result = run_metrics(usr_persona, metrics, batch_size=16, client=client)
+        built = client.run(_built_metrics)
+    pd.testing.assert_frame_equal(result.item_frame(), serial, rtol=1e-6)
+    assert result.runs[0].place.startswith("the 2 workers")
+    assert sorted(built.values()) == [[spelling], [spelling]]
 
 
 @pytest.mark.slow

@@ -71,6 +71,9 @@ class Metric(ABC):
     parallel: ClassVar[bool] = False
     """True for pure-Python, CPU-bound metrics that the runner may score in worker processes
     (rebuilt there from their name with `comperbench.metrics.get`)."""
+    spelling: str | None = None
+    """The name `comperbench.metrics.get` built this metric from (`bertscore-f1[/models/x:L9]`,
+    whose `name` says only `x`); None for a metric built directly."""
 
     @property
     @abstractmethod

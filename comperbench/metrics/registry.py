@@ -37,11 +37,13 @@ def get(name: str) -> Metric:
         )
     factory = METRICS.get(match["base"])
     try:
-        return factory(match["arg"])
+        metric = factory(match["arg"])
     except ValueError as error:
         if isinstance(error, MetricOptionError):
             raise
         raise MetricOptionError(f"metric {name!r}: {error}") from error
+    metric.spelling = name.strip()
+    return metric
 
 
 def available() -> list[str]:

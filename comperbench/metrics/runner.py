@@ -27,6 +27,7 @@ from comperbench.metrics.workers import (
     by_shared_references,
     default_workers,
     process_pool,
+    rebuild_name,
     score_in_workers,
 )
 from comperbench.progress import progress
@@ -298,15 +299,10 @@ def _score_on_cluster(
         ) from error
 
 
-def _rebuilt_by_name(metric: Metric) -> bool:
-    """Whether a worker can rebuild `metric` from its name (an LLM judge stays here: it keeps
-    its raw answers in this machine's store)."""
-    if isinstance(metric, LlmJudge):
-        return False
-    try:
-        return get(metric.name).name == metric.name
-    except ComperbenchError:
-        return False
+def _on_cluster(metric: Metric) -> bool:
+    """Whether a cluster worker scores `metric`: one it can rebuild by name, and not an LLM judge
+    (a judge keeps its raw answers in this machine's store)."""
+    return not isinstance(metric, LlmJudge) and rebuild_name(metric) is not None
 
 
 def score_items(
@@ -352,7 +348,7 @@ def _scored_elsewhere(
 ) -> list[_Pending]:
     """The pendings to compute on the cluster, or in the local pool of `workers` processes."""
     if client is not None:
-        return [p for p in pendings if p.todo and _rebuilt_by_name(p.metric)]
+        return [p for p in pendings if p.todo and _on_cluster(p.metric)]
     shared = [p for p in pendings if p.metric.parallel and p.todo]
     if workers < 2 or sum(len(p.todo) for p in shared) < MIN_PARALLEL_SCORES:
         return []

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 
+from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import Item, Metric, TurnItem
 from comperbench.metrics.registry import get
 
@@ -50,6 +51,20 @@ def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[
         return hash(item.references if isinstance(item, TurnItem) else ()), index
 
     return sorted(indices, key=group)
+
+
+def rebuild_name(metric: Metric) -> str | None:
+    """A name from which `get` rebuilds `metric` in another process (its `name`, else the
+    spelling it was built from), or None when neither does."""
+    for name in dict.fromkeys((metric.name, metric.spelling)):
+        if name is None:
+            continue
+        try:
+            if get(name).name == metric.name:
+                return name
+        except ComperbenchError:
+            continue
+    return None
 
 
 def score_chunk(
@@ -94,7 +109,10 @@ def score_in_workers(
     """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `executor`;
     `progress` is called with the number of scores each finished chunk adds, and `watch` every
     few seconds while chunks are in flight (it raises when they can no longer finish)."""
-    names = [m.name for m in metrics]
+    names = [rebuild_name(m) for m in metrics]
+    if None in names:
+        unnamed = [m.name for m, n in zip(metrics, names, strict=True) if n is None]
+        raise ComperbenchError(f"no name rebuilds {', '.join(unnamed)} in another process")
     results: list[dict[int, float]] = [{} for _ in metrics]
     futures: dict[Future, tuple[list[int], list[list[int]]]] = {}
     for chunk, wanted in _chunks(todo, items, chunk_size):
