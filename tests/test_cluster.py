@@ -190,6 +190,26 @@ def test_a_model_metric_loads_its_model_once_per_worker(
 
 
 @pytest.mark.slow
+def test_workers_without_the_model_fail_clearly_and_write_no_score(
+    two_workers: DaskProcesses, usr_persona, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative model path that exists here but not in the workers' folder."""
+    from test_metrics_embedding import _tiny_bert
+
+    _tiny_bert(tmp_path / "tiny-bert")
+    monkeypatch.chdir(tmp_path)
+    metrics = [get("embedding-average[tiny-bert]")]
+    cache = ScoreCache(tmp_path / "cache")
+    with (
+        cluster.connect(two_workers.address) as client,
+        pytest.raises(cluster.ClusterError, match=r"failed, nothing was written.*EncoderError: .*no config\.json"),
+    ):
+        run_metrics(usr_persona, metrics, cache=cache, client=client)
+    keys = [item_key(item, metrics[0].needs) for item in benchmark_items(usr_persona)]
+    assert cache.lookup(metrics[0], keys) == {}
+
+
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_leaves_the_scores_unchanged(
     two_workers: DaskProcesses, usr_persona, tmp_path: Path
 ) -> None:

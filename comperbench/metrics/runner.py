@@ -290,7 +290,7 @@ def _score_on_cluster(
         return score_in_workers(
             metrics, items, todo, executor, batch_size, done, cluster.watch(client)
         )
-    except ComperbenchError:
+    except cluster.ClusterError:
         raise
     except Exception as error:
         raise cluster.ClusterError(
