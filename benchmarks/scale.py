@@ -182,8 +182,8 @@ def stage_score(root: Path) -> dict[str, object]:
             )
     return {
         f"{bench.table.num_rows} items, local cluster": full,
-        f"{RATIO_SAMPLE} other items, one process": alone,
-        f"{RATIO_SAMPLE} other items, a fresh local cluster": spread,
+        f"{RATIO_SAMPLE} sampled items, one process": alone,
+        f"{RATIO_SAMPLE} sampled items, a fresh local cluster": spread,
         "ratio": round(alone / spread, 2),
     }
 
