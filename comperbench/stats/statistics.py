@@ -32,10 +32,13 @@ from comperbench.stats.vectorised import (
     MIN_PAIRS,
     Groups,
     ResampledRanks,
+    Resampler,
     group_kendall,
     group_pearson,
     group_spearman,
+    kendall_resampler,
     spearman_of_ranks,
+    spearman_resampler,
     weighted_kendall,
     weighted_pearson,
     weighted_spearman,
@@ -48,6 +51,8 @@ AnalyticFn = Callable[[np.ndarray, np.ndarray], tuple[float, float, str | None]]
 """(x, y) -> (value, analytic p-value, name of the p-value's method; NaN and None if none)."""
 WeightedFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 """(X metrics x items, y, W resamples x items counts) -> (metrics, resamples) values."""
+ResamplerFn = Callable[[np.ndarray, np.ndarray], Resampler]
+"""(X metrics x items, y) -> the weighted function of W alone, X and y prepared once."""
 GroupedFn = Callable[[np.ndarray, np.ndarray, Groups], np.ndarray]
 """(M rows x items, y, groups) -> (rows, groups) values, NaN where undefined."""
 GroupedResampledFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray, np.ndarray], np.ndarray]
@@ -114,6 +119,9 @@ class Statistic:
     """Part of `evaluate`'s default table."""
     ranked: bool = True
     """Offered as a ranking statistic on the leaderboard."""
+    resampler_fn: ResamplerFn | None = None
+    """Set when `weighted_fn` starts with work on X and y alone (sorting them), which
+    `resampler` then does once for all chunks of resamples."""
     side_fn: Callable[[np.ndarray, np.ndarray], Any] | None = None
     paired_fn: Callable[[Any, Any, np.ndarray], np.ndarray] | None = None
     """Optional split of `resampled` into a per-vector part (computed once, cached by callers)
@@ -185,11 +193,17 @@ class Statistic:
 
     def resampled(self, X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
         """(m, k): the statistic of every metric row of X with y in every count row of W."""
+        return self.resampler(X, y)(W)
+
+    def resampler(self, X: np.ndarray, y: np.ndarray) -> Resampler:
+        """`resampled` as a function of count rows W alone, for resamples scored chunk by chunk."""
         X = np.atleast_2d(np.asarray(X, dtype=float))
         y = np.asarray(y, dtype=float)
         if y.size == 0:
-            return np.full((X.shape[0], W.shape[0]), np.nan)
-        return self.weighted_fn(X, y, W)
+            return lambda W: np.full((X.shape[0], W.shape[0]), np.nan)
+        if self.resampler_fn is not None:
+            return self.resampler_fn(X, y)
+        return partial(self.weighted_fn, X, y)
 
     def grouped(self, M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray:
         """(k, groups): the statistic of each row of M with y within each group (with the
@@ -364,12 +378,12 @@ SPEARMAN = register_statistic(
         _spearman,
         weighted_spearman,
         group_spearman,
+        resampler_fn=spearman_resampler,
         side_fn=ResampledRanks.of,
         paired_fn=spearman_of_ranks,
         description="agreement of the two rankings (Pearson of the ranks, ties averaged)",
     )
 )
-# Kendall's bootstrap beyond a few hundred items is a loop over resamples (seconds per metric).
 KENDALL_B = register_statistic(
     Statistic(
         "kendall-b",
@@ -378,6 +392,7 @@ KENDALL_B = register_statistic(
         partial(weighted_kendall, variant="b"),
         partial(group_kendall, variant="b"),
         item_resampling=False,
+        resampler_fn=partial(kendall_resampler, variant="b"),
         description="concordant minus discordant pairs, corrected for ties on either side",
     )
 )
@@ -389,6 +404,7 @@ KENDALL_C = register_statistic(
         partial(weighted_kendall, variant="c"),
         partial(group_kendall, variant="c"),
         item_resampling=False,
+        resampler_fn=partial(kendall_resampler, variant="c"),
         reported=False,
         ranked=False,
         description="Kendall's tau for rectangular tables of ties (Stuart)",

@@ -1,15 +1,19 @@
 """Correlation kernels that score many resamples at once, one set per statistic.
 
 `weighted_*` score bootstrap resamples given as count matrices (a statistic weighted by the
-counts equals the statistic of the gathered resample); `group_*` score rows of (permuted) metric
-scores against fixed human scores within each group. Kendall's tau is computed from the signs of
-item pairs when the pairs are few (small samples, within-group pairs) and by a per-resample loop
-over scipy otherwise, because an O(n log n) per-row algorithm has no vectorised numpy form.
-The registered statistics (`comperbench.stats.statistics`) choose their kernels from here.
+counts equals the statistic of the gathered resample); `*_resampler` do the work on the score
+vectors alone (sorting) once and return a function of count matrices, for resamples scored chunk
+by chunk. `group_*` score rows of (permuted) metric scores against fixed human scores within each
+group. Kendall's tau is computed from the signs of item pairs when the pairs are few (small
+samples, within-group pairs); resampled over more items, Kendall's and Spearman's sums come from
+compiled kernels (`rank_kernels`, numba), because their O(n log n) per-row algorithms have no
+vectorised numpy form. The registered statistics (`comperbench.stats.statistics`) choose their
+kernels from here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,11 +22,18 @@ from scipy import sparse
 from scipy import stats as sps
 
 MAX_PAIRS = 5_000
-"""Above this many item pairs Kendall's tau falls back to a per-resample loop over scipy."""
+"""Up to this many item pairs (100 items) resampled rank statistics are computed with numpy,
+Kendall's from the signs of pairs; above, with compiled kernels (a single large group of
+`group_kendall`: with a loop over scipy)."""
 MIN_PAIRS = 3
 """Fewer pairs than this leave a correlation undefined (two points always correlate perfectly)."""
 _CHUNK = 20_000_000
 _TINY = 1e-12
+_FENWICK_BYTES = 4 * 2**20
+"""Memory of the Fenwick trees one call of the compiled Kendall kernel keeps for its resamples."""
+
+Resampler = Callable[[np.ndarray], np.ndarray]
+"""(W resamples x items counts) -> (metrics, resamples) values of score vectors fixed beforehand."""
 
 
 @dataclass(frozen=True)
@@ -89,47 +100,119 @@ def weighted_pearson(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     return _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy).T
 
 
-def _weighted_ranks(v: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Average ranks each item would have in each resample (ties share their mean rank)."""
-    order = np.argsort(v, kind="stable")
-    sorted_v = v[order]
-    new = np.r_[True, sorted_v[1:] != sorted_v[:-1]]
-    starts = np.flatnonzero(new)
-    unique_of_sorted = np.cumsum(new) - 1
-    inverse = np.empty_like(order)
-    inverse[order] = unique_of_sorted
-    counts = np.add.reduceat(W[:, order], starts, axis=1)
+def _compiled(n_items: int) -> bool:
+    """Whether rank statistics over this many items use the compiled kernels."""
+    return n_items * (n_items - 1) // 2 > MAX_PAIRS
+
+
+def _transposed(W: np.ndarray) -> np.ndarray:
+    """Counts as the compiled kernels take them: items x resamples, contiguous floats."""
+    return np.ascontiguousarray(W.T, dtype=float)
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """A score vector's stable sort `order`, where each run of equal values starts in it
+    (`bounds`, ending with n) and the run (dense rank) `codes` of each item."""
+
+    order: np.ndarray
+    bounds: np.ndarray
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, v: np.ndarray) -> TieGroups:
+        order = np.argsort(v, kind="stable")
+        sorted_v = v[order]
+        new = np.r_[True, sorted_v[1:] != sorted_v[:-1]]
+        codes = np.empty(v.size, dtype=np.int64)
+        codes[order] = np.cumsum(new) - 1
+        return cls(order, np.r_[np.flatnonzero(new), v.size], codes)
+
+
+def _numpy_ranks(ties: TieGroups, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(groups, k) average rank of each tie group per resample, with the count-weighted sums of
+    the items' ranks and of their squares (numpy, for small samples)."""
+    counts = np.add.reduceat(W[:, ties.order], ties.bounds[:-1], axis=1)
     mid = np.cumsum(counts, axis=1) - (counts - 1) / 2
-    return mid[:, inverse]
+    ranks = mid[:, ties.codes]
+    return mid.T, np.einsum("ij,ij->i", W, ranks), np.einsum("ij,ij,ij->i", W, ranks, ranks)
 
 
 @dataclass(frozen=True)
 class ResampledRanks:
-    """One score vector's average ranks in every resample of a count matrix, with their
-    count-weighted sum and sum of squares: what Spearman needs of one side, computed once and
-    reusable against any other vector resampled with the same counts."""
+    """One score vector's tie groups and their average ranks in every resample of a count
+    matrix, with the count-weighted sum and sum of squares of the ranks: what Spearman needs of
+    one side, computed once and reusable against any other vector resampled with the same
+    counts."""
 
-    ranks: np.ndarray
+    ties: TieGroups
+    mid: np.ndarray
+    """(tie groups, resamples) average rank of each tie group."""
     total: np.ndarray
     squares: np.ndarray
 
     @classmethod
     def of(cls, v: np.ndarray, W: np.ndarray) -> ResampledRanks:
-        ranks = _weighted_ranks(np.asarray(v, dtype=float), W)
-        total = np.einsum("ij,ij->i", W, ranks)
-        return cls(ranks, total, np.einsum("ij,ij,ij->i", W, ranks, ranks))
+        return cls.of_ties(TieGroups.of(np.asarray(v, dtype=float)), W)
+
+    @classmethod
+    def of_ties(
+        cls, ties: TieGroups, W: np.ndarray, WT: np.ndarray | None = None
+    ) -> ResampledRanks:
+        """From tie groups already found (`WT`: W transposed, if at hand)."""
+        if not _compiled(ties.codes.size):
+            return cls(ties, *_numpy_ranks(ties, W))
+        from comperbench.stats.rank_kernels import tie_group_ranks
+
+        WT = _transposed(W) if WT is None else WT
+        return cls(ties, *tie_group_ranks(ties.order, ties.bounds, WT))
+
+
+def _rank_cross(
+    x: TieGroups, y: ResampledRanks, W: np.ndarray, WT: np.ndarray | None = None
+) -> np.ndarray:
+    """(3, k): count-weighted sums of x's ranks, their squares and their products with y's."""
+    from comperbench.stats.rank_kernels import rank_sums
+
+    WT = _transposed(W) if WT is None else WT
+    return rank_sums(x.order, x.bounds, y.ties.codes, y.mid, WT)
 
 
 def spearman_of_ranks(x: ResampledRanks, y: ResampledRanks, W: np.ndarray) -> np.ndarray:
     """(k,) Spearman of two vectors in each resample of W, from their resampled ranks."""
-    cross = np.einsum("ij,ij,ij->i", W, x.ranks, y.ranks)
+    if _compiled(W.shape[1]):
+        cross = _rank_cross(x.ties, y, W)[2]
+    else:
+        cross = np.einsum("ij,ij,ij->i", W, x.mid.T[:, x.ties.codes], y.mid.T[:, y.ties.codes])
     return _pearson_from_sums(W.sum(axis=1), x.total, y.total, x.squares, y.squares, cross)
+
+
+def spearman_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
+    """Spearman of each metric row of X with y under count rows, the vectors sorted once."""
+    metric_ties = [TieGroups.of(x) for x in X]
+    human_ties = TieGroups.of(y)
+
+    def score(W: np.ndarray) -> np.ndarray:
+        if not _compiled(y.size):
+            ry = ResampledRanks.of_ties(human_ties, W)
+            return np.vstack(
+                [spearman_of_ranks(ResampledRanks.of_ties(t, W), ry, W) for t in metric_ties]
+            )
+        WT = _transposed(W)
+        ry = ResampledRanks.of_ties(human_ties, W, WT)
+        s = W.sum(axis=1)
+        rows = []
+        for ties in metric_ties:
+            total, squares, cross = _rank_cross(ties, ry, W, WT)
+            rows.append(_pearson_from_sums(s, total, ry.total, squares, ry.squares, cross))
+        return np.vstack(rows)
+
+    return score
 
 
 def weighted_spearman(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """(m, k) Spearman of each metric row of X with y under each count row of W."""
-    ry = ResampledRanks.of(y, W)
-    return np.vstack([spearman_of_ranks(ResampledRanks.of(x, W), ry, W) for x in X])
+    return spearman_resampler(X, y)(W)
 
 
 def _pair_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -223,21 +306,77 @@ def kendall(x: np.ndarray, y: np.ndarray, variant: str) -> float:
     return float(sps.kendalltau(x, y, variant=variant).statistic)
 
 
-def _weighted_kendall_loop(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) -> np.ndarray:
-    counts = W.astype(np.int64)
-    out = np.empty((X.shape[0], W.shape[0]))
-    for r, c in enumerate(counts):
-        yr = np.repeat(y, c)
-        for m, x in enumerate(X):
-            out[m, r] = kendall(np.repeat(x, c), yr, variant)
-    return out
+@dataclass(frozen=True)
+class _KendallLayout:
+    """One metric and the human scores laid out for the compiled Kendall kernel: items sorted by
+    the variable with more distinct values (`first`), the other one's dense ranks in the tree."""
+
+    order: np.ndarray
+    bounds: np.ndarray
+    ranks: np.ndarray
+    n_ranks: int
+    human_first: bool
+
+    @classmethod
+    def of(cls, x: np.ndarray, y_codes: np.ndarray, y_distinct: int) -> _KendallLayout:
+        _, x_codes = np.unique(x, return_inverse=True)
+        x_distinct = int(x_codes.max()) + 1
+        human_first = y_distinct > x_distinct
+        first, second = (y_codes, x_codes) if human_first else (x_codes, y_codes)
+        order = np.lexsort((second, first))
+        sorted_first = first[order]
+        bounds = np.r_[0, np.flatnonzero(sorted_first[1:] != sorted_first[:-1]) + 1, x.size]
+        return cls(order, bounds, second, min(x_distinct, y_distinct), human_first)
+
+    def sums(self, WT: np.ndarray) -> np.ndarray:
+        """(6, k) kendall_sums, with the metric's tie rows before the human scores'."""
+        from comperbench.stats.rank_kernels import kendall_sums
+
+        lanes = int(np.clip(_FENWICK_BYTES // (24 * (self.n_ranks + 1)), 1, WT.shape[1]))
+        out = kendall_sums(self.order, self.bounds, self.ranks, self.n_ranks, WT, lanes)
+        return out[[0, 2, 1, 3, 5, 4]] if self.human_first else out
+
+
+def _tau_from_sums(sums: np.ndarray, n: np.ndarray, variant: str) -> np.ndarray:
+    """Kendall's tau from `kendall_sums` rows (metric first) and the resample sizes, with scipy's
+    operations in scipy's order, so that the values are scipy's to the last bit."""
+    score, x_ties, y_ties = sums[0], sums[1], sums[2]
+    pairs = n * (n - 1) / 2
+    undefined = (x_ties == pairs) | (y_ties == pairs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            tau = score / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+        else:
+            classes = np.minimum(sums[4], sums[5]).astype(np.int64)
+            size = n.astype(np.int64)
+            # Python integers: scipy divides the exact size**2 * (classes - 1) by classes.
+            scale = [
+                int(s) ** 2 * (int(c) - 1) / int(c) if c > 1 else np.nan
+                for s, c in zip(size, classes, strict=True)
+            ]
+            tau = 2 * score / np.array(scale)
+    return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0))
+
+
+def kendall_resampler(X: np.ndarray, y: np.ndarray, variant: str) -> Resampler:
+    """Kendall tau-b or tau-c (`variant` "b"/"c") of each metric row of X with y under count
+    rows, the vectors laid out once."""
+    if not _compiled(y.size):
+        return lambda W: _weighted_kendall_pairs(X, y, W, variant)
+    _, y_codes = np.unique(y, return_inverse=True)
+    layouts = [_KendallLayout.of(x, y_codes, int(y_codes.max()) + 1) for x in X]
+
+    def score(W: np.ndarray) -> np.ndarray:
+        WT = _transposed(W)
+        n = W.sum(axis=1)
+        return np.vstack([_tau_from_sums(layout.sums(WT), n, variant) for layout in layouts])
+
+    return score
 
 
 def weighted_kendall(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) -> np.ndarray:
     """(m, k) Kendall tau-b or tau-c (`variant` "b"/"c") of each row of X with y per count row."""
-    if y.size * (y.size - 1) // 2 <= MAX_PAIRS:
-        return _weighted_kendall_pairs(X, y, W, variant)
-    return _weighted_kendall_loop(X, y, W, variant)
+    return kendall_resampler(X, y, variant)(W)
 
 
 def _rows_pearson(M: np.ndarray, y: np.ndarray, groups: Groups) -> np.ndarray:
