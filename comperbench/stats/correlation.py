@@ -22,10 +22,13 @@ from comperbench.stats.resampling import (
     CIMethod,
     Interval,
     bca_interval,
+    bootstrap_count_chunks,
     bootstrap_indices,
     bootstrap_note,
     counts_from_indices,
+    jackknife_chunks,
     jackknife_weights,
+    over_chunks,
     percentile_interval,
 )
 from comperbench.stats.signature import Signature
@@ -171,18 +174,15 @@ def correlation_table(
     by_mask: dict[bytes, list[int]] = {}
     for row, mask in enumerate(masks):
         by_mask.setdefault(np.packbits(mask).tobytes(), []).append(row)
-    # Item-level resamples draw from all items, so every metric shares one index matrix; a
-    # resample's items without a score are then left out, as in the point estimate.
-    shared = None
-    if ci and not grouped and level != "system" and y.size:
-        shared = counts_from_indices(bootstrap_indices(y.size, n_resamples, seed), y.size)
+    batches = [(rows, masks[rows[0]]) for rows in by_mask.values()]
     settings = replace(settings, grouped=grouped)
+    boots: list[np.ndarray | None] = [None] * len(batches)
+    if ci and not grouped and level != "system" and y.size:
+        boots = list(_shared_bootstrap(X, y, batches, settings))
     results: dict[str, CorrelationResult] = {}
-    for rows in by_mask.values():
-        mask = masks[rows[0]]
+    for (rows, mask), boot in zip(batches, boots, strict=True):
         sub_labels = labels[mask] if labels is not None else None
-        counts = None if shared is None else shared[:, mask]
-        batch = _batch(X[rows][:, mask], y[mask], sub_labels, settings, counts)
+        batch = _batch(X[rows][:, mask], y[mask], sub_labels, settings, boot)
         for row, computed in zip(rows, batch, strict=True):
             results[names[row]] = _result(
                 names[row], computed, settings, int(y.size - mask.sum()), benchmark
@@ -252,13 +252,32 @@ def _result(
     )
 
 
+def _shared_bootstrap(
+    X: np.ndarray, y: np.ndarray, batches: list[tuple[list[int], np.ndarray]], settings: _Settings
+) -> list[np.ndarray]:
+    """(metrics, resamples) bootstrap values of each batch of metric rows with the same items.
+
+    Item-level resamples draw from all items, so every batch shares one stream of count chunks;
+    a resample's items without a score are then left out, as in the point estimate.
+    """
+    scores = []
+    for rows, mask in batches:
+        score = settings.statistic.resampler(X[rows][:, mask], y[mask])
+        columns = slice(None) if mask.all() else mask
+        scores.append(lambda W, score=score, columns=columns: score(W[:, columns]))
+    chunks = bootstrap_count_chunks(y.size, settings.n_resamples, settings.seed)
+    return over_chunks(chunks, scores)
+
+
 def _batch(
     X: np.ndarray,
     y: np.ndarray,
     labels: np.ndarray | None,
     settings: _Settings,
-    counts: np.ndarray | None = None,
+    boot: np.ndarray | None = None,
 ) -> list[_Computed]:
+    """Values, p-values and intervals of metric rows on the same items (`boot`: their bootstrap
+    values, when drawn along with other batches')."""
     if settings.grouped:
         assert labels is not None
         return _grouped_batch(X, y, labels, settings)
@@ -268,14 +287,14 @@ def _batch(
         X, y = means[:-1], means[-1]
     statistic, ci, seed = settings.statistic, settings.ci, settings.seed
     points = [statistic.point(x, y, settings.unit) for x in X]
-    boot = jack = None
+    jack = None
     if ci and any(p.reason is None for p in points):
-        W = counts
-        if W is None:
-            W = counts_from_indices(bootstrap_indices(y.size, settings.n_resamples, seed), y.size)
-        boot = statistic.resampled(X, y, W)
+        score = statistic.resampler(X, y)
+        if boot is None:
+            chunks = bootstrap_count_chunks(y.size, settings.n_resamples, seed)
+            boot = over_chunks(chunks, [score])[0]
         if ci == "bca":
-            jack = statistic.resampled(X, y, jackknife_weights(y.size, seed))
+            jack = over_chunks(jackknife_chunks(y.size, seed), [score])[0]
     out = []
     for m, point in enumerate(points):
         interval = None

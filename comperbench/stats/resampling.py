@@ -2,18 +2,25 @@
 
 A resample is stored as a row of an index matrix (which units were drawn) and, for the
 vectorised statistics, as a row of a count matrix (how often each unit was drawn): a statistic
-weighted by the counts equals the statistic of the gathered resample.
+weighted by the counts equals the statistic of the gathered resample. Over many units the
+matrices are drawn and scored in chunks of rows (`*_chunks`, `over_chunks`), one generator
+drawing chunk after chunk, so that memory grows with the units, not units x resamples, and the
+resamples are those of the whole matrix.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
 from scipy import stats as sps
 
 CIMethod = Literal["percentile", "bca"]
+CHUNK_BYTES = 32 * 2**20
+"""Memory of one chunk of a resample matrix held as floats (8 bytes per unit and resample)."""
 JACKKNIFE_BLOCKS = 1000
 """Above this many units the BCa acceleration uses a delete-one-block jackknife of this many blocks."""
 MIN_BOOTSTRAP_UNITS = 10
@@ -36,12 +43,21 @@ def bootstrap_note(n_units: int, unit: str) -> str | None:
     )
 
 
-def bootstrap_indices(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(n_resamples, n_units) matrix of unit indices drawn with replacement."""
+def chunk_rows(n_units: int, chunk_bytes: int | None = None) -> int:
+    """Rows of a resample matrix over n_units per chunk of `chunk_bytes` (default
+    `CHUNK_BYTES`), at least one."""
+    return max(1, (chunk_bytes or CHUNK_BYTES) // (8 * max(n_units, 1)))
+
+
+def _draw_indices(rng: np.random.Generator, n_units: int, rows: int) -> np.ndarray:
     if n_units < 1:
         raise ValueError("cannot resample an empty sample")
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n_units, size=(n_resamples, n_units), dtype=np.int32)
+    return rng.integers(0, n_units, size=(rows, n_units), dtype=np.int32)
+
+
+def bootstrap_indices(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(n_resamples, n_units) matrix of unit indices drawn with replacement."""
+    return _draw_indices(np.random.default_rng(seed), n_units, n_resamples)
 
 
 def counts_from_indices(indices: np.ndarray, n_units: int) -> np.ndarray:
@@ -51,10 +67,64 @@ def counts_from_indices(indices: np.ndarray, n_units: int) -> np.ndarray:
     return np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(float)
 
 
+def bootstrap_count_chunks(
+    n_units: int, n_resamples: int, seed: int, chunk_bytes: int | None = None
+) -> Iterator[np.ndarray]:
+    """The rows of `counts_from_indices(bootstrap_indices(n_units, n_resamples, seed))` in
+    consecutive chunks: one generator draws them chunk after chunk, the same numbers."""
+    rng = np.random.default_rng(seed)
+    step = chunk_rows(n_units, chunk_bytes)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        yield counts_from_indices(_draw_indices(rng, n_units, rows), n_units)
+
+
 def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
     """(n_resamples, n_items) boolean matrix, True where a paired permutation swaps the item."""
     rng = np.random.default_rng(seed)
     return rng.random((n_resamples, n_items)) < 0.5
+
+
+def swap_mask_chunks(
+    n_items: int, seed: int, start: int, stop: int, chunk_bytes: int | None = None
+) -> Iterator[np.ndarray]:
+    """Rows start..stop-1 of `swap_masks(n_items, stop, seed)` in consecutive chunks; the
+    generator skips the rows before `start` (each uniform double is one 64-bit draw)."""
+    rng = np.random.default_rng(seed)
+    rng.bit_generator.advance(start * n_items)
+    step = chunk_rows(n_items, chunk_bytes)
+    for first in range(start, stop, step):
+        yield rng.random((min(step, stop - first), n_items)) < 0.5
+
+
+def swap_row_source(
+    n_items: int, n_resamples: int, seed: int, chunk_bytes: int | None = None
+) -> Callable[[int, int], Iterator[np.ndarray]]:
+    """(start, stop) -> rows start..stop-1 of `swap_masks(n_items, n_resamples, seed)` in
+    chunks, as often as asked: cut from the whole matrix when its booleans fit in `chunk_bytes`,
+    else drawn again each time."""
+    if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES):
+        return partial(swap_mask_chunks, n_items, seed, chunk_bytes=chunk_bytes)
+    whole = swap_masks(n_items, n_resamples, seed)
+    step = chunk_rows(n_items, chunk_bytes)
+
+    def chunks(start: int, stop: int) -> Iterator[np.ndarray]:
+        for first in range(start, stop, step):
+            yield whole[first : min(first + step, stop)]
+
+    return chunks
+
+
+def over_chunks(
+    chunks: Iterable[np.ndarray], scores: list[Callable[[np.ndarray], np.ndarray]]
+) -> list[np.ndarray]:
+    """Each score function's values on every chunk of resample rows, joined along the last
+    (resample) axis: what it gives on the whole matrix, without the whole matrix."""
+    parts: list[list[np.ndarray]] = [[] for _ in scores]
+    for chunk in chunks:
+        for part, score in zip(parts, scores, strict=True):
+            part.append(score(chunk))
+    return [np.concatenate(part, axis=-1) for part in parts]
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
@@ -64,13 +134,24 @@ def zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / sd if sd > 0 else values - values.mean()
 
 
-def jackknife_weights(n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCKS) -> np.ndarray:
-    """Rows of unit weights leaving out one unit (or one block of units above `max_blocks`)."""
+def jackknife_chunks(
+    n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCKS, chunk_bytes: int | None = None
+) -> Iterator[np.ndarray]:
+    """Rows of unit weights leaving out one unit (or one block of units above `max_blocks`),
+    in consecutive chunks."""
     if n_units <= max_blocks:
-        return 1.0 - np.eye(n_units)
-    rng = np.random.default_rng(seed)
-    block = rng.permutation(n_units) % max_blocks
-    return (block[None, :] != np.arange(max_blocks)[:, None]).astype(float)
+        block, n_rows = np.arange(n_units), n_units
+    else:
+        block, n_rows = np.random.default_rng(seed).permutation(n_units) % max_blocks, max_blocks
+    step = chunk_rows(n_units, chunk_bytes)
+    for start in range(0, n_rows, step):
+        left_out = np.arange(start, min(start + step, n_rows))
+        yield (block[None, :] != left_out[:, None]).astype(float)
+
+
+def jackknife_weights(n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCKS) -> np.ndarray:
+    """All rows of `jackknife_chunks` in one matrix."""
+    return np.vstack([np.empty((0, n_units)), *jackknife_chunks(n_units, seed, max_blocks)])
 
 
 @dataclass(frozen=True)

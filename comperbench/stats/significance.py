@@ -5,15 +5,15 @@ PERM-BOTH (Deutsch et al. 2021, the WMT metrics-task test): both metrics are z-s
 item's pair of scores is swapped with probability 1/2, and the p-value of "A correlates better
 than B" is the share of permutations whose difference is at least the observed one, counted as
 (b + 1) / (k + 1) so that it is never 0 (b / k under mt-metrics-eval's conventions). All pairs of
-metrics share one swap matrix, and every permutation of every pair is scored at once (see
-`vectorised`). The pairwise permutation test (Deutsch, Foster and Freitag 2023) swaps the two
+metrics share one seeded swap matrix, drawn and scored in chunks of rows, and every permutation
+in a chunk is scored at once (see `vectorised`). The pairwise permutation test (Deutsch, Foster and Freitag 2023) swaps the two
 metrics' verdicts on each pair of items instead, so that each metric keeps its own tie threshold.
 Either test can stop early, at a block boundary where its p-value is clearly small or large.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -35,9 +35,9 @@ from comperbench.stats.correlation import (
     resolve,
 )
 from comperbench.stats.resampling import (
-    bootstrap_indices,
-    counts_from_indices,
-    swap_masks,
+    bootstrap_count_chunks,
+    over_chunks,
+    swap_row_source,
     zscore,
 )
 from comperbench.stats.sequential import (
@@ -98,6 +98,10 @@ def _undefined_reason(x: np.ndarray, y: np.ndarray, layout: Groups | None, unit:
     return undefined_reason(x, y, unit) or "the correlation is undefined"
 
 
+SwapScorer = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""(swap rows) -> correlations of the permuted (A', B') rows with the human scores."""
+
+
 def perm_both_rows(
     a: np.ndarray,
     b: np.ndarray,
@@ -106,25 +110,34 @@ def perm_both_rows(
     method: StatisticLike,
     layout: Groups | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Correlations of the permuted (A', B') rows with the human scores, for every swap row.
+    """Correlations of the permuted (A', B') rows with the human scores, for every swap row."""
+    return _swap_scorer(a, b, human, get_statistic(method), layout)(swaps)
+
+
+def _swap_scorer(
+    a: np.ndarray, b: np.ndarray, human: np.ndarray, statistic: Statistic, layout: Groups | None
+) -> SwapScorer:
+    """`perm_both_rows` of A and B as a function of the swap rows alone.
 
     Without groups a permuted row is a 0/1-weighted sample of the 2n candidate scores, so the
-    weighted kernels score all rows at once; with groups the rows are scored directly.
+    weighted kernels score all rows at once (the candidates sorted once); with groups the rows
+    are scored directly.
     """
-    statistic = get_statistic(method)
-    if layout is None:
-        candidates = np.vstack([np.r_[a, b]])
-        doubled = np.r_[human, human]
+    if layout is not None:
+
+        def grouped(swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            rows_a, rows_b = np.where(swaps, b, a), np.where(swaps, a, b)
+            return statistic.rows(rows_a, human, layout), statistic.rows(rows_b, human, layout)
+
+        return grouped
+    score = statistic.resampler(np.r_[a, b][None, :], np.r_[human, human])
+
+    def weighted(swaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         keep_a = (~swaps).astype(float)
         w_a = np.hstack([keep_a, 1.0 - keep_a])
-        w_b = np.hstack([1.0 - keep_a, keep_a])
-        return (
-            statistic.resampled(candidates, doubled, w_a)[0],
-            statistic.resampled(candidates, doubled, w_b)[0],
-        )
-    rows_a = np.where(swaps, b, a)
-    rows_b = np.where(swaps, a, b)
-    return statistic.rows(rows_a, human, layout), statistic.rows(rows_b, human, layout)
+        return score(w_a)[0], score(np.hstack([1.0 - keep_a, keep_a]))[0]
+
+    return weighted
 
 
 def perm_both(
@@ -146,8 +159,8 @@ def perm_both(
     statistic = get_statistic(method).with_averaging(conventions.averaging)
     za, zb = zscore(a), zscore(b)
     delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
-    swaps = swap_masks(a.size, n_resamples, seed)
-    null_of = _perm_both_null(za, zb, human, swaps, statistic, layout)
+    swaps = swap_row_source(a.size, n_resamples, seed)
+    null_of = _perm_both_null(_swap_scorer(za, zb, human, statistic, layout), swaps)
     p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
     return TestResult(delta, p, used)
 
@@ -178,13 +191,15 @@ def pairwise_permutation(
 
 
 def _perm_both_pearson_all(
-    Z: np.ndarray, y: np.ndarray, swaps: np.ndarray
+    Z: np.ndarray, y: np.ndarray, swaps: Iterator[np.ndarray]
 ) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
-    """Permuted Pearson correlations of every pair (i < j) from one matrix product.
+    """Permuted Pearson correlations of every pair (i < j) from one matrix product per chunk
+    of swap rows.
 
     A permuted row of A is a + s(b - a) with s in {0, 1}, so its sum, sum of squares and
-    cross-product with the human scores are linear in the swap matrix: S @ [b - a, b^2 - a^2,
-    (b - a) h] gives them for all pairs and all permutations; B's follow as totals minus A's.
+    cross-product with the human scores are linear in the swap matrix: S @ [z, z^2, z h] of
+    every metric gives them for all permutations (b's minus a's for a pair of metrics); B's
+    follow as totals minus A's.
     """
     m, n = Z.shape
     h = y - y.mean()
@@ -194,9 +209,9 @@ def _perm_both_pearson_all(
         return {}
     first = np.array([i for i, _ in pairs])
     second = np.array([j for _, j in pairs])
-    d = Z[second] - Z[first]
-    linear = swaps.astype(float) @ np.hstack([d.T, (Z[second] ** 2 - Z[first] ** 2).T, (d * h).T])
-    s1, s2, s3 = np.split(linear, 3, axis=1)
+    per_metric = np.vstack([Z, Z * Z, Z * h])
+    swapped = over_chunks(swaps, [lambda s: per_metric @ s.astype(float).T])[0].T
+    s1, s2, s3 = (v[:, second] - v[:, first] for v in np.split(swapped, 3, axis=1))
     total, squares, cross = Z.sum(axis=1), (Z * Z).sum(axis=1), Z @ h
     sum_a = total[first] + s1
     sq_a = squares[first] + s2
@@ -248,8 +263,7 @@ def paired_bootstrap(
     """
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
     statistic = get_statistic(method)
-    W = counts_from_indices(bootstrap_indices(human.size, n_resamples, seed), human.size)
-    boot = statistic.resampled(np.vstack([a, b]), human, W)
+    boot = _bootstrap(statistic, np.vstack([a, b]), human, n_resamples, seed)
     deltas = boot[0] - boot[1]
     delta = statistic.value(a, human) - statistic.value(b, human)
     valid = deltas[np.isfinite(deltas)]
@@ -347,9 +361,9 @@ def _permutation_p(
 
         return permutation_p_matrix(m, verdict_null, settings)
     Z = np.vstack([zscore(x) for x in X]) if m else X
-    swaps = swap_masks(y.size, settings.n_resamples, settings.seed)
+    swaps = swap_row_source(y.size, settings.n_resamples, settings.seed)
     fast = (
-        _perm_both_pearson_all(Z, y, swaps)
+        _perm_both_pearson_all(Z, y, swaps(0, settings.n_resamples))
         if statistic.name == PEARSON.name and layout is None
         else {}
     )
@@ -358,7 +372,8 @@ def _permutation_p(
         if (i, j) in fast:
             r_i, r_j = fast[i, j]
             return values[i] - values[j], _stored_null(r_i - r_j)
-        return values[i] - values[j], _perm_both_null(Z[i], Z[j], y, swaps, statistic, layout)
+        scorer = _swap_scorer(Z[i], Z[j], y, statistic, layout)
+        return values[i] - values[j], _perm_both_null(scorer, swaps)
 
     return permutation_p_matrix(m, perm_both_null, settings)
 
@@ -368,20 +383,22 @@ def _stored_null(null: np.ndarray) -> NullOf:
 
 
 def _perm_both_null(
-    a: np.ndarray,
-    b: np.ndarray,
-    y: np.ndarray,
-    swaps: np.ndarray,
-    statistic: Statistic,
-    layout: Groups | None,
+    scorer: SwapScorer, swaps: Callable[[int, int], Iterator[np.ndarray]]
 ) -> NullOf:
     """PERM-BOTH null differences stat(A') - stat(B') of the swap rows asked for."""
 
     def null_of(start: int, stop: int) -> np.ndarray:
-        ra, rb = perm_both_rows(a, b, y, swaps[start:stop], statistic, layout)
-        return ra - rb
+        return np.concatenate([np.empty(0), *(np.subtract(*scorer(s)) for s in swaps(start, stop))])
 
     return null_of
+
+
+def _bootstrap(
+    statistic: Statistic, X: np.ndarray, y: np.ndarray, n_resamples: int, seed: int
+) -> np.ndarray:
+    """(metrics, resamples) values of the statistic in seeded item-level bootstrap resamples."""
+    chunks = bootstrap_count_chunks(y.size, n_resamples, seed)
+    return over_chunks(chunks, [statistic.resampler(X, y)])[0]
 
 
 def _pairwise_p(
@@ -395,11 +412,8 @@ def _pairwise_p(
     if settings.test == "paired-bootstrap":
         if layout is not None:
             raise ValueError("the paired bootstrap over groups is not supported; use perm-both")
-        k = settings.n_resamples
-        W = counts_from_indices(bootstrap_indices(y.size, k, settings.seed), y.size)
-        return bootstrap_p_matrix(
-            values, statistic.resampled(X, y, W), settings.conventions.p_value
-        )
+        boot = _bootstrap(statistic, X, y, settings.n_resamples, settings.seed)
+        return bootstrap_p_matrix(values, boot, settings.conventions.p_value)
     p = np.full((m, m), np.nan)
     used = np.zeros((m, m), dtype=int)
     for i in range(m):

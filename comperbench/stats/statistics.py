@@ -37,6 +37,7 @@ from comperbench.stats.vectorised import (
     group_pearson,
     group_spearman,
     kendall_resampler,
+    pearson_resampler,
     spearman_of_ranks,
     spearman_resampler,
     weighted_kendall,
@@ -368,6 +369,7 @@ PEARSON = register_statistic(
         _pearson,
         weighted_pearson,
         group_pearson,
+        resampler_fn=pearson_resampler,
         description="linear agreement of the metric's and the humans' scores",
     )
 )
@@ -504,6 +506,7 @@ PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
         group_pearson,
         reported=False,
         ranked=False,
+        resampler_fn=pearson_resampler,
         grouped_resampled_fn=pairwise_difference.grouped_resampled,
         description="Pearson correlation of the metric's and the humans' differences between "
         "items of the same group, pooled over groups (Pearson's r without groups; EMNLP 2025)",

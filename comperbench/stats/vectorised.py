@@ -90,14 +90,24 @@ def _pearson_from_sums(
     return r
 
 
-def weighted_pearson(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """(m, k) Pearson of each metric row of X with y under each count row of W."""
+def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
+    """Pearson of each metric row of X with y under count rows, the centred scores' squares
+    and products formed once, all sums from one matrix product per call."""
     X = X - X.mean(axis=1, keepdims=True)
     y = y - y.mean()
-    s = W.sum(axis=1)
-    sy, syy = W @ y, W @ (y * y)
-    sx, sxx, sxy = W @ X.T, W @ (X * X).T, W @ (X * y).T
-    return _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy).T
+    scores = np.vstack([y, y * y, X, X * X, X * y])
+
+    def score(W: np.ndarray) -> np.ndarray:
+        sums = scores @ W.T
+        sx, sxx, sxy = np.split(sums[2:], 3)
+        return _pearson_from_sums(W.sum(axis=1), sx, sums[0], sxx, sums[1], sxy)
+
+    return score
+
+
+def weighted_pearson(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """(m, k) Pearson of each metric row of X with y under each count row of W."""
+    return pearson_resampler(X, y)(W)
 
 
 def _compiled(n_items: int) -> bool:
