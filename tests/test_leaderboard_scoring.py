@@ -8,10 +8,19 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from comperbench.leaderboard.items import cached_benchmark, scored_benchmark
-from comperbench.leaderboard.scoring import paired_p, resample_counts, score_coverage, standings
+from comperbench.leaderboard import scoring
+from comperbench.leaderboard.items import cached_benchmark
+from comperbench.leaderboard.scoring import (
+    paired_p,
+    resample_chunks,
+    resample_counts,
+    score_coverage,
+    score_coverages,
+    standings,
+)
 from comperbench.leaderboard.submission import Coverage
 from comperbench.stats import correlation_table, paired_bootstrap
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
@@ -20,6 +29,15 @@ def test_counts_are_the_bootstrap_draws() -> None:
     for row, draws in zip(counts, idx, strict=True):
         np.testing.assert_array_equal(row, np.bincount(draws, minlength=7))
     assert (counts.sum(axis=1) == 7).all()
+
+
+@pytest.mark.parametrize(("n", "cells"), [(7, 7), (7, 20), (300, 1000), (300, 10**6)])
+def test_chunks_of_resamples_are_the_rows_of_one_draw(n: int, cells: int) -> None:
+    whole = counts_from_indices(bootstrap_indices(n, 50, 9), n)
+    chunks = list(resample_chunks(n, 50, 9, cells=cells))
+    assert all(len(c) * n <= max(cells, n) for c in chunks)
+    np.testing.assert_array_equal(np.vstack(chunks), whole)
+    np.testing.assert_array_equal(resample_counts(n, 50, 9), whole)
 
 
 def test_standings_by_hand() -> None:
@@ -93,7 +111,7 @@ def _lengths(topical) -> np.ndarray:
 @pytest.fixture(scope="module")
 def kept(topical):
     """The items the leaderboard correlates on: USR's protocol leaves the ground truth out."""
-    return scored_benchmark("usr-topical", "turn")
+    return topical.without_systems(["Original Ground Truth"])
 
 
 def _kept(topical, values: np.ndarray) -> np.ndarray:
@@ -228,3 +246,45 @@ def test_paired_p_is_the_stats_paired_bootstrap(topical, kept) -> None:
     a, b = _kept(topical, lengths), _kept(topical, lengths + 40 * noise)
     _, expected, _ = paired_bootstrap(a, b, human, method="pearson", n_resamples=300, seed=8)
     assert paired_p(values, replicates, 0, 1) == pytest.approx(expected)
+
+
+def test_scoring_in_small_chunks_equals_scoring_at_once(
+    topical, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lengths = _lengths(topical)
+    noisy = lengths + np.random.default_rng(3).normal(size=len(lengths))
+    coverages = [Coverage("usr-topical", "turn", topical.fingerprint, x) for x in (lengths, noisy)]
+    at_once = score_coverages(coverages, n_resamples=120, seed=4)
+    monkeypatch.setattr(scoring, "CHUNK_CELLS", 1000)  # three resamples of 300 items per chunk
+    chunked = score_coverages(coverages, n_resamples=120, seed=4)
+    for ours, theirs in zip(at_once, chunked, strict=True):
+        assert [r.settings for r in ours] == [r.settings for r in theirs]
+        for a, b in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(a.replicates, b.replicates)
+            assert (a.ci_low, a.ci_high) == pytest.approx((b.ci_low, b.ci_high), nan_ok=True)
+
+
+def test_metrics_scored_together_equal_metrics_scored_alone(topical) -> None:
+    lengths = _lengths(topical)
+    noisy = lengths + np.random.default_rng(5).normal(size=len(lengths))
+    coverages = [Coverage("usr-topical", "turn", topical.fingerprint, x) for x in (lengths, noisy)]
+    together = score_coverages(coverages, n_resamples=80, seed=6)
+    for coverage, rows in zip(coverages, together, strict=True):
+        alone = score_coverage(coverage, n_resamples=80, seed=6)
+        assert [r.settings for r in alone] == [r.settings for r in rows]
+        for a, b in zip(alone, rows, strict=True):
+            assert a.value == pytest.approx(b.value, nan_ok=True)
+            np.testing.assert_array_equal(a.replicates, b.replicates)
+
+
+def test_the_humans_side_over_contexts_is_kept_on_disk(topical, kept) -> None:
+    coverage = Coverage("usr-topical", "turn", topical.fingerprint, _lengths(topical))
+    spa = scoring.get_statistic("spa")
+    first = score_coverage(coverage, [spa], n_resamples=30, seed=7)
+    items = scoring.scored_items("usr-topical", "turn")
+    path = scoring._context_side_path(items, "engaging", spa, 30, 7)
+    assert path.is_file()
+    scoring._human_contexts.cache_clear()
+    again = score_coverage(coverage, [spa], n_resamples=30, seed=7)
+    assert [r.value for r in first] == [r.value for r in again]
+    assert scoring._context_side_path(items, "engaging", spa, 30, 8) != path

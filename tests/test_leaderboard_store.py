@@ -140,7 +140,7 @@ def comperdial_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     import json
     import shutil
 
-    from comperbench.leaderboard import scoring
+    from comperbench.leaderboard import items, scoring
     from comperbench.loaders import comperdial
 
     root = tmp_path / "data"
@@ -157,11 +157,12 @@ def comperdial_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
         path.write_text(json.dumps(records + extra))
     monkeypatch.setenv("COMPERBENCH_DATA", str(root))
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
-    cached_benchmark.cache_clear()
-    scoring._human_side.cache_clear()
+    caches = (cached_benchmark, items.level_items, items.scored_items, scoring._human_contexts)
+    for loaded in caches:
+        loaded.cache_clear()
     yield root
-    cached_benchmark.cache_clear()
-    scoring._human_side.cache_clear()
+    for loaded in caches:
+        loaded.cache_clear()
 
 
 def test_one_file_over_both_levels_of_a_benchmark(comperdial_root: Path, tmp_path: Path) -> None:

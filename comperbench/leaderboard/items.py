@@ -1,28 +1,168 @@
-"""Which benchmark level an item id belongs to, and where in it; benchmarks are loaded once."""
+"""Which benchmark level an item id belongs to, and where in it.
+
+The leaderboard reads little of a benchmark level: its item ids, each item's system and context,
+and the human scores of every aspect (`LevelItems`). That part is kept on disk beside the
+benchmark tables, keyed by the benchmark's fingerprint and the parsing code, so that validating
+or scoring a submission reads a few arrays instead of a whole table; whole benchmarks (texts and
+all) are loaded once per process for the pages that show them.
+"""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
-from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
+from comperbench import data
+from comperbench.benchmark import (
+    Benchmark,
+    content_fingerprint,
+    get_metadata,
+    list_benchmarks,
+    load_benchmark,
+)
+from comperbench.errors import DataMissingError
+from comperbench.loaders.base import parsing_code_digest
+from comperbench.stats.signature import benchmark_tag
 
 
 @lru_cache(maxsize=64)
 def cached_benchmark(name: str, level: str) -> Benchmark:
-    """A benchmark level loaded once per process (the leaderboard reads them many times)."""
+    """A benchmark level loaded once per process (the app shows its texts many times)."""
     return load_benchmark(name, level)
 
 
+@dataclass(frozen=True)
+class LevelItems:
+    """What the leaderboard reads of one benchmark level, in the benchmark's item order."""
+
+    benchmark: str
+    level: str
+    fingerprint: str
+    item_ids: list[str]
+    systems: np.ndarray
+    contexts: np.ndarray
+    """Each item's dialogue (the context every system answered)."""
+    human: dict[str, np.ndarray]
+    """Aspect -> item scores (NaN where an item has no valid rating)."""
+    excluded_systems: tuple[str, ...] = ()
+    """Systems left out by the evaluation protocol (see `scored_items`)."""
+
+    def __len__(self) -> int:
+        return len(self.item_ids)
+
+    @property
+    def tag(self) -> str:
+        """`name@fingerprint`, as in result signatures."""
+        return benchmark_tag(self.benchmark, self.fingerprint) or ""
+
+    def human_scores(self, aspect: str) -> np.ndarray:
+        return self.human[aspect]
+
+    def kept(self, systems: Sequence[str]) -> np.ndarray:
+        """Mask of the items not answered by `systems`."""
+        return ~np.isin(self.systems, list(systems))
+
+    def without_systems(self, systems: Sequence[str]) -> LevelItems:
+        keep = self.kept(systems)
+        return LevelItems(
+            self.benchmark,
+            self.level,
+            self.fingerprint,
+            [item for item, kept in zip(self.item_ids, keep, strict=True) if kept],
+            self.systems[keep],
+            self.contexts[keep],
+            {aspect: scores[keep] for aspect, scores in self.human.items()},
+            tuple(systems),
+        )
+
+    @classmethod
+    def of(cls, bench: Benchmark) -> LevelItems:
+        def strings(column: str) -> np.ndarray:
+            return np.asarray(bench.table.column(column).to_pylist(), dtype=str)
+
+        return cls(
+            bench.name,
+            bench.level,
+            bench.fingerprint,
+            list(bench.item_ids),
+            strings("system"),
+            strings("dialogue_id"),
+            {aspect: bench.human_scores(aspect) for aspect in bench.metadata.aspect_names},
+        )
+
+    def to_bytes(self) -> bytes:
+        out = io.BytesIO()
+        aspects = list(self.human)
+        np.savez(
+            out,
+            item_ids=np.asarray(self.item_ids, dtype=str),
+            systems=self.systems,
+            contexts=self.contexts,
+            aspects=np.asarray(aspects, dtype=str),
+            human=np.array([self.human[a] for a in aspects], dtype=float).reshape(
+                len(aspects), len(self)
+            ),
+        )
+        return out.getvalue()
+
+    @classmethod
+    def from_file(cls, path: Path, benchmark: str, level: str, fingerprint: str) -> LevelItems:
+        with np.load(path, allow_pickle=False) as stored:
+            human = dict(zip(stored["aspects"].tolist(), stored["human"], strict=True))
+            return cls(
+                benchmark,
+                level,
+                fingerprint,
+                stored["item_ids"].tolist(),
+                stored["systems"],
+                stored["contexts"],
+                human,
+            )
+
+
+def items_path(name: str, level: str, fingerprint: str) -> Path:
+    """Where a level's `LevelItems` are kept: by data (fingerprint) and parsing code."""
+    folder = data.cache_dir() / "leaderboard" / name / fingerprint / parsing_code_digest()
+    return folder / f"{level}.npz"
+
+
+def current_fingerprint(name: str) -> str | None:
+    """The fingerprint of the raw files of benchmark `name` (verified), None when they are absent."""
+    try:
+        return content_fingerprint(get_metadata(name), data.data_root())
+    except DataMissingError:
+        return None
+
+
 @lru_cache(maxsize=64)
-def scored_benchmark(name: str, level: str) -> Benchmark:
-    """The benchmark level the leaderboard correlates on: without the systems its evaluation
+def level_items(name: str, level: str) -> LevelItems:
+    """A benchmark level's `LevelItems`, read from the cache when its fingerprint has them, else
+    taken from the loaded benchmark and cached (raw files absent: see `load_benchmark`)."""
+    fingerprint = current_fingerprint(name)
+    if fingerprint is not None:
+        path = items_path(name, level, fingerprint)
+        if path.is_file():
+            return LevelItems.from_file(path, name, level, fingerprint)
+    found = LevelItems.of(load_benchmark(name, level))
+    data.write_atomic(items_path(name, level, found.fingerprint), found.to_bytes())
+    return found
+
+
+@lru_cache(maxsize=64)
+def scored_items(name: str, level: str) -> LevelItems:
+    """The items the leaderboard correlates on: without the systems the benchmark's evaluation
     protocol leaves out for metrics needing references, for every submission, so that all rows
     of a ranking share their items (and their paired resamples)."""
-    bench = cached_benchmark(name, level)
-    return bench.without_systems(bench.protocol_exclusions({"references"}))
+    found = level_items(name, level)
+    present = set(found.systems.tolist())
+    excluded = get_metadata(name).protocol.excluded_systems(frozenset({"references"}))
+    dropped = tuple(sorted(s for s in excluded if s in present))
+    return found.without_systems(dropped) if dropped else found
 
 
 def protocol_tag(name: str) -> str:
@@ -49,7 +189,7 @@ class ItemIndex:
         if benchmark not in self._positions:
             table: dict[str, tuple[str, int]] = {}
             for level in stored_levels(benchmark):
-                for position, item in enumerate(cached_benchmark(benchmark, level).item_ids):
+                for position, item in enumerate(level_items(benchmark, level).item_ids):
                     table[item] = (level, position)
             self._positions[benchmark] = table
         return self._positions[benchmark]
@@ -74,11 +214,11 @@ class ItemIndex:
         return None
 
     def size(self, benchmark: str, level: str) -> int:
-        return len(cached_benchmark(benchmark, level))
+        return len(level_items(benchmark, level))
 
     def fingerprint(self, benchmark: str) -> str:
         """The fingerprint of the data loaded (for ComperDial and Soda-Eval it covers the files read)."""
-        return cached_benchmark(benchmark, stored_levels(benchmark)[0]).fingerprint
+        return level_items(benchmark, stored_levels(benchmark)[0]).fingerprint
 
     def group(self, ids: Sequence[str]) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
         """Known ids grouped by (benchmark, level): their positions in `ids` and in the level."""

@@ -1,38 +1,47 @@
-"""Correlations of a submission with human scores, with paired bootstrap replicates.
+"""Correlations of submissions with human scores, with paired bootstrap replicates.
 
 The statistics are the registered ones (`comperbench.stats.statistics`) reported by default; the
 same numbers `comperbench evaluate` prints. Every metric on a benchmark is resampled with the same
-seeded index matrix (one per benchmark level and aspect), so the stored replicates of two metrics
-are paired: rank ranges and tests against the leader are computed from them at view time without
-rescoring anything. A statistic whose item-level bootstrap is too costly (Kendall) is computed at
-system level only.
+seeded resamples (one stream per benchmark level and set of rated items), so the stored
+replicates of two metrics are paired: rank ranges and tests against the leader are computed
+from them at view time without rescoring anything. A statistic whose item-level bootstrap is too
+costly (Kendall) is computed at system level only.
+
+Item-level resamples are drawn and scored a block of rows at a time (memory grows with the
+items, not items x resamples), for every metric of a benchmark level at once; what the human
+scores contribute to a statistic over contexts is computed once per benchmark version and kept
+on disk.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
+import hashlib
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
+from comperbench import data
 from comperbench.leaderboard.items import (
-    cached_benchmark,
+    LevelItems,
+    items_path,
+    level_items,
     protocol_tag,
-    scored_benchmark,
+    scored_items,
     stored_levels,
 )
 from comperbench.leaderboard.records import Correlation, Settings
 from comperbench.leaderboard.submission import Coverage
+from comperbench.loaders.base import code_digest
 from comperbench.stats.contexts import system_unit_matrix, undefined_reason
-from comperbench.stats.resampling import (
-    bootstrap_indices,
-    counts_from_indices,
-    percentile_interval,
-)
-from comperbench.stats.signature import benchmark_tag
+from comperbench.stats.resampling import counts_from_indices, percentile_interval
 from comperbench.stats.statistics import (
+    OverContexts,
     Point,
     Statistic,
     get_statistic,
@@ -43,6 +52,10 @@ N_RESAMPLES = 1000
 SEED = 12345
 CONFIDENCE = 0.95
 RESAMPLING = "bootstrap-percentile"
+CHUNK_CELLS = 2**21
+"""Resample counts held at once (16 MB of floats: about 200 resamples of 10,000 items)."""
+MIN_UNITS = 3
+"""Fewest items or systems a correlation is computed on."""
 
 
 def leaderboard_statistics() -> list[Statistic]:
@@ -55,73 +68,60 @@ def scored_at(statistic: Statistic, level: str) -> bool:
     return statistic.applies_to(level) and (level == "system" or statistic.item_resampling)
 
 
+def resample_chunks(
+    n: int, n_resamples: int, seed: int, cells: int = CHUNK_CELLS
+) -> Iterator[np.ndarray]:
+    """How often each of n units is drawn in each bootstrap resample, a block of rows (at most
+    `cells` counts) at a time: one seeded generator draws the blocks one after another, so their
+    rows are those of one (n_resamples x n) draw."""
+    if n < 1:
+        raise ValueError("cannot resample an empty sample")
+    rng = np.random.default_rng(seed)
+    step = max(1, cells // n)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        yield counts_from_indices(rng.integers(0, n, size=(rows, n), dtype=np.int32), n)
+
+
 @lru_cache(maxsize=4)
 def resample_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """How often each of n units is drawn in each bootstrap resample (n_resamples x n)."""
-    counts = counts_from_indices(bootstrap_indices(n, n_resamples, seed), n)
+    """All rows of `resample_chunks` (n_resamples x n), for few units (systems, contexts)."""
+    counts = np.vstack(list(resample_chunks(n, n_resamples, seed)))
     counts.setflags(write=False)
     return counts
 
 
-@lru_cache(maxsize=8)
-def _human_side(
-    benchmark: str, level: str, aspect: str, statistic: str, n_resamples: int, seed: int
-) -> Any:
-    """What one aspect's human scores contribute to every resample, shared by all metrics."""
-    human = scored_benchmark(benchmark, level).human_scores(aspect)
-    y = human[~np.isnan(human)]
-    return get_statistic(statistic).side(y, resample_counts(len(y), n_resamples, seed))
+def _item_replicates(
+    X: np.ndarray,
+    human: dict[str, np.ndarray],
+    statistics: Sequence[Statistic],
+    n_resamples: int,
+    seed: int,
+) -> dict[tuple[str, str], np.ndarray]:
+    """(aspect, statistic) -> (metrics, resamples) replicates of every metric row of X at item
+    level; aspects rated on the same items share one pass over the resamples."""
+    by_items: dict[bytes, list[str]] = {}
+    for aspect, y in human.items():
+        valid = ~np.isnan(y)
+        if valid.sum() >= MIN_UNITS:
+            by_items.setdefault(valid.tobytes(), []).append(aspect)
+    out: dict[tuple[str, str], np.ndarray] = {}
+    for aspects in by_items.values():
+        valid = ~np.isnan(human[aspects[0]])
+        keys = [(a, s.name) for a in aspects for s in statistics]
+        scorers = [s.resampler(X[:, valid], human[a][valid]) for a in aspects for s in statistics]
+        parts: list[list[np.ndarray]] = [[] for _ in scorers]
+        for W in resample_chunks(int(valid.sum()), n_resamples, seed):
+            for part, score in zip(parts, scorers, strict=True):
+                part.append(score(W))
+        out.update((k, np.concatenate(p, axis=1)) for k, p in zip(keys, parts, strict=True))
+    return out
 
 
-class _MetricSides:
-    """A metric's contribution to every item-level resample, per statistic, kept for the last
-    set of items scored (aspects with the same missing human scores share it)."""
-
-    def __init__(self, coverage: Coverage, n_resamples: int, seed: int) -> None:
-        self.coverage, self.n_resamples, self.seed = coverage, n_resamples, seed
-        self._sides: dict[str, tuple[bytes, Any]] = {}
-
-    def replicates(self, statistic: Statistic, aspect: str, valid: np.ndarray) -> np.ndarray:
-        key = valid.tobytes()
-        w = resample_counts(int(valid.sum()), self.n_resamples, self.seed)
-        if self._sides.get(statistic.name, (None,))[0] != key:
-            self._sides[statistic.name] = (key, statistic.side(self.coverage.scores[valid], w))
-        human = _human_side(
-            self.coverage.benchmark,
-            self.coverage.level,
-            aspect,
-            statistic.name,
-            self.n_resamples,
-            self.seed,
-        )
-        return statistic.paired(self._sides[statistic.name][1], human, w)
-
-
-def _system_means(x: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
-    return np.bincount(codes, weights=x, minlength=k) / np.bincount(codes, minlength=k)
-
-
-def _units(
-    coverage: Coverage, x: np.ndarray, y: np.ndarray, codes: np.ndarray
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The item-level pairs and, on the benchmark's first stored level, the system means."""
-    units = {coverage.level: (x, y)}
-    present = np.unique(codes)
-    if len(present) >= 3 and coverage.level == stored_levels(coverage.benchmark)[0]:
-        k = int(codes.max()) + 1
-        units["system"] = (_system_means(x, codes, k)[present], _system_means(y, codes, k)[present])
-    return {level: pair for level, pair in units.items() if len(pair[0]) >= 3}
-
-
-def _protocol_items(coverage: Coverage) -> Coverage:
-    """The coverage restricted to the items of `scored_benchmark`, in its order."""
-    full = cached_benchmark(coverage.benchmark, coverage.level)
-    kept = scored_benchmark(coverage.benchmark, coverage.level)
-    if len(kept) == len(full):
-        return coverage
-    systems = np.asarray(full.table.column("system").to_pylist())
-    keep = ~np.isin(systems, kept.excluded_systems)
-    return replace(coverage, scores=coverage.scores[keep])
+@cache
+def _stats_code() -> str:
+    """Digest of the statistics' code: part of the key of the human sides kept on disk."""
+    return code_digest(sorted((Path(__file__).parents[1] / "stats").glob("*.py")))
 
 
 @dataclass(frozen=True)
@@ -130,113 +130,238 @@ class _HumanContexts:
     score, the seeded context resamples (after a first row of ones: the value) and the humans'
     side of them, shared by every metric."""
 
-    systems: np.ndarray
-    contexts: np.ndarray
     complete: np.ndarray
     human: np.ndarray
     W: np.ndarray
     side: Any
 
 
+def _context_side_path(
+    items: LevelItems, aspect: str, statistic: Statistic, n_resamples: int, seed: int
+) -> Path:
+    key = repr(
+        (
+            items.level,
+            aspect,
+            items.excluded_systems,
+            statistic.name,
+            statistic.signature_extra,
+            n_resamples,
+            seed,
+            _stats_code(),
+        )
+    )
+    folder = items_path(items.benchmark, items.level, items.fingerprint).parent / "context-sides"
+    return folder / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.npy"
+
+
+def _cached_context_side(
+    items: LevelItems, aspect: str, statistic: Statistic, n_resamples: int, seed: int, W: np.ndarray
+) -> np.ndarray:
+    """The humans' side of `statistic` over contexts, read from disk when computed before."""
+    path = _context_side_path(items, aspect, statistic, n_resamples, seed)
+    if path.is_file():
+        return np.load(path, allow_pickle=False)
+    _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
+    side = np.asarray(statistic.context_side(human[:, np.isfinite(human).all(axis=0)], W))
+    out = io.BytesIO()
+    np.save(out, side, allow_pickle=False)
+    data.write_atomic(path, out.getvalue())
+    return side
+
+
 @lru_cache(maxsize=8)
 def _human_contexts(
     benchmark: str, level: str, aspect: str, statistic: str, n_resamples: int, seed: int
 ) -> _HumanContexts:
-    bench = scored_benchmark(benchmark, level)
-    systems, contexts = (
-        bench.table.column(c).to_numpy(zero_copy_only=False) for c in ("system", "dialogue_id")
-    )
-    _, human = system_unit_matrix(bench.human_scores(aspect), systems, contexts)
+    items = scored_items(benchmark, level)
+    _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
     complete = np.isfinite(human).all(axis=0)
     n = int(complete.sum())
     if n == 0:  # undefined for every metric (see `undefined_reason`): nothing to resample
-        return _HumanContexts(
-            systems, contexts, complete, human[:, complete], np.ones((1, 0)), None
-        )
+        return _HumanContexts(complete, human[:, complete], np.ones((1, 0)), None)
     W = np.vstack([np.ones((1, n)), resample_counts(n, n_resamples, seed)])
-    side = get_statistic(statistic).context_side(human[:, complete], W)
-    return _HumanContexts(systems, contexts, complete, human[:, complete], W, side)
+    side = _cached_context_side(items, aspect, get_statistic(statistic), n_resamples, seed, W)
+    return _HumanContexts(complete, human[:, complete], W, side)
 
 
-def _over_contexts(
-    coverage: Coverage, statistic: Statistic, aspect: str, n_resamples: int, seed: int
-) -> tuple[Point, np.ndarray, int]:
-    """A statistic over contexts: its point, its replicates over the benchmark's shared context
-    resamples, and the number of contexts. A metric without a score in one of those contexts
-    is not scored (its replicates would not be paired with the others')."""
-    h = _human_contexts(
-        coverage.benchmark, coverage.level, aspect, statistic.name, n_resamples, seed
-    )
-    metric = system_unit_matrix(coverage.scores, h.systems, h.contexts)[1][:, h.complete]
-    reason = undefined_reason(metric, h.human)
-    if reason is None and not np.isfinite(metric).all():
-        missing = int((~np.isfinite(metric).all(axis=0)).sum())
-        reason = f"no metric score for some system in {missing} of the shared contexts"
-    if reason:
-        return Point(np.nan, np.nan, None, reason), np.full(n_resamples, np.nan), h.human.shape[1]
-    values = statistic.context_resampled(metric, h.human, h.W, h.side)
-    return Point(float(values[0]), np.nan, None, None), values[1:], h.human.shape[1]
+def _system_means(x: np.ndarray, codes: np.ndarray, k: int) -> np.ndarray:
+    return np.bincount(codes, weights=x, minlength=k) / np.bincount(codes, minlength=k)
 
 
-def score_coverage(
-    coverage: Coverage,
-    chosen: list[Statistic] | None = None,
+def _system_units(
+    X: np.ndarray, y: np.ndarray, codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each metric's and the humans' mean per system present, None for fewer than MIN_UNITS."""
+    present = np.unique(codes)
+    if len(present) < MIN_UNITS:
+        return None
+    k = int(codes.max()) + 1
+    means = np.array([_system_means(x, codes, k)[present] for x in X]).reshape(len(X), -1)
+    return means, _system_means(y, codes, k)[present]
+
+
+class _LevelScoring:
+    """The correlations of every full-coverage metric of one benchmark level (its coverages),
+    on the items the benchmark's evaluation protocol keeps."""
+
+    def __init__(
+        self,
+        coverages: Sequence[Coverage],
+        statistics: Sequence[Statistic],
+        n_resamples: int,
+        seed: int,
+    ) -> None:
+        benchmark, level = coverages[0].benchmark, coverages[0].level
+        self.items = scored_items(benchmark, level)
+        keep = level_items(benchmark, level).kept(self.items.excluded_systems)
+        self.X = np.vstack([c.scores[keep] for c in coverages])
+        self.codes = np.unique(self.items.systems, return_inverse=True)[1]
+        self.n_resamples, self.seed = n_resamples, seed
+        self.item_statistics = [s for s in statistics if scored_at(s, level)]
+        self.system_statistics = (
+            [s for s in statistics if scored_at(s, "system")]
+            if level == stored_levels(benchmark)[0]
+            else []
+        )
+        self.protocol = protocol_tag(benchmark)
+        self.context_sides: list[dict[tuple[str, bytes], Any]] = [{} for _ in coverages]
+
+    def rows(self) -> list[list[Correlation]]:
+        """Per metric: for each aspect, the item-level rows, then the system-level rows."""
+        out: list[list[Correlation]] = [[] for _ in self.X]
+        replicates = _item_replicates(
+            self.X, self.items.human, self.item_statistics, self.n_resamples, self.seed
+        )
+        for aspect, human in self.items.human.items():
+            valid = ~np.isnan(human)
+            ux, uy = self.X[:, valid], human[valid]
+            if len(uy) >= MIN_UNITS:
+                for statistic in self.item_statistics:
+                    reps = replicates[(aspect, statistic.name)]
+                    for i, x in enumerate(ux):
+                        point = statistic.point(x, uy, "items")
+                        out[i].append(
+                            self._row(statistic, self.items.level, aspect, point, reps[i], len(uy))
+                        )
+            system = _system_units(ux, uy, self.codes[valid])
+            if system is not None:
+                self._system_rows(aspect, *system, out)
+        return out
+
+    def _system_rows(
+        self, aspect: str, sx: np.ndarray, sy: np.ndarray, out: list[list[Correlation]]
+    ) -> None:
+        w = resample_counts(len(sy), self.n_resamples, self.seed)
+        for statistic in self.system_statistics:
+            if statistic.over_contexts is not None:
+                for i in range(len(self.X)):
+                    point, reps, n = self._over_contexts(
+                        i, statistic, statistic.over_contexts, aspect
+                    )
+                    out[i].append(self._row(statistic, "system", aspect, point, reps, n))
+                continue
+            replicates = statistic.resampled(sx, sy, w)
+            for i, x in enumerate(sx):
+                point = statistic.point(x, sy, "systems")
+                out[i].append(self._row(statistic, "system", aspect, point, replicates[i], len(sy)))
+
+    def _over_contexts(
+        self, metric: int, statistic: Statistic, over: OverContexts, aspect: str
+    ) -> tuple[Point, np.ndarray, int]:
+        """A statistic over contexts: its point, its replicates over the benchmark's shared
+        context resamples, and the number of contexts. A metric without a score in one of those
+        contexts is not scored (its replicates would not be paired with the others'). A metric's
+        side is computed once for the aspects rated on the same contexts."""
+        items, n_resamples = self.items, self.n_resamples
+        h = _human_contexts(
+            items.benchmark, items.level, aspect, statistic.name, n_resamples, self.seed
+        )
+        scores = system_unit_matrix(self.X[metric], items.systems, items.contexts)[1]
+        scores = scores[:, h.complete]
+        reason = undefined_reason(scores, h.human)
+        if reason is None and not np.isfinite(scores).all():
+            missing = int((~np.isfinite(scores).all(axis=0)).sum())
+            reason = f"no metric score for some system in {missing} of the shared contexts"
+        n = h.human.shape[1]
+        if reason:
+            return Point(np.nan, np.nan, None, reason), np.full(n_resamples, np.nan), n
+        sides, key = self.context_sides[metric], (statistic.name, h.complete.tobytes())
+        if key not in sides:
+            sides[key] = statistic.context_side(scores, h.W)
+        values = over.combine(sides[key], h.side)
+        return Point(float(values[0]), np.nan, None, None), values[1:], n
+
+    def _row(
+        self,
+        statistic: Statistic,
+        level: str,
+        aspect: str,
+        point: Point,
+        replicates: np.ndarray,
+        n: int,
+    ) -> Correlation:
+        interval = percentile_interval(replicates, CONFIDENCE)
+        settings = Settings(
+            statistic.name,
+            level,
+            aspect,
+            RESAMPLING,
+            self.n_resamples,
+            self.seed,
+            self.items.tag,
+            self.protocol,
+        )
+        return Correlation(
+            benchmark=self.items.benchmark,
+            value=point.value,
+            p_value=point.p_value,
+            p_method=point.p_method,
+            reason=point.reason,
+            ci_low=interval.low,
+            ci_high=interval.high,
+            n=n,
+            replicates=replicates.astype(np.float32),
+            settings=settings,
+        )
+
+
+def score_coverages(
+    coverages: Sequence[Coverage],
+    chosen: Sequence[Statistic] | None = None,
     n_resamples: int = N_RESAMPLES,
     seed: int = SEED,
-) -> list[Correlation]:
-    """Item- and system-level correlations of a full-coverage metric with every aspect, on the
-    items the benchmark's evaluation protocol keeps (see `items.scored_benchmark`).
+) -> list[list[Correlation]]:
+    """Item- and system-level correlations of each full-coverage metric with every aspect, on
+    the items the benchmark's evaluation protocol keeps (see `items.scored_items`); the metrics
+    of one benchmark level are scored together, over the same resamples drawn once.
 
     The system level of a benchmark is derived from its first stored level only, so a metric
     covering both the turn and the dialogue level of a benchmark gets one set of system rows.
     """
-    if not coverage.full:
-        raise ValueError(f"{coverage.benchmark}: only full-coverage scores are ranked")
-    coverage = _protocol_items(coverage)
-    bench = scored_benchmark(coverage.benchmark, coverage.level)
-    protocol = protocol_tag(coverage.benchmark)
-    _, codes = np.unique(np.asarray(bench.table.column("system").to_pylist()), return_inverse=True)
-    tag = benchmark_tag(bench.name, bench.fingerprint) or ""
-    sides = _MetricSides(coverage, n_resamples, seed)
-    results = []
-    for aspect in bench.metadata.aspect_names:
-        human = bench.human_scores(aspect)
-        valid = ~np.isnan(human)
-        for level, (ux, uy) in _units(
-            coverage, coverage.scores[valid], human[valid], codes[valid]
-        ).items():
-            w = resample_counts(len(ux), n_resamples, seed)
-            for statistic in chosen or leaderboard_statistics():
-                if not scored_at(statistic, level):
-                    continue
-                n = len(ux)
-                if level == "system" and statistic.over_contexts is not None:
-                    point, reps, n = _over_contexts(coverage, statistic, aspect, n_resamples, seed)
-                elif level == "system":
-                    point = statistic.point(ux, uy, "systems")
-                    reps = statistic.resampled(ux, uy, w)[0]
-                else:
-                    point = statistic.point(ux, uy, "items")
-                    reps = sides.replicates(statistic, aspect, valid)
-                interval = percentile_interval(reps, CONFIDENCE)
-                settings = Settings(
-                    statistic.name, level, aspect, RESAMPLING, n_resamples, seed, tag, protocol
-                )
-                results.append(
-                    Correlation(
-                        benchmark=bench.name,
-                        value=point.value,
-                        p_value=point.p_value,
-                        p_method=point.p_method,
-                        reason=point.reason,
-                        ci_low=interval.low,
-                        ci_high=interval.high,
-                        n=n,
-                        replicates=reps.astype(np.float32),
-                        settings=settings,
-                    )
-                )
-    return results
+    partial = [c for c in coverages if not c.full]
+    if partial:
+        raise ValueError(f"{partial[0].benchmark}: only full-coverage scores are ranked")
+    statistics = list(chosen or leaderboard_statistics())
+    levels: dict[tuple[str, str], list[int]] = {}
+    for i, c in enumerate(coverages):
+        levels.setdefault((c.benchmark, c.level), []).append(i)
+    out: list[list[Correlation]] = [[] for _ in coverages]
+    for members in levels.values():
+        scoring = _LevelScoring([coverages[i] for i in members], statistics, n_resamples, seed)
+        for i, rows in zip(members, scoring.rows(), strict=True):
+            out[i] = rows
+    return out
+
+
+def score_coverage(
+    coverage: Coverage,
+    chosen: Sequence[Statistic] | None = None,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> list[Correlation]:
+    """`score_coverages` of one coverage."""
+    return score_coverages([coverage], chosen, n_resamples, seed)[0]
 
 
 def paired_p(values: np.ndarray, replicates: np.ndarray, a: int, b: int) -> float:

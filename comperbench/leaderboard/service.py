@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from comperbench.errors import ComperbenchError
-from comperbench.leaderboard.items import ItemIndex, cached_benchmark, protocol_tag, stored_levels
+from comperbench.leaderboard.items import ItemIndex, level_items, protocol_tag, stored_levels
 from comperbench.leaderboard.records import Correlation
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
     SEED,
     paired_p,
-    score_coverage,
+    score_coverages,
     standings,
 )
 from comperbench.leaderboard.store import Row, Store, Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
-from comperbench.stats.signature import benchmark_tag
 
 SIGNIFICANCE = 0.05
 
@@ -48,6 +48,40 @@ class Outcome:
         return "\n".join(lines)
 
 
+Upload = tuple[str, bytes, SubmissionMeta]
+"""(file name, file content, metadata) of one submitted file."""
+
+
+def submit_many(
+    uploads: Sequence[Upload],
+    store: Store,
+    index: ItemIndex | None = None,
+    n_resamples: int = N_RESAMPLES,
+) -> list[Outcome]:
+    """Validate every file (a rejected one raises before anything is stored), score the
+    full-coverage parts of those not stored yet together (the metrics of one benchmark level
+    over the same resamples, drawn once) and store each file with its correlations."""
+    index = index or ItemIndex()
+    submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
+    existing = [store.find(s.file_sha256) for s in submissions]
+    parts = [
+        (k, metric, coverage)
+        for k, (s, found) in enumerate(zip(submissions, existing, strict=True))
+        if found is None
+        for metric, coverages in s.metrics.items()
+        for coverage in coverages
+        if coverage.full
+    ]
+    scored = score_coverages([c for _, _, c in parts], n_resamples=n_resamples)
+    results: list[dict[str, list[Correlation]]] = [{} for _ in submissions]
+    for (k, metric, _), rows in zip(parts, scored, strict=True):
+        results[k].setdefault(metric, []).extend(rows)
+    return [
+        Outcome(found if found is not None else store.add(s, found_results), s)
+        for s, found, found_results in zip(submissions, existing, results, strict=True)
+    ]
+
+
 def submit(
     file_name: str,
     raw: bytes,
@@ -57,15 +91,7 @@ def submit(
     n_resamples: int = N_RESAMPLES,
 ) -> Outcome:
     """Validate, score (full-coverage parts) and store one uploaded file."""
-    submission = parse(file_name, raw, meta, index)
-    existing = store.find(submission.file_sha256)
-    if existing is not None:
-        return Outcome(existing, submission)
-    results: dict[str, list[Correlation]] = {
-        metric: [r for c in coverages if c.full for r in score_coverage(c, n_resamples=n_resamples)]
-        for metric, coverages in submission.metrics.items()
-    }
-    return Outcome(store.add(submission, results), submission)
+    return submit_many([(file_name, raw, meta)], store, index, n_resamples)[0]
 
 
 @dataclass
@@ -97,10 +123,9 @@ def settings(row: Row) -> Pairing:
 
 def _current_tag(benchmark: str) -> str | None:
     try:
-        bench = cached_benchmark(benchmark, stored_levels(benchmark)[0])
+        return level_items(benchmark, stored_levels(benchmark)[0]).tag
     except ComperbenchError:
         return None
-    return benchmark_tag(bench.name, bench.fingerprint)
 
 
 def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
