@@ -12,15 +12,13 @@ from comperbench.leaderboard import scoring
 from comperbench.leaderboard.items import cached_benchmark
 from comperbench.leaderboard.scoring import (
     paired_p,
-    resample_chunks,
     resample_counts,
     score_coverage,
     score_coverages,
     standings,
 )
 from comperbench.leaderboard.submission import Coverage
-from comperbench.stats import correlation_table, paired_bootstrap
-from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats import correlation_table, paired_bootstrap, resampling
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
@@ -29,15 +27,6 @@ def test_counts_are_the_bootstrap_draws() -> None:
     for row, draws in zip(counts, idx, strict=True):
         np.testing.assert_array_equal(row, np.bincount(draws, minlength=7))
     assert (counts.sum(axis=1) == 7).all()
-
-
-@pytest.mark.parametrize(("n", "cells"), [(7, 7), (7, 20), (300, 1000), (300, 10**6)])
-def test_chunks_of_resamples_are_the_rows_of_one_draw(n: int, cells: int) -> None:
-    whole = counts_from_indices(bootstrap_indices(n, 50, 9), n)
-    chunks = list(resample_chunks(n, 50, 9, cells=cells))
-    assert all(len(c) * n <= max(cells, n) for c in chunks)
-    np.testing.assert_array_equal(np.vstack(chunks), whole)
-    np.testing.assert_array_equal(resample_counts(n, 50, 9), whole)
 
 
 def test_standings_by_hand() -> None:
@@ -255,7 +244,7 @@ def test_scoring_in_small_chunks_equals_scoring_at_once(
     noisy = lengths + np.random.default_rng(3).normal(size=len(lengths))
     coverages = [Coverage("usr-topical", "turn", topical.fingerprint, x) for x in (lengths, noisy)]
     at_once = score_coverages(coverages, n_resamples=120, seed=4)
-    monkeypatch.setattr(scoring, "CHUNK_CELLS", 1000)  # three resamples of 300 items per chunk
+    monkeypatch.setattr(resampling, "CHUNK_BYTES", 8 * 1000)  # three resamples of 300 items
     chunked = score_coverages(coverages, n_resamples=120, seed=4)
     for ours, theirs in zip(at_once, chunked, strict=True):
         assert [r.settings for r in ours] == [r.settings for r in theirs]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -39,7 +39,13 @@ from comperbench.leaderboard.records import Correlation, Settings
 from comperbench.leaderboard.submission import Coverage
 from comperbench.loaders.base import code_digest
 from comperbench.stats.contexts import system_unit_matrix, undefined_reason
-from comperbench.stats.resampling import counts_from_indices, percentile_interval
+from comperbench.stats.resampling import (
+    bootstrap_count_chunks,
+    bootstrap_indices,
+    counts_from_indices,
+    over_chunks,
+    percentile_interval,
+)
 from comperbench.stats.statistics import (
     OverContexts,
     Point,
@@ -52,8 +58,6 @@ N_RESAMPLES = 1000
 SEED = 12345
 CONFIDENCE = 0.95
 RESAMPLING = "bootstrap-percentile"
-CHUNK_CELLS = 2**21
-"""Resample counts held at once (16 MB of floats: about 200 resamples of 10,000 items)."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
 
@@ -68,25 +72,11 @@ def scored_at(statistic: Statistic, level: str) -> bool:
     return statistic.applies_to(level) and (level == "system" or statistic.item_resampling)
 
 
-def resample_chunks(
-    n: int, n_resamples: int, seed: int, cells: int = CHUNK_CELLS
-) -> Iterator[np.ndarray]:
-    """How often each of n units is drawn in each bootstrap resample, a block of rows (at most
-    `cells` counts) at a time: one seeded generator draws the blocks one after another, so their
-    rows are those of one (n_resamples x n) draw."""
-    if n < 1:
-        raise ValueError("cannot resample an empty sample")
-    rng = np.random.default_rng(seed)
-    step = max(1, cells // n)
-    for start in range(0, n_resamples, step):
-        rows = min(step, n_resamples - start)
-        yield counts_from_indices(rng.integers(0, n, size=(rows, n), dtype=np.int32), n)
-
-
 @lru_cache(maxsize=4)
 def resample_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """All rows of `resample_chunks` (n_resamples x n), for few units (systems, contexts)."""
-    counts = np.vstack(list(resample_chunks(n, n_resamples, seed)))
+    """How often each of n units is drawn in each bootstrap resample (n_resamples x n), for
+    few units (systems, contexts); items are resampled in chunks of rows."""
+    counts = counts_from_indices(bootstrap_indices(n, n_resamples, seed), n)
     counts.setflags(write=False)
     return counts
 
@@ -110,11 +100,8 @@ def _item_replicates(
         valid = ~np.isnan(human[aspects[0]])
         keys = [(a, s.name) for a in aspects for s in statistics]
         scorers = [s.resampler(X[:, valid], human[a][valid]) for a in aspects for s in statistics]
-        parts: list[list[np.ndarray]] = [[] for _ in scorers]
-        for W in resample_chunks(int(valid.sum()), n_resamples, seed):
-            for part, score in zip(parts, scorers, strict=True):
-                part.append(score(W))
-        out.update((k, np.concatenate(p, axis=1)) for k, p in zip(keys, parts, strict=True))
+        chunks = bootstrap_count_chunks(int(valid.sum()), n_resamples, seed)
+        out.update(zip(keys, over_chunks(chunks, scorers), strict=True))
     return out
 
 
