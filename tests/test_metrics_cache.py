@@ -13,7 +13,7 @@ import pytest
 
 from comperbench.metrics import TurnItem, get
 from comperbench.metrics.base import DialogueItem, Item, Metric, MetricInputError
-from comperbench.metrics.cache import ScoreCache, item_key, metric_key
+from comperbench.metrics.cache import ScoreCache, item_key, item_keys, metric_key
 from comperbench.metrics.runner import score_items
 from comperbench.schema import Utterance
 
@@ -142,3 +142,22 @@ def test_non_string_dialogue_turn_is_a_located_input_error() -> None:
     item = DialogueItem("d1", (Utterance("a", "hi"), Utterance("b", b"yo")))  # type: ignore[arg-type]
     with pytest.raises(MetricInputError, match=r"item 'd1', field 'turns' \(turn 1\)"):
         item_key(item, frozenset({"dialogue"}))
+
+
+def test_item_keys_in_bulk_equal_item_key_one_by_one() -> None:
+    shared = ("a reference", 'another, with "quotes" and é', "引用")
+    context = (Utterance("A", "hi"), Utterance("B", "ça va"))
+    items: list[Item] = [
+        TurnItem(str(k), f"response {k}", context, shared if k % 2 else ("x",), ("fact",))
+        for k in range(6)
+    ]
+    items.append(DialogueItem("d", (Utterance("A", "hello"),)))
+    for needs in ({"response"}, {"response", "references"}, {"response", "context", "grounding"}):
+        assert item_keys(items, needs) == [item_key(item, needs) for item in items]
+
+
+def test_item_keys_in_bulk_name_the_bad_item() -> None:
+    good = TurnItem("ok", "fine", references=("r",))
+    bad = TurnItem("bad", "fine", references=("r", b"bytes"))  # type: ignore[arg-type]
+    with pytest.raises(MetricInputError, match="item 'bad', field 'references'"):
+        item_keys([good, bad], {"response", "references"})

@@ -23,6 +23,7 @@ from comperbench.metrics.base import (
     Item,
     Metric,
     MetricInputError,
+    TurnItem,
     check_turn_items,
     is_utterance,
 )
@@ -65,6 +66,35 @@ def item_key(item: Item, needs: Iterable[str]) -> str:
         if "context" in needs:
             content["context"] = [[u.speaker, u.text] for u in item.context]
     return hashlib.sha256(json.dumps(content, ensure_ascii=False).encode()).hexdigest()
+
+
+def item_keys(items: Sequence[Item], needs: Iterable[str]) -> list[str]:
+    """`item_key` of every item; each distinct list field (references, grounding, context) is
+    checked and encoded once, since on dstc7 ten responses share each set of ~33 references."""
+    needs = frozenset(needs)
+    fields = [f for f in ("references", "grounding", "context") if f in needs]
+    encoded: dict[tuple[str, object], str] = {}
+    keys = []
+    for item in items:
+        if not isinstance(item, TurnItem) or not isinstance(item.response, str):
+            keys.append(item_key(item, needs))  # a dialogue, or a located error
+            continue
+        # json.dumps of item_key's dict, written field by field: the same bytes, the same key
+        parts = [f'"response": {json.dumps(item.response, ensure_ascii=False)}']
+        for name in fields:
+            value = getattr(item, name)
+            text = encoded.get((name, value))
+            if text is None:
+                (checked,) = check_turn_items([item], needs)
+                text = encoded[(name, value)] = _encode_list(name, getattr(checked, name))
+            parts.append(f'"{name}": {text}')
+        keys.append(hashlib.sha256(("{" + ", ".join(parts) + "}").encode()).hexdigest())
+    return keys
+
+
+def _encode_list(name: str, value: Sequence[object]) -> str:
+    listed = [[u.speaker, u.text] for u in value] if name == "context" else list(value)  # type: ignore[attr-defined]
+    return json.dumps(listed, ensure_ascii=False)
 
 
 class ScoreCache:

@@ -19,7 +19,7 @@ from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.metrics import cluster
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem, nonblank_references
-from comperbench.metrics.cache import ScoreCache, item_key
+from comperbench.metrics.cache import ScoreCache, item_key, item_keys
 from comperbench.metrics.llm_judge import LlmJudge
 from comperbench.metrics.registry import get
 from comperbench.metrics.workers import (
@@ -197,7 +197,7 @@ class _Pending:
 def _lookup(
     metric: Metric, items: Sequence[Item], cache: ScoreCache | None, keys: Sequence[str] | None
 ) -> _Pending:
-    keys = keys if keys is not None else [item_key(item, metric.needs) for item in items]
+    keys = keys if keys is not None else item_keys(items, metric.needs)
     found = cache.lookup(metric, keys) if cache else {}
     todo: dict[str, int] = {}
     for index, key in enumerate(keys):
@@ -426,7 +426,7 @@ def run_metrics(
         else:
             needs = frozenset(metric.needs)
             if needs not in keys:
-                keys[needs] = [item_key(item, needs) for item in items]
+                keys[needs] = item_keys(items, needs)
             pendings.append(_lookup(metric, items, cache, keys[needs]))
     shared = _scored_elsewhere(pendings, workers, client)
     if shared:
