@@ -72,3 +72,35 @@ def progress(total: int, label: str, unit: str = "item") -> Any:
 
         return tqdm(total=total, desc=label, unit=unit, leave=False)
     return PlainProgress(total, label, unit)
+
+
+def clock(seconds: float) -> str:
+    """Elapsed time as a clock: 0:07, 1:42, 1:02:05."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class StatusLine:
+    """One line saying how far a long run is, on standard error: rewritten in place on a
+    terminal (a tqdm line above the bars of the steps), else printed each time it is shown."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        if sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=0, bar_format="{desc}", position=0, leave=True)
+
+    def __enter__(self) -> StatusLine:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+    def show(self, text: str) -> None:
+        if self._bar is None:
+            print(text, file=sys.stderr, flush=True)
+        else:
+            self._bar.set_description_str(text)

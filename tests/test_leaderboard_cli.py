@@ -74,9 +74,10 @@ def test_seed_stores_baselines_once(
     db = str(tmp_path / "lb.sqlite")
     seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
     assert main(seed) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "1 baseline submissions added (0 already there)" in out
-    assert "[1/1 benchmark levels] usr-topical (turn): 1 baselines stored; elapsed" in out
+    assert "seeding 0/1 benchmark levels, 0 of 1 baselines, 0:0" in err
+    assert "seeding 1/1 benchmark levels, 1 of 1 baselines, " in err
     assert main(seed) == 0
     assert "0 baseline submissions added (1 already there)" in capsys.readouterr().out
     [stored] = Store(db).submissions()
@@ -95,3 +96,27 @@ def test_submit_of_a_missing_file_exits_2(
     assert "Traceback" not in err
     assert main(["submit", str(tmp_path), "--name", "x", "--db", str(db)]) == 2
     assert "is a folder, not a file" in capsys.readouterr().err
+
+
+def test_the_seed_line_counts_levels_and_baselines() -> None:
+    from comperbench.leaderboard.baselines import SeedCount
+
+    count = SeedCount(levels=14, expected=120, levels_done=7, stored=31)
+    assert count.line(102.4) == "seeding 7/14 benchmark levels, 31 of 120 baselines, 1:42 elapsed"
+    assert SeedCount(2, 3).line(3725) == (
+        "seeding 0/2 benchmark levels, 0 of 3 baselines, 1:02:05 elapsed"
+    )
+
+
+def test_a_seed_skips_what_does_not_apply_from_the_expected_count(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.leaderboard.baselines import seed
+
+    store = Store(tmp_path / "lb.sqlite")
+    notes: list[str] = []
+    outcomes = seed(store, ["length", "bleu-1"], ["fed-dialogue", "usr-persona"], notes.append)
+    assert [o.submission.meta.name for o in outcomes] == ["length", "bleu-1"]
+    assert any("skipped bleu-1 on fed-dialogue" in n for n in notes)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("seeding 2/2 benchmark levels, 2 of 2 baselines, ")

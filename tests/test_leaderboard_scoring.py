@@ -18,7 +18,7 @@ from comperbench.leaderboard.scoring import (
     standings,
 )
 from comperbench.leaderboard.submission import Coverage
-from comperbench.stats import correlation_table, paired_bootstrap, resampling
+from comperbench.stats import correlation_table, paired_bootstrap
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
@@ -244,7 +244,7 @@ def test_scoring_in_small_chunks_equals_scoring_at_once(
     noisy = lengths + np.random.default_rng(3).normal(size=len(lengths))
     coverages = [Coverage("usr-topical", "turn", topical.fingerprint, x) for x in (lengths, noisy)]
     at_once = score_coverages(coverages, n_resamples=120, seed=4)
-    monkeypatch.setattr(resampling, "CHUNK_BYTES", 8 * 1000)  # three resamples of 300 items
+    monkeypatch.setattr(scoring, "CHUNK_BYTES", 8 * 1000)  # three resamples of 300 items
     chunked = score_coverages(coverages, n_resamples=120, seed=4)
     for ours, theirs in zip(at_once, chunked, strict=True):
         assert [r.settings for r in ours] == [r.settings for r in theirs]

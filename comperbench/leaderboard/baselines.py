@@ -5,20 +5,21 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from comperbench import __version__
-from comperbench.benchmark import list_benchmarks
+from comperbench.benchmark import Benchmark, list_benchmarks, load_benchmark
 from comperbench.errors import DataMissingError
-from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
-from comperbench.leaderboard.service import Outcome, submit
+from comperbench.leaderboard.items import ItemIndex, stored_levels
+from comperbench.leaderboard.service import Outcome, submit_many
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import TURN_SUITE, resolve_metrics, run_metrics
-from comperbench.progress import eta_text
+from comperbench.progress import StatusLine, clock
 
 BASELINE_METRICS = tuple(m for m in TURN_SUITE if not m.startswith("bertscore"))
 """The fast n-gram and embedding metrics (BERTScore is left to `--metrics` for its run time)."""
@@ -44,6 +45,25 @@ def _baseline(metric: Metric) -> SubmissionMeta:
     )
 
 
+@dataclass
+class SeedCount:
+    """How far a seed is: benchmark levels done, baselines stored and still expected."""
+
+    levels: int
+    expected: int
+    """Baselines expected: one per metric and benchmark level, less those found not to apply."""
+    levels_done: int = 0
+    stored: int = 0
+
+    def line(self, elapsed: float) -> str:
+        """The overall progress line, e.g. 'seeding 7/14 benchmark levels, 31 of 120
+        baselines, 1:42 elapsed'."""
+        return (
+            f"seeding {self.levels_done}/{self.levels} benchmark levels, {self.stored} of "
+            f"{self.expected} baselines, {clock(elapsed)} elapsed"
+        )
+
+
 def seed(
     store: Store,
     metrics: Sequence[str] = BASELINE_METRICS,
@@ -51,40 +71,70 @@ def seed(
     progress: Callable[[str], None] = print,
 ) -> list[Outcome]:
     """Score every metric on every benchmark level it applies to, one submission per metric and
-    benchmark level, stored as soon as the benchmark level is scored (an interrupted seed keeps
-    its work and its cached scores, and a repeated one recognises what is already there).
+    benchmark level, the metrics of a level scored together and stored as soon as they are (an
+    interrupted seed keeps its work and its cached scores, and a repeated one recognises what
+    is already there). One line on standard error says how far it is.
 
     Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
     """
     names = list(benchmarks) if benchmarks is not None else list_benchmarks()
     levels = [(name, level) for name in names for level in stored_levels(name)]
-    index = ItemIndex()
-    cache = ScoreCache()
+    count = SeedCount(len(levels), len(levels) * len(metrics))
+    index, cache = ItemIndex(), ScoreCache()
     outcomes: list[Outcome] = []
     started, missing = time.monotonic(), set()
-    for done, (name, level) in enumerate(levels, start=1):
-        if name in missing:
-            continue
-        try:
-            bench = cached_benchmark(name, level)
-        except DataMissingError as exc:
-            if benchmarks is not None:
-                raise
-            progress(f"skipped benchmark {name}: {exc}")
-            missing.add(name)
-            continue
-        result = run_metrics(bench, resolve_metrics(list(metrics), level), cache=cache)
-        for metric_name, reason in result.skipped.items():
-            progress(f"skipped {metric_name} on {name} ({level}): {reason}")
-        for run in result.runs:
-            raw = _csv(result.item_ids, run.scores.tolist())
-            file_name = f"{run.metric.name}-{name}-{level}.csv"
-            outcome = submit(file_name, raw, _baseline(run.metric), store, index)
-            progress(f"  {run.metric.name}: {outcome.summary()}")
-            outcomes.append(outcome)
-        elapsed = time.monotonic() - started
-        progress(
-            f"[{done}/{len(levels)} benchmark levels] {name} ({level}): {len(result.runs)} "
-            f"baselines stored; {eta_text(done, len(levels), elapsed)}"
+    with StatusLine() as status:
+        for name, level in levels:
+            status.show(count.line(time.monotonic() - started))
+            if name in missing:
+                bench = None
+            else:
+                bench = _loaded(name, level, benchmarks is not None, progress)
+            if bench is None:
+                missing.add(name)
+                count.expected -= len(metrics)
+            else:
+                outcomes += _seed_level(bench, metrics, store, index, cache, count, progress)
+            count.levels_done += 1
+        status.show(count.line(time.monotonic() - started))
+    return outcomes
+
+
+def _loaded(
+    name: str, level: str, asked: bool, progress: Callable[[str], None]
+) -> Benchmark | None:
+    """The benchmark level, or None when its raw files are absent and it was not asked for."""
+    try:
+        return load_benchmark(name, level)
+    except DataMissingError as exc:
+        if asked:
+            raise
+        progress(f"skipped benchmark {name}: {exc}")
+        return None
+
+
+def _seed_level(
+    bench: Benchmark,
+    metrics: Sequence[str],
+    store: Store,
+    index: ItemIndex,
+    cache: ScoreCache,
+    count: SeedCount,
+    progress: Callable[[str], None],
+) -> list[Outcome]:
+    """Score the metrics on one benchmark level and submit one file per metric."""
+    result = run_metrics(bench, resolve_metrics(list(metrics), bench.level), cache=cache)
+    for metric_name, reason in result.skipped.items():
+        progress(f"skipped {metric_name} on {bench.name} ({bench.level}): {reason}")
+    count.expected -= len(metrics) - len(result.runs)
+    uploads = [
+        (
+            f"{run.metric.name}-{bench.name}-{bench.level}.csv",
+            _csv(result.item_ids, run.scores.tolist()),
+            _baseline(run.metric),
         )
+        for run in result.runs
+    ]
+    outcomes = submit_many(uploads, store, index)
+    count.stored += len(outcomes)
     return outcomes

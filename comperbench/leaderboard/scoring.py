@@ -58,6 +58,8 @@ N_RESAMPLES = 1000
 SEED = 12345
 CONFIDENCE = 0.95
 RESAMPLING = "bootstrap-percentile"
+CHUNK_BYTES = 8 * 2**20
+"""Item-level resample counts held at once (about 100 resamples of 10,000 items)."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
 
@@ -100,7 +102,7 @@ def _item_replicates(
         valid = ~np.isnan(human[aspects[0]])
         keys = [(a, s.name) for a in aspects for s in statistics]
         scorers = [s.resampler(X[:, valid], human[a][valid]) for a in aspects for s in statistics]
-        chunks = bootstrap_count_chunks(int(valid.sum()), n_resamples, seed)
+        chunks = bootstrap_count_chunks(int(valid.sum()), n_resamples, seed, CHUNK_BYTES)
         out.update(zip(keys, over_chunks(chunks, scorers), strict=True))
     return out
 
