@@ -12,7 +12,7 @@ import numpy as np
 from comperbench import __version__
 from comperbench.benchmark import Benchmark, list_benchmarks, load_benchmark
 from comperbench.errors import DataMissingError
-from comperbench.leaderboard.items import ItemIndex, stored_levels
+from comperbench.leaderboard.items import ItemIndex, keep_level_items, stored_levels
 from comperbench.leaderboard.service import Outcome, submit_many
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
@@ -123,6 +123,7 @@ def _seed_level(
     progress: Callable[[str], None],
 ) -> list[Outcome]:
     """Score the metrics on one benchmark level and submit one file per metric."""
+    keep_level_items(bench)
     result = run_metrics(bench, resolve_metrics(list(metrics), bench.level), cache=cache)
     for metric_name, reason in result.skipped.items():
         progress(f"skipped {metric_name} on {bench.name} ({bench.level}): {reason}")

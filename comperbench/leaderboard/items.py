@@ -148,8 +148,15 @@ def level_items(name: str, level: str) -> LevelItems:
         path = items_path(name, level, fingerprint)
         if path.is_file():
             return LevelItems.from_file(path, name, level, fingerprint)
-    found = LevelItems.of(load_benchmark(name, level))
-    data.write_atomic(items_path(name, level, found.fingerprint), found.to_bytes())
+    return keep_level_items(load_benchmark(name, level))
+
+
+def keep_level_items(bench: Benchmark) -> LevelItems:
+    """The `LevelItems` of a loaded benchmark level, kept on disk (for `level_items`)."""
+    found = LevelItems.of(bench)
+    path = items_path(bench.name, bench.level, bench.fingerprint)
+    if not path.is_file():
+        data.write_atomic(path, found.to_bytes())
     return found
 
 

@@ -427,7 +427,7 @@ def parse(
     ids: list[str] = [str(i) for i in rows.ids]
     groups = index.group(ids)
     for column, metric in _metric_names(meta, rows.columns).items():
-        values = np.array([_number(c)[0] for c in rows.cells[column]], dtype=float)
+        values = np.array([float(c) for c in rows.cells[column]])  # every cell passed _number
         coverage = []
         for (benchmark, level), (positions, slots) in sorted(groups.items()):
             aligned = np.full(index.size(benchmark, level), np.nan)
