@@ -202,7 +202,10 @@ def test_workers_without_the_model_fail_clearly_and_write_no_score(
     cache = ScoreCache(tmp_path / "cache")
     with (
         cluster.connect(two_workers.address) as client,
-        pytest.raises(cluster.ClusterError, match=r"failed, nothing was written.*EncoderError: .*no config\.json"),
+        pytest.raises(
+            cluster.ClusterError,
+            match=r"failed, nothing was written.*EncoderError: .*no config\.json",
+        ),
     ):
         run_metrics(usr_persona, metrics, cache=cache, client=client)
     keys = [item_key(item, metrics[0].needs) for item in benchmark_items(usr_persona)]
