@@ -41,10 +41,11 @@ def _clear_memos() -> None:
     from comperbench.metrics import embedding, ngram
 
     Tokenizer13a.__call__.cache_clear()
-    memos = (ngram._bleu_statistics, ngram._rouge_all, ngram._rouge_tokens, ngram._meteor_tokens)
-    for memoised in (ngram._bleu4, ngram._rouge_scorer, *memos):
-        memoised.cache_clear()
-    embedding._bertscore_memo.cache_clear()
+    memos = [*vars(ngram).values(), *ngram._ROUGE.values(), *vars(embedding).values()]
+    for memo in memos:
+        if hasattr(memo, "cache_clear"):
+            memo.cache_clear()
+    ngram._TOKEN_IDS.clear()
 
 
 def _timed(work: Callable[[], object]) -> float:

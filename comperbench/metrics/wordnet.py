@@ -58,16 +58,23 @@ def prepare(root: Path | None = None) -> Path:
 
 @cache
 def wordnet_reader() -> Any:
-    """An nltk WordNetCorpusReader on the prepared files (no download, no nltk_data needed)."""
+    """An nltk WordNetCorpusReader on the prepared files (no download, no nltk_data needed),
+    English only: it skips the sense mapping that only the multilingual (OMW) functions read,
+    which nltk builds at start-up by reading `index.sense` twice (half of its loading time, paid
+    again by every worker process)."""
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class EnglishWordNet(WordNetCorpusReader):  # type: ignore[misc]
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
 
     root = prepare()
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))
     with warnings.catch_warnings():  # "multilingual functions are not available": not needed
         warnings.simplefilter("ignore", UserWarning)
-        return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+        return EnglishWordNet(str(root / "corpora" / "wordnet"), None)
 
 
 class CachedWordNet:
