@@ -19,7 +19,7 @@ import numpy as np
 from scipy import stats as sps
 
 CIMethod = Literal["percentile", "bca"]
-CHUNK_BYTES = 32 * 2**20
+CHUNK_BYTES = 128 * 2**20
 """Memory of one chunk of a resample matrix held as floats (8 bytes per unit and resample)."""
 JACKKNIFE_BLOCKS = 1000
 """Above this many units the BCa acceleration uses a delete-one-block jackknife of this many blocks."""
@@ -63,8 +63,13 @@ def bootstrap_indices(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
 def counts_from_indices(indices: np.ndarray, n_units: int) -> np.ndarray:
     """(n_resamples, n_units) float matrix: how often each unit occurs in each row of `indices`."""
     k = indices.shape[0]
-    flat = (indices + n_units * np.arange(k, dtype=np.int64)[:, None]).ravel()
-    return np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(float)
+    if indices.size <= 2**20:
+        flat = (indices + n_units * np.arange(k, dtype=np.int64)[:, None]).ravel()
+        return np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(float)
+    counts = np.empty((k, n_units))
+    for row, drawn in zip(counts, indices, strict=True):  # row by row: no large temporaries (speed)
+        row[:] = np.bincount(drawn, minlength=n_units)
+    return counts
 
 
 def bootstrap_count_chunks(

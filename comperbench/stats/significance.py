@@ -209,8 +209,8 @@ def _perm_both_pearson_all(
         return {}
     first = np.array([i for i, _ in pairs])
     second = np.array([j for _, j in pairs])
-    per_metric = np.vstack([Z, Z * Z, Z * h])
-    swapped = over_chunks(swaps, [lambda s: per_metric @ s.astype(float).T])[0].T
+    per_metric = np.hstack([Z.T, (Z * Z).T, (Z * h).T])
+    swapped = over_chunks(swaps, [lambda s: (s.astype(float) @ per_metric).T])[0].T
     s1, s2, s3 = (v[:, second] - v[:, first] for v in np.split(swapped, 3, axis=1))
     total, squares, cross = Z.sum(axis=1), (Z * Z).sum(axis=1), Z @ h
     sum_a = total[first] + s1

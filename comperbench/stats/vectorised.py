@@ -92,15 +92,16 @@ def _pearson_from_sums(
 
 def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     """Pearson of each metric row of X with y under count rows, the centred scores' squares
-    and products formed once, all sums from one matrix product per call."""
+    and products formed once."""
     X = X - X.mean(axis=1, keepdims=True)
     y = y - y.mean()
-    scores = np.vstack([y, y * y, X, X * X, X * y])
+    yy, XX, XY = y * y, (X * X).T, (X * y).T
 
     def score(W: np.ndarray) -> np.ndarray:
-        sums = scores @ W.T
-        sx, sxx, sxy = np.split(sums[2:], 3)
-        return _pearson_from_sums(W.sum(axis=1), sx, sums[0], sxx, sums[1], sxy)
+        s = W.sum(axis=1)
+        sy, syy = W @ y, W @ yy
+        sx, sxx, sxy = W @ X.T, W @ XX, W @ XY
+        return _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy).T
 
     return score
 
