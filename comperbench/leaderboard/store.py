@@ -108,11 +108,13 @@ def default_path() -> Path:
 
 @dataclass(frozen=True)
 class Stored:
-    """What `Store.add` did: the submission id, and whether the file was already there."""
+    """What `Store.add` did: the submission id, whether the file was already there, and the
+    stored submission's name and time (seconds since the epoch)."""
 
     submission_id: int
     duplicate: bool
     name: str
+    created_at: float
 
 
 def _legacy_settings(signature: str) -> tuple[str, int | None, int | None, str]:
@@ -284,13 +286,21 @@ class Store:
     def find(self, file_sha256: str) -> Stored | None:
         with self._read() as db:
             row = db.execute(
-                "SELECT id, name FROM submissions WHERE file_sha256 = ?", (file_sha256,)
+                "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
+                (file_sha256,),
             ).fetchone()
-        return None if row is None else Stored(row[0], True, row[1])
+        return None if row is None else Stored(row[0], True, row[1], row[2])
 
-    def add(self, submission: Submission, results: dict[str, list[Correlation]]) -> Stored:
-        """Store a validated submission and its correlations (per metric name) atomically."""
+    def add(
+        self,
+        submission: Submission,
+        results: dict[str, list[Correlation]],
+        created_at: float | None = None,
+    ) -> Stored:
+        """Store a validated submission and its correlations (per metric name) atomically, as
+        made at `created_at` (default: now)."""
         meta = submission.meta
+        created_at = time.time() if created_at is None else created_at
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
@@ -310,15 +320,15 @@ class Store:
                     json.dumps(list(meta.trained_on)),
                     int(meta.baseline),
                     __version__,
-                    time.time(),
+                    created_at,
                 ),
             )
             if cursor.rowcount == 0:
                 row = db.execute(
-                    "SELECT id, name FROM submissions WHERE file_sha256 = ?",
+                    "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
                     (submission.file_sha256,),
                 ).fetchone()
-                return Stored(row[0], True, row[1])
+                return Stored(row[0], True, row[1], row[2])
             submission_id = int(cursor.lastrowid or 0)
             for metric, coverages in submission.metrics.items():
                 metric_id = db.execute(
@@ -343,7 +353,7 @@ class Store:
                 db.executemany(
                     _INSERT_RESULT, [_result_values(metric_id, r) for r in results.get(metric, [])]
                 )
-        return Stored(submission_id, False, meta.name)
+        return Stored(submission_id, False, meta.name, created_at)
 
     def view(self, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:
         """Every full-coverage metric's correlation for one benchmark, level, aspect, statistic."""
