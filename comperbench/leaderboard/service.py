@@ -1,16 +1,20 @@
-"""The two paths through the leaderboard, shared by the CLI and the app: submit a file, read a ranking."""
+"""The paths through the leaderboard, shared by the CLI and the app: submit a file (kept in the
+results folder too, when one is configured), read a ranking, restore a store from the folder."""
 
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex, level_items, protocol_tag, stored_levels
+from comperbench.leaderboard.mirror import Mirror, MirrorError, configured
 from comperbench.leaderboard.records import Correlation
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
@@ -52,15 +56,17 @@ Upload = tuple[str, bytes, SubmissionMeta]
 """(file name, file content, metadata) of one submitted file."""
 
 
-def submit_many(
+def accept(
     uploads: Sequence[Upload],
     store: Store,
     index: ItemIndex | None = None,
     n_resamples: int = N_RESAMPLES,
+    created_at: float | None = None,
 ) -> list[Outcome]:
     """Validate every file (a rejected one raises before anything is stored), score the
     full-coverage parts of those not stored yet together (the metrics of one benchmark level
-    over the same resamples, drawn once) and store each file with its correlations."""
+    over the same resamples, drawn once) and store each file with its correlations, as made at
+    `created_at` (default: now). Nothing is written to the results folder."""
     index = index or ItemIndex()
     submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
     existing = [store.find(s.file_sha256) for s in submissions]
@@ -77,9 +83,28 @@ def submit_many(
     for (k, metric, _), rows in zip(parts, scored, strict=True):
         results[k].setdefault(metric, []).extend(rows)
     return [
-        Outcome(found if found is not None else store.add(s, found_results), s)
+        Outcome(found if found is not None else store.add(s, found_results, created_at), s)
         for s, found, found_results in zip(submissions, existing, results, strict=True)
     ]
+
+
+def submit_many(
+    uploads: Sequence[Upload],
+    store: Store,
+    index: ItemIndex | None = None,
+    n_resamples: int = N_RESAMPLES,
+    mirror: Mirror | None = None,
+    account: str | None = None,
+) -> list[Outcome]:
+    """`accept` the files, then keep each newly stored one, with `account` if any, in `mirror`
+    or else in the results folder the environment configures (none: not kept)."""
+    outcomes = accept(uploads, store, index, n_resamples)
+    kept = mirror or configured()
+    if kept is not None:
+        for (_, raw, _), outcome in zip(uploads, outcomes, strict=True):
+            if not outcome.stored.duplicate:
+                kept.write(raw, outcome.submission, outcome.stored, n_resamples, account)
+    return outcomes
 
 
 def submit(
@@ -89,9 +114,65 @@ def submit(
     store: Store,
     index: ItemIndex | None = None,
     n_resamples: int = N_RESAMPLES,
+    mirror: Mirror | None = None,
+    account: str | None = None,
 ) -> Outcome:
-    """Validate, score (full-coverage parts) and store one uploaded file."""
-    return submit_many([(file_name, raw, meta)], store, index, n_resamples)[0]
+    """Validate, score (full-coverage parts), store and keep one uploaded file."""
+    upload = (file_name, raw, meta)
+    return submit_many([upload], store, index, n_resamples, mirror, account)[0]
+
+
+@dataclass
+class Restoration:
+    """What `restore` did: the submissions stored again, and the folders it could not restore
+    with the reason."""
+
+    restored: list[Outcome] = field(default_factory=list)
+    failed: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def restore(
+    store: Store,
+    mirror: Mirror,
+    index: ItemIndex | None = None,
+    report: Callable[[str], None] = _stderr,
+) -> Restoration:
+    """Rebuild an empty store from the results folder: every kept submission accepted again as
+    on upload (validated, scored with its recorded resample count, stored at its recorded
+    time), oldest first, with a line each to `report`. A kept submission that cannot be read or
+    no longer validates is reported with its folder and the reason and left out. A store that
+    has submissions is left as it is, and nothing is written to the folder."""
+    done = Restoration()
+    folders = mirror.folders()
+    if store.count() or not folders:
+        return done
+    report(f"restoring {len(folders)} kept submission(s) from {mirror.folder} into {store.path}")
+    entries = []
+    for folder in folders:
+        try:
+            entries.append(mirror.read(folder))
+        except MirrorError as exc:
+            done.failed.append((folder, str(exc)))
+            report(f"not restored: {exc}")
+    entries.sort(key=lambda e: (e.submitted_at, e.submission_id))
+    index = index or ItemIndex()
+    for k, entry in enumerate(entries, 1):
+        upload = (entry.file_name, entry.raw, entry.meta)
+        try:
+            [outcome] = accept([upload], store, index, entry.n_resamples, entry.submitted_at)
+        except (ComperbenchError, ValueError) as exc:
+            done.failed.append((entry.folder, str(exc)))
+            report(f"not restored: {entry.folder}: {exc}")
+            continue
+        done.restored.append(outcome)
+        report(
+            f"restored {k}/{len(entries)}: {entry.meta.name!r} as #{outcome.stored.submission_id}"
+        )
+    return done
 
 
 @dataclass
