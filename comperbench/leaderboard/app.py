@@ -2,7 +2,8 @@
 
 gradio is imported when the app is built, so that importing this module needs no app extra.
 Everything is served from the local store and the local benchmark tables; the theme uses system
-fonts so that the page makes no request outside the machine.
+fonts so that the page makes no request outside the machine. An empty store is rebuilt from the
+results folder, when one is configured (see `mirror`), before the page is built.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from comperbench.extras import requires_extra
+from comperbench.leaderboard.mirror import configured
+from comperbench.leaderboard.service import restore
+from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
@@ -18,10 +22,15 @@ if TYPE_CHECKING:
 
 
 def build(db: str | os.PathLike[str] | None = None) -> Blocks:
-    """The Gradio Blocks app on the store at `db`: the view controls above the tabs, and the
-    events that redraw the tabs when the view changes or a submission is stored."""
+    """The Gradio Blocks app on the store at `db` (restored from the results folder when it is
+    empty): the view controls above the tabs, and the events that redraw the tabs when the view
+    changes or a submission is stored."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
+
+    mirror = configured()
+    if mirror is not None:
+        restore(Store(db), mirror)
 
     from comperbench.leaderboard.page import FAST, view_controls
     from comperbench.leaderboard.tabs import (
