@@ -189,9 +189,13 @@ def test_metadata_is_checked(index: ItemIndex) -> None:
     with pytest.raises(SubmissionError) as info:
         parse("m.csv", b"item_id,score\n", bad, index)
     found = _problems(info)
-    assert "column 'name': a metric name is required" in found
-    assert "column 'link': not an http(s) URL: 'javascript:alert(1)'" in found
-    assert "column 'trained_on': unknown benchmark 'usr-topicl'" in found
+    assert "field 'name': a metric name is required" in found
+    assert (
+        "field 'link': not a valid http(s) link (scheme 'javascript'): 'javascript:alert(1)'"
+        in found
+    )
+    assert "field 'trained_on': unknown benchmark 'usr-topicl'" in found
+    assert str(info.value).startswith("submission m.csv was rejected (3 problems): 3 metadata")
 
 
 def test_huge_integers_are_located_errors(index: ItemIndex, topical_ids: list[str]) -> None:

@@ -3,7 +3,9 @@
 A submission is a table with an `item_id` column and either one `score` column or one column per
 metric. Item ids are those of the release (`benchmark/...`), so one file may cover several
 benchmarks. Nothing here touches the store: a file either validates completely or raises
-`SubmissionError` listing every problem with its line, item id and column.
+`SubmissionError` counting every problem by kind and listing the first ones with their line, item
+id and column (or metadata field). Scores are read strictly: JSON numbers in JSONL, plain ASCII
+decimals in CSV; JSONL nesting, metadata lengths and metadata characters are bounded.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import json
 import math
 import re
 import zipfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -30,13 +34,52 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
 """Largest accepted content after gzip or zip decompression."""
-MAX_PROBLEMS = 25
-"""Problems listed in one error message (the total is always given)."""
+MAX_PROBLEMS = 10
+"""Problems listed in one error message (the total and the count of each kind are always given)."""
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of objects and arrays read on a JSONL line (a valid record needs 1)."""
+MAX_ID_CHARS = 256
+"""Longest item id looked up (release ids are far shorter)."""
+MAX_NAME_CHARS = 100
+MAX_AUTHORS_CHARS = 1_000
+MAX_LINK_CHARS = 2_000
+MAX_DESCRIPTION_CHARS = 5_000
+SHOWN_CHARS = 100
+"""Longest excerpt of a user's text (id, cell, link) quoted in an error message."""
 FORMATS = ("csv", "jsonl", "parquet")
 ID_COLUMN = "item_id"
 SCORE_COLUMN = "score"
 _COLUMN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""C0 and C1 control characters (ANSI escapes start with one) and lone surrogates."""
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Unicode bidi embeddings, overrides and isolates: they reorder the text shown around them."""
+_BIDI_MARK = re.compile("[\u061c\u200e\u200f]")
+"""Unicode bidi marks: refused in names, allowed in a description's prose."""
+_PROSE_SPACE = str.maketrans("\t\n\r", "   ")
+_URL_FORBIDDEN = re.compile(r"""[\s"'`<>\\]""")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+"""A JSON string (whose brackets do not nest) or a bracket."""
+
+Kind = tuple[str, str]
+"""A kind of problem, singular and plural, as counted in an error's first line."""
+_FILE: Kind = ("problem with the file", "problems with the file")
+_FIELD: Kind = ("metadata problem", "metadata problems")
+_HEADER: Kind = ("problem with the columns", "problems with the columns")
+_LINE: Kind = ("malformed line", "malformed lines")
+_BAD_ID: Kind = ("invalid item id", "invalid item ids")
+_DUPLICATE: Kind = ("duplicate item id", "duplicate item ids")
+_UNKNOWN: Kind = ("unknown item id", "unknown item ids")
+_MISSING: Kind = ("missing score", "missing scores")
+_NOT_NUMBER: Kind = ("score not a number", "scores not numbers")
+_NOT_FINITE: Kind = ("score not finite", "scores not finite")
+
+
+def _shown(text: str) -> str:
+    """`text` quoted for a message, cut to SHOWN_CHARS characters."""
+    return repr(text[:SHOWN_CHARS]) + ("..." if len(text) > SHOWN_CHARS else "")
 
 
 @dataclass(frozen=True)
@@ -47,29 +90,46 @@ class Problem:
     line: int | None = None
     item_id: str | None = None
     column: str | None = None
+    field_name: str | None = None
+    """The metadata field at fault (name, authors, link, description, trained_on)."""
+    kind: Kind = _FILE
 
     def __str__(self) -> str:
         where = []
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.item_id is not None:
-            where.append(f"item_id {self.item_id!r}")
+            where.append(f"item_id {_shown(self.item_id)}")
         if self.column is not None:
             where.append(f"column {self.column!r}")
+        if self.field_name is not None:
+            where.append(f"field {self.field_name!r}")
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
 class SubmissionError(ComperbenchError, ValueError):
-    """A submission that cannot be accepted; `problems` lists every reason found."""
+    """A submission that cannot be accepted; `problems` lists every reason found.
 
-    def __init__(self, file: str, problems: Sequence[Problem], total: int | None = None) -> None:
+    Its message counts the problems by kind on one line, then lists the first MAX_PROBLEMS.
+    """
+
+    def __init__(self, file: str, problems: Sequence[Problem]) -> None:
         self.file, self.problems = file, list(problems)
-        self.total = total if total is not None else len(self.problems)
-        shown = "\n".join(f"  {p}" for p in self.problems[:MAX_PROBLEMS])
-        more = self.total - min(len(self.problems), MAX_PROBLEMS)
-        tail = f"\n  ... and {more} more" if more > 0 else ""
-        noun = "problem" if self.total == 1 else "problems"
-        super().__init__(f"submission {file} was rejected ({self.total} {noun}):\n{shown}{tail}")
+        self.total = len(self.problems)
+        super().__init__(_report(file, self.problems))
+
+
+def _report(file: str, problems: list[Problem]) -> str:
+    """E.g. 'submission m.csv was rejected (375 problems): 370 unknown item ids, 5 scores not
+    numbers; the first 10:' and those problems, one per line."""
+    total = len(problems)
+    head = f"submission {file} was rejected ({total} problem{'s' * (total != 1)})"
+    if total > 1:
+        counts = Counter(p.kind for p in problems).most_common()
+        head += ": " + ", ".join(f"{n} {kind[n != 1]}" for kind, n in counts)
+    if total > MAX_PROBLEMS:
+        head += f"; the first {MAX_PROBLEMS}"
+    return "\n".join([f"{head}:", *(f"  {p}" for p in problems[:MAX_PROBLEMS])])
 
 
 @dataclass(frozen=True)
@@ -86,17 +146,58 @@ class SubmissionMeta:
     baseline: bool = False
 
     def problems(self, known_benchmarks: Sequence[str]) -> list[Problem]:
-        found = []
+        """Every field that cannot be stored and shown as it is, with why."""
+        reasons = []
         if not self.name.strip():
-            found.append(Problem("a metric name is required", column="name"))
-        if len(self.name) > 100 or _CONTROL.search(self.name):
-            found.append(Problem("at most 100 printable characters", column="name"))
-        if self.link and not re.match(r"^https?://\S+$", self.link):
-            found.append(Problem(f"not an http(s) URL: {self.link!r}", column="link"))
-        for name in self.trained_on:
-            if name not in known_benchmarks:
-                found.append(Problem(f"unknown benchmark {name!r}", column="trained_on"))
-        return found
+            reasons.append(("name", "a metric name is required"))
+        texts = [
+            ("name", self.name, MAX_NAME_CHARS, False),
+            ("authors", self.authors, MAX_AUTHORS_CHARS, False),
+            ("link", self.link, MAX_LINK_CHARS, False),
+            ("description", self.description, MAX_DESCRIPTION_CHARS, True),
+        ]
+        for name, text, limit, prose in texts:
+            if reason := _text_problem(text, limit, prose):
+                reasons.append((name, reason))
+            elif name == "link" and text and (reason := _link_problem(text)):
+                reasons.append((name, f"not a valid http(s) link ({reason}): {_shown(text)}"))
+        for benchmark in self.trained_on:
+            if benchmark not in known_benchmarks:
+                reasons.append(("trained_on", f"unknown benchmark {_shown(benchmark)}"))
+        return [Problem(reason, field_name=name, kind=_FIELD) for name, reason in reasons]
+
+
+def _text_problem(text: str, limit: int, prose: bool) -> str | None:
+    """Why a metadata text cannot be stored and shown as it is (its length, a control or bidi
+    character), or None; `prose` allows tabs, line breaks and bidi marks."""
+    if len(text) > limit:
+        return f"{len(text)} characters; at most {limit}"
+    checks = [(_CONTROL, "a control character"), (_BIDI_CONTROL, "a bidi override or isolate")]
+    if not prose:
+        checks.append((_BIDI_MARK, "a bidi mark"))
+    seen = text.translate(_PROSE_SPACE) if prose else text
+    for pattern, what in checks:
+        if found := pattern.search(seen):
+            return f"{what} (U+{ord(found.group()):04X}) at character {found.start() + 1}"
+    return None
+
+
+def _link_problem(link: str) -> str | None:
+    """Why `link` is not a plain http(s) URL with a host, or None."""
+    if found := _URL_FORBIDDEN.search(link):
+        return f"{found.group()!r} at character {found.start() + 1}"
+    try:
+        parts = urlsplit(link)
+        parts.port  # noqa: B018 (raises ValueError on a bad port)
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
+    if not parts.hostname:
+        return "no host"
+    if parts.username is not None:
+        return "a user name before the host"
+    return None
 
 
 @dataclass
@@ -143,6 +244,8 @@ class _Rows:
     lines: list[int]
     ids: list[object]
     cells: dict[str, list[object]]
+    text: bool = False
+    """Cells are CSV text (read as plain decimals); else JSON or parquet values."""
 
 
 def _limited_read(stream: io.BufferedIOBase | io.RawIOBase, limit: int, what: str) -> bytes:
@@ -217,22 +320,25 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
         lowered = {c.lower(): c for c in reversed(columns)}
         close = difflib.get_close_matches(ID_COLUMN, list(lowered), n=1, cutoff=0.4)
         hint = f" (is {lowered[close[0]]!r} meant to be {ID_COLUMN!r}?)" if close else ""
-        problems.append(Problem(f"no {ID_COLUMN!r} column; columns are {columns}{hint}", line=line))
+        problems.append(
+            Problem(f"no {ID_COLUMN!r} column; columns are {columns}{hint}", line, kind=_HEADER)
+        )
     seen: set[str] = set()
     for column in columns:
         if column in seen:
-            problems.append(Problem("duplicated column name", line=line, column=column))
+            problems.append(Problem("duplicated column name", line, column=column, kind=_HEADER))
         seen.add(column)
         if column != ID_COLUMN and not _COLUMN_NAME.match(column):
             problems.append(
                 Problem(
                     "column names are letters, digits, '_', '.', '-' (at most 64)",
-                    line=line,
+                    line,
                     column=column,
+                    kind=_HEADER,
                 )
             )
     if not [c for c in columns if c != ID_COLUMN]:
-        problems.append(Problem(f"no score column next to {ID_COLUMN!r}", line=line))
+        problems.append(Problem(f"no score column next to {ID_COLUMN!r}", line, kind=_HEADER))
     if problems:
         raise SubmissionError(file_name, problems)
 
@@ -244,10 +350,10 @@ def _read_csv(file_name: str, text: str) -> _Rows:
     except StopIteration:
         raise SubmissionError(file_name, [Problem("the file is empty")]) from None
     except csv.Error as exc:
-        raise SubmissionError(file_name, [Problem(f"not CSV ({exc})", line=1)]) from exc
+        raise SubmissionError(file_name, [Problem(f"not CSV ({exc})", 1, kind=_LINE)]) from exc
     columns = [c.strip() for c in header]
     _check_columns(file_name, columns, 1)
-    rows = _Rows(columns, [], [], {c: [] for c in columns if c != ID_COLUMN})
+    rows = _Rows(columns, [], [], {c: [] for c in columns if c != ID_COLUMN}, text=True)
     id_at = columns.index(ID_COLUMN)
     problems = []
     previous = reader.line_num
@@ -258,7 +364,9 @@ def _read_csv(file_name: str, text: str) -> _Rows:
                 continue
             if len(record) != len(columns):
                 problems.append(
-                    Problem(f"{len(record)} fields, the header has {len(columns)}", line=line)
+                    Problem(
+                        f"{len(record)} fields, the header has {len(columns)}", line, kind=_LINE
+                    )
                 )
                 continue
             rows.lines.append(line)
@@ -267,28 +375,49 @@ def _read_csv(file_name: str, text: str) -> _Rows:
                 if column != ID_COLUMN:
                     rows.cells[column].append(cell)
     except csv.Error as exc:
-        problems.append(Problem(f"malformed CSV ({exc})", line=previous + 1))
+        problems.append(Problem(f"malformed CSV ({exc})", previous + 1, kind=_LINE))
     if problems:
         raise SubmissionError(file_name, problems)
     return rows
 
 
+def _too_deep(line: str) -> bool:
+    """Whether objects and arrays nest deeper than MAX_JSON_DEPTH on a JSON line."""
+    if line.count("{") + line.count("[") <= MAX_JSON_DEPTH:
+        return False
+    depth = 0
+    for token in _JSON_TOKEN.finditer(line):
+        if token.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return True
+        elif token.group() in "]}":
+            depth -= 1
+    return False
+
+
+def _json_record(line: str) -> dict[str, object] | str:
+    """The object on a JSONL line, or why there is none."""
+    if _too_deep(line):
+        return f"JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object per line"
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON ({exc.msg}, column {exc.colno})"
+    except ValueError:  # an integer beyond Python's digit limit for int parsing
+        return "invalid JSON (a number with too many digits)"
+    return record if isinstance(record, dict) else "each line must be a JSON object"
+
+
 def _read_jsonl(file_name: str, text: str) -> _Rows:
     rows: _Rows | None = None
     problems = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"invalid JSON ({exc.msg}, column {exc.colno})", line=number))
-            continue
-        except ValueError:  # an integer beyond Python's digit limit for int parsing
-            problems.append(Problem("invalid JSON (a number with too many digits)", line=number))
-            continue
-        if not isinstance(record, dict):
-            problems.append(Problem("each line must be a JSON object", line=number))
+        record = _json_record(line)
+        if isinstance(record, str):
+            problems.append(Problem(record, number, kind=_LINE))
             continue
         if rows is None:
             columns = [str(k) for k in record]
@@ -299,7 +428,9 @@ def _read_jsonl(file_name: str, text: str) -> _Rows:
             missing = sorted(set(rows.columns) - set(record))
             problems.append(
                 Problem(
-                    f"keys differ from line 1's (extra {extra}, missing {missing})", line=number
+                    f"keys differ from line {rows.lines[0]}'s (extra {extra}, missing {missing})",
+                    number,
+                    kind=_LINE,
                 )
             )
             continue
@@ -328,11 +459,11 @@ def _read_parquet(file_name: str, data: bytes) -> _Rows:
     if not pa.types.is_string(table.schema.field(ID_COLUMN).type) and not pa.types.is_large_string(
         table.schema.field(ID_COLUMN).type
     ):
-        problems.append(Problem("must be strings", column=ID_COLUMN))
+        problems.append(Problem("must be strings", column=ID_COLUMN, kind=_HEADER))
     for column in columns:
         kind = table.schema.field(column).type
         if column != ID_COLUMN and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            problems.append(Problem(f"must be numbers, found {kind}", column=column))
+            problems.append(Problem(f"must be numbers, found {kind}", column=column, kind=_HEADER))
     if problems:
         raise SubmissionError(file_name, problems)
     # Parquet rows are reported as lines 1..n (there is no header line).
@@ -344,30 +475,48 @@ def _read_parquet(file_name: str, data: bytes) -> _Rows:
     )
 
 
-def _number(cell: object) -> tuple[float | None, str | None]:
-    """The finite float in a cell, or why there is none."""
+def _score_problem(cell: object, text: bool) -> tuple[Kind, str] | None:
+    """Why a score cell is not a finite number, or None; `text` for a CSV cell."""
     if cell is None:
-        return None, "missing value"
-    if isinstance(cell, bool):
-        return None, f"not a number ({cell!r})"
-    if isinstance(cell, int | float):
-        try:
-            value = float(cell)
-        except OverflowError:
-            return None, "not a finite number (an integer too large for a float)"
-    elif isinstance(cell, str):
-        text = cell.strip()
-        if not text:
-            return None, "missing value"
-        try:
-            value = float(text)
-        except ValueError:
-            return None, f"not a number ({cell[:40]!r})"
-    else:
-        return None, f"not a number ({type(cell).__name__})"
-    if not math.isfinite(value):
-        return None, f"not a finite number ({cell!r})"
-    return value, None
+        return _MISSING, "missing value"
+    if text and isinstance(cell, str):
+        return _text_score_problem(cell)
+    if isinstance(cell, str):
+        return (
+            _NOT_NUMBER,
+            f"not a number (the JSON string {_shown(cell)}; write scores without quotes)",
+        )
+    if isinstance(cell, bool) or not isinstance(cell, int | float):
+        shown = repr(cell) if isinstance(cell, bool) else type(cell).__name__
+        return _NOT_NUMBER, f"not a number ({shown})"
+    try:
+        value = float(cell)
+    except OverflowError:
+        return _NOT_FINITE, "not a finite number (an integer too large for a float)"
+    return None if math.isfinite(value) else (_NOT_FINITE, f"not a finite number ({cell!r})")
+
+
+def _text_score_problem(cell: str) -> tuple[Kind, str] | None:
+    """Why a CSV cell is not a finite number in plain ASCII decimal notation, or None."""
+    number = cell.strip(" \t")
+    if not number:
+        return _MISSING, "missing value"
+    if _NON_FINITE.fullmatch(number):
+        return _NOT_FINITE, f"not a finite number ({_shown(cell)})"
+    if not _DECIMAL.fullmatch(number):
+        return _NOT_NUMBER, f"not a number ({_shown(cell)}){_decimal_hint(number)}"
+    if not math.isfinite(float(number)):
+        return _NOT_FINITE, f"not a finite number ({_shown(cell)})"
+    return None
+
+
+def _decimal_hint(number: str) -> str:
+    """A hint for text that Python's float() reads but a score is not written as."""
+    try:
+        float(number)
+    except ValueError:
+        return ""
+    return "; write ASCII digits with an optional sign, '.' and exponent, no '_' or other digits"
 
 
 def _metric_names(meta: SubmissionMeta, columns: Sequence[str]) -> dict[str, str]:
@@ -381,19 +530,27 @@ def _problems(rows: _Rows, index: ItemIndex) -> Iterator[Problem]:
     first_line: dict[str, int] = {}
     for position, (line, item) in enumerate(zip(rows.lines, rows.ids, strict=True)):
         if not isinstance(item, str) or not item:
-            yield Problem(f"{ID_COLUMN} must be a non-empty string, found {item!r}", line=line)
+            shown = repr(item)[:SHOWN_CHARS]
+            yield Problem(
+                f"{ID_COLUMN} must be a non-empty string, found {shown}", line, kind=_BAD_ID
+            )
+            continue
+        if len(item) > MAX_ID_CHARS:
+            yield Problem(f"longer than {MAX_ID_CHARS} characters", line, item, kind=_BAD_ID)
             continue
         if item in first_line:
-            yield Problem(f"duplicate id (first on line {first_line[item]})", line, item)
+            yield Problem(
+                f"duplicate id (first on line {first_line[item]})", line, item, kind=_DUPLICATE
+            )
             continue
         first_line[item] = line
         reason = index.unknown_reason(item)
         if reason:
-            yield Problem(reason, line, item)
+            yield Problem(reason, line, item, kind=_UNKNOWN)
         for column, cells in rows.cells.items():
-            _, why = _number(cells[position])
-            if why:
-                yield Problem(why, line, item, column)
+            if found := _score_problem(cells[position], rows.text):
+                kind, why = found
+                yield Problem(why, line, item, column, kind=kind)
 
 
 def parse(
@@ -416,7 +573,7 @@ def parse(
         raise SubmissionError(name, [Problem("no data rows")])
     problems = list(_problems(rows, index))
     if problems:
-        raise SubmissionError(name, problems[:MAX_PROBLEMS], total=len(problems))
+        raise SubmissionError(name, problems)
     submission = Submission(
         meta=meta,
         file_name=name,
@@ -427,7 +584,9 @@ def parse(
     ids: list[str] = [str(i) for i in rows.ids]
     groups = index.group(ids)
     for column, metric in _metric_names(meta, rows.columns).items():
-        values = np.array([float(c) for c in rows.cells[column]])  # every cell passed _number
+        values = np.array(
+            [float(c) for c in rows.cells[column]]
+        )  # every cell passed _score_problem
         coverage = []
         for (benchmark, level), (positions, slots) in sorted(groups.items()):
             aligned = np.full(index.size(benchmark, level), np.nan)
