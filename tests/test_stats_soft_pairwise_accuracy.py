@@ -73,6 +73,22 @@ def test_resampled_p_values_equal_those_of_the_gathered_units() -> None:
         assert fast[r] == pytest.approx(pairwise_p_values(gathered, signs)[0])
 
 
+def test_blocks_of_resamples_give_the_p_values_of_one_resample_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Resamples scored side by side in blocks (a block boundary inside the rows) count the
+    same permutations as each resample alone, ties of integer scores included."""
+    from comperbench.stats import soft_pairwise_accuracy as spa
+
+    rng = np.random.default_rng(5)
+    scores = rng.integers(0, 3, size=(4, 30)).astype(float)  # many exact ties
+    signs = np.where(swap_masks(30, 200, 6), -1.0, 1.0)
+    W = counts_from_indices(bootstrap_indices(30, 7, 8), 30)
+    alone = np.vstack([pairwise_p_values(scores, signs, w[None]) for w in W])
+    monkeypatch.setattr(spa, "_NULL_CHUNK_FLOATS", 200 * 6 * 3)  # blocks of 3 resamples
+    assert np.array_equal(pairwise_p_values(scores, signs, W), alone)
+
+
 def test_identical_confidence_gives_one_and_the_value_is_one_minus_the_mean_gap() -> None:
     rng = np.random.default_rng(5)
     human = rng.normal(size=(5, 80)) + np.arange(5)[:, None] * 0.1

@@ -29,6 +29,8 @@ from comperbench.stats.signature import Signature
 
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
+_NULL_CHUNK_FLOATS = 4 * 2**20
+"""Permutation sums held at once (32 MB): permutations x pairs x a block of resamples."""
 
 
 @dataclass(frozen=True)
@@ -62,11 +64,15 @@ def pairwise_p_values(
     diffs = scores[left] - scores[right]  # (pairs, units)
     observed = W @ diffs.T  # (resamples, pairs)
     out = np.empty_like(observed)
-    for r, w in enumerate(W):
-        null = (signs * w) @ diffs.T  # (permutations, pairs)
-        reached = np.count_nonzero(null >= observed[r] - _TOLERANCE * np.abs(observed[r]), axis=0)
-        extra = p_value == "plus-one"
-        out[r] = (reached + extra) / (signs.shape[0] + extra)
+    extra = p_value == "plus-one"
+    rows = max(1, _NULL_CHUNK_FLOATS // max(1, signs.shape[0] * len(diffs)))
+    for start in range(0, len(W), rows):
+        # resamples x pairs side by side: one wide matrix product instead of one per resample
+        weighted = (W[start : start + rows, None, :] * diffs).reshape(-1, diffs.shape[1])
+        null = (signs @ weighted.T).reshape(signs.shape[0], -1, len(diffs))
+        seen = observed[start : start + rows]
+        reached = np.count_nonzero(null >= seen - _TOLERANCE * np.abs(seen), axis=0)
+        out[start : start + rows] = (reached + extra) / (signs.shape[0] + extra)
     return out
 
 
