@@ -78,8 +78,9 @@ def test_blocks_of_resamples_give_the_p_values_of_one_resample_at_a_time(
 ) -> None:
     """Resamples scored side by side in blocks (a block boundary inside the rows) count the
     same permutations as each resample alone, ties of integer scores included."""
-    from comperbench.stats import soft_pairwise_accuracy as spa
+    import importlib
 
+    spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 3, size=(4, 30)).astype(float)  # many exact ties
     signs = np.where(swap_masks(30, 200, 6), -1.0, 1.0)
