@@ -15,6 +15,8 @@ import pytest
 
 from comperbench.leaderboard import submission as sub
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+from comperbench.leaderboard.service import submit
+from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse, parse_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
@@ -223,3 +225,158 @@ def test_column_hint_shows_the_actual_header(index: ItemIndex) -> None:
     with pytest.raises(SubmissionError) as info:
         parse("m.csv", b"Item_ID,score\nusr-topical/0000/argmax-decoding,1\n", META, index)
     assert "(is 'Item_ID' meant to be 'item_id'?)" in str(info.value)
+
+
+def _rejection(
+    raw: bytes, index: ItemIndex, name: str = "m.jsonl", meta: SubmissionMeta = META
+) -> str:
+    with pytest.raises(SubmissionError) as info:
+        parse(name, raw, meta, index)
+    return str(info.value)
+
+
+def test_deeply_nested_json_is_a_located_error(
+    index: ItemIndex, topical_ids: list[str], tmp_path: Path
+) -> None:
+    good = json.dumps({"item_id": topical_ids[0], "score": 1})
+    deep = '{"item_id": "x", "score": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    message = _rejection(f"{good}\n{deep}\n".encode(), index)
+    assert f"line 2: JSON nested deeper than {sub.MAX_JSON_DEPTH} levels" in message
+    store = Store(tmp_path / "lb.sqlite")
+    with pytest.raises(SubmissionError):
+        submit("m.jsonl", deep.encode(), META, store, index)
+    assert store.count() == 0
+    # brackets inside strings do not nest; nesting within the limit is read (and refused as a score)
+    brackets = json.dumps({"item_id": "[" * 100, "score": 1})
+    assert "unknown id" in _rejection(brackets.encode(), index)
+    nested = json.dumps({"item_id": topical_ids[0], "score": [[[1]]]})
+    assert "column 'score': not a number (list)" in _rejection(nested.encode(), index)
+
+
+@pytest.mark.parametrize(
+    ("meta", "expected"),
+    [
+        (
+            SubmissionMeta(name="m", authors="a" * 100_000),
+            "field 'authors': 100000 characters; at most 1000",
+        ),
+        (
+            SubmissionMeta(name="m", description="d" * 5_001),
+            "field 'description': 5001 characters; at most 5000",
+        ),
+        (SubmissionMeta(name="m" * 101), "field 'name': 101 characters; at most 100"),
+    ],
+    ids=["authors", "description", "name"],
+)
+def test_long_metadata_fields_are_refused(
+    index: ItemIndex, meta: SubmissionMeta, expected: str
+) -> None:
+    assert f"(1 problem):\n  {expected}" in _rejection(b"", index, meta=meta)
+
+
+def test_ansi_escapes_and_control_characters_are_refused(index: ItemIndex) -> None:
+    meta = SubmissionMeta(name="m\x9b31m", authors="\x1b[31mred\x1b[0m", description="a\x00b")
+    message = _rejection(b"", index, meta=meta)
+    control = "a control character or undecodable byte"
+    assert f"field 'name': {control} (U+009B) at character 2" in message
+    assert f"field 'authors': {control} (U+001B) at character 1" in message
+    assert f"field 'description': {control} (U+0000) at character 2" in message
+    undecodable = SubmissionMeta(name="x\udcff")  # a command-line argument with a byte 0xff
+    assert f"field 'name': {control} (U+DCFF) at character 2" in _rejection(
+        b"", index, meta=undecodable
+    )
+    prose = SubmissionMeta(name="m", description="two\nlines,\ttabbed", link=META.link)
+    assert prose.problems([]) == []
+
+
+def test_bidi_characters_in_names_are_refused(index: ItemIndex) -> None:
+    meta = SubmissionMeta(name="evil\u202egnp.exe", authors="A\u200f", description="x\u2066y")
+    message = _rejection(b"", index, meta=meta)
+    assert "field 'name': a bidi override or isolate (U+202E) at character 5" in message
+    assert "field 'authors': a bidi mark (U+200F) at character 2" in message
+    assert "field 'description': a bidi override or isolate (U+2066) at character 2" in message
+    # a description may hold the marks that right-to-left prose needs
+    assert (
+        SubmissionMeta(name="m", description="\u05e9\u05dc\u05d5\u05dd\u200f.").problems([]) == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("link", "reason"),
+    [
+        ('https://x"onmouseover="alert(1)', "'\"' at character 10"),
+        ("https://x/<script>", "'<' at character 11"),
+        ("https://x y", "' ' at character 10"),
+        ("https://", "no host"),
+        ("ftp://example.org", "scheme 'ftp'"),
+        ("example.org", "no scheme"),
+        ("https://user@example.org", "a user name before the host"),
+        ("https://example.org:99999", "Port out of range 0-65535"),
+    ],
+)
+def test_links_must_be_plain_http_urls(index: ItemIndex, link: str, reason: str) -> None:
+    message = _rejection(b"", index, meta=SubmissionMeta(name="m", link=link))
+    assert f"field 'link': not a valid http(s) link ({reason}): {link!r}" in message
+
+
+def test_good_links_are_accepted() -> None:
+    for link in ("https://example.org/a_b?q=1&r=%20#top", "http://[::1]:8080/x", ""):
+        assert SubmissionMeta(name="m", link=link).problems([]) == []
+
+
+@pytest.mark.parametrize("cell", ["1_000", "\uff11\uff12", "\u0663", "0x10", "1,5"])
+def test_csv_scores_are_plain_ascii_decimals(
+    index: ItemIndex, topical_ids: list[str], cell: str
+) -> None:
+    a, b = topical_ids[:2]
+    message = _rejection(_csv([(b, "1"), (a, f'"{cell}"')]), index, "m.csv")
+    assert f"line 3, item_id {a!r}, column 'score': not a number ({cell!r}" in message
+
+
+def test_csv_decimal_forms_are_read(index: ItemIndex, topical_ids: list[str]) -> None:
+    cells = ["-1.5e-3", ".5", "5.", "+2", " 7 ", "1E2"]
+    rows = [(i, cells[n % len(cells)]) for n, i in enumerate(topical_ids)]
+    [coverage] = parse("m.csv", _csv(rows), META, index).metrics["test-metric"]
+    assert coverage.scores[: len(cells)].tolist() == [-0.0015, 0.5, 5.0, 2.0, 7.0, 100.0]
+
+
+@pytest.mark.parametrize(
+    ("score", "expected"),
+    [
+        ('"0.5"', "not a number (the JSON string '0.5'; write scores without quotes)"),
+        ("false", "not a number (False)"),
+        ("true", "not a number (True)"),
+        ('{"v": 1}', "not a number (dict)"),
+    ],
+    ids=["string", "false", "true", "object"],
+)
+def test_jsonl_scores_are_json_numbers_only(
+    index: ItemIndex, topical_ids: list[str], score: str, expected: str
+) -> None:
+    a = topical_ids[0]
+    line = f'{{"item_id": "{a}", "score": {score}}}\n'
+    assert f"line 1, item_id {a!r}, column 'score': {expected}" in _rejection(line.encode(), index)
+
+
+def test_many_problems_are_summarised(index: ItemIndex, topical_ids: list[str]) -> None:
+    rows = [(f"usr-topical/{n:04d}/none", "1") for n in range(370)]
+    rows += [(i, "abc") for i in topical_ids[:5]]
+    lines = _rejection(_csv(rows), index, "m.csv").splitlines()
+    assert lines[0] == (
+        "submission m.csv was rejected (375 problems): 370 unknown item ids,"
+        f" 5 scores not numbers; {sub.MAX_PROBLEMS} listed, the first of each kind among them:"
+    )
+    assert len(lines) == 1 + sub.MAX_PROBLEMS
+    assert lines[1].startswith("  line 2, item_id 'usr-topical/0000/none': unknown id")
+    # the first bad score (line 372) is listed after the first 9 unknown ids
+    assert lines[-1].startswith(f"  line 372, item_id {topical_ids[0]!r}, column 'score'")
+    with pytest.raises(SubmissionError) as info:
+        parse("m.csv", _csv(rows), META, index)
+    assert info.value.total == len(info.value.problems) == 375
+
+
+def test_long_item_ids_are_cut_in_messages(index: ItemIndex) -> None:
+    long_id = "usr-topical/" + "x" * 100_000
+    message = _rejection(_csv([(long_id, "1")]), index, "m.csv")
+    assert f"longer than {sub.MAX_ID_CHARS} characters" in message
+    assert len(message) < 500

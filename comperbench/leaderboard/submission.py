@@ -51,7 +51,8 @@ ID_COLUMN = "item_id"
 SCORE_COLUMN = "score"
 _COLUMN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-"""C0 and C1 control characters (ANSI escapes start with one) and lone surrogates."""
+"""C0 and C1 control characters (ANSI escapes start with one) and lone surrogates (the
+undecodable bytes of a command-line argument)."""
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Unicode bidi embeddings, overrides and isolates: they reorder the text shown around them."""
 _BIDI_MARK = re.compile("[\u061c\u200e\u200f]")
@@ -121,15 +122,28 @@ class SubmissionError(ComperbenchError, ValueError):
 
 def _report(file: str, problems: list[Problem]) -> str:
     """E.g. 'submission m.csv was rejected (375 problems): 370 unknown item ids, 5 scores not
-    numbers; the first 10:' and those problems, one per line."""
+    numbers; 10 listed, the first of each kind among them:' and those problems, one per line."""
     total = len(problems)
     head = f"submission {file} was rejected ({total} problem{'s' * (total != 1)})"
     if total > 1:
         counts = Counter(p.kind for p in problems).most_common()
         head += ": " + ", ".join(f"{n} {kind[n != 1]}" for kind, n in counts)
     if total > MAX_PROBLEMS:
-        head += f"; the first {MAX_PROBLEMS}"
-    return "\n".join([f"{head}:", *(f"  {p}" for p in problems[:MAX_PROBLEMS])])
+        head += f"; {MAX_PROBLEMS} listed, the first of each kind among them"
+    return "\n".join([f"{head}:", *(f"  {p}" for p in _examples(problems))])
+
+
+def _examples(problems: list[Problem]) -> list[Problem]:
+    """At most MAX_PROBLEMS problems in file order: the first of each kind, then the earliest."""
+    firsts: dict[Kind, int] = {}
+    for position, problem in enumerate(problems):
+        firsts.setdefault(problem.kind, position)
+    picked = set(list(firsts.values())[:MAX_PROBLEMS])
+    for position in range(len(problems)):
+        if len(picked) >= MAX_PROBLEMS:
+            break
+        picked.add(position)
+    return [problems[k] for k in sorted(picked)]
 
 
 @dataclass(frozen=True)
@@ -172,7 +186,10 @@ def _text_problem(text: str, limit: int, prose: bool) -> str | None:
     character), or None; `prose` allows tabs, line breaks and bidi marks."""
     if len(text) > limit:
         return f"{len(text)} characters; at most {limit}"
-    checks = [(_CONTROL, "a control character"), (_BIDI_CONTROL, "a bidi override or isolate")]
+    checks = [
+        (_CONTROL, "a control character or undecodable byte"),
+        (_BIDI_CONTROL, "a bidi override or isolate"),
+    ]
     if not prose:
         checks.append((_BIDI_MARK, "a bidi mark"))
     seen = text.translate(_PROSE_SPACE) if prose else text
