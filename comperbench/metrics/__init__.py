@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from comperbench.metrics import (  # noqa: F401  (imported for their registrations)
     checkpoint,
+    dialogue,
     embedding,
     fed,
     literature,

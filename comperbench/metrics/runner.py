@@ -61,12 +61,19 @@ EMBEDDING_SUITE = (
 )
 TURN_SUITE = (*NGRAM_SUITE, *EMBEDDING_SUITE)
 SYSTEM_SUITE = (*TURN_SUITE, "corpus-bleu", "distinct-1", "distinct-2")
+DIALOGUE_SUITE = (
+    "dialogue-distinct-1",
+    "dialogue-distinct-2",
+    "dialogue-length",
+    "dialogue-coherence",
+)
 DEFAULT_BATCH = 256
 
 
 def default_suite(level: str) -> tuple[str, ...]:
     """The metric names `--metrics default` runs at a level (corpus metrics only at system)."""
-    return SYSTEM_SUITE if level == "system" else TURN_SUITE
+    suites = {"system": SYSTEM_SUITE, "dialogue": DIALOGUE_SUITE}
+    return suites.get(level, TURN_SUITE)
 
 
 _LIST_COMMA = re.compile(r",(?![^\[]*\])")
