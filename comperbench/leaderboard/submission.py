@@ -111,7 +111,7 @@ class Problem:
 class SubmissionError(ComperbenchError, ValueError):
     """A submission that cannot be accepted; `problems` lists every reason found.
 
-    Its message counts the problems by kind on one line, then lists the first MAX_PROBLEMS.
+    Its message counts the problems by kind on one line, then lists up to MAX_PROBLEMS of them.
     """
 
     def __init__(self, file: str, problems: Sequence[Problem]) -> None:
