@@ -111,9 +111,9 @@ def test_coherence_is_the_mean_cosine_of_system_turns_with_the_turn_before() -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("benchmark", "sample"), [("dstc9", "44"), ("fed-dialogue", "30")])
+@pytest.mark.parametrize(("name", "sample"), [("dstc9", "44"), ("fed-dialogue", "30")])
 def test_default_evaluate_prints_a_table(
-    benchmark: str,
+    name: str,
     sample: str,
     data_root: Path,
     tmp_path: Path,
@@ -121,7 +121,7 @@ def test_default_evaluate_prints_a_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
-    args = ["evaluate", "--benchmark", benchmark, "--metrics", "default", "--sample", sample]
+    args = ["evaluate", "--benchmark", name, "--metrics", "default", "--sample", sample]
     args += ["--resamples", "0", "--out", str(tmp_path / "out"), "--data-dir", str(data_root)]
     assert main(args) == 0
     printed = capsys.readouterr().out
