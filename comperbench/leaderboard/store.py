@@ -4,8 +4,9 @@ A submission's file hash is unique, so a re-submitted identical file is recognis
 concurrent submissions of it leave exactly one row (the second one's insert is a no-op inside
 its own `BEGIN IMMEDIATE` transaction). Each result stores the settings it was computed under as
 columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol),
-with how its p-value was computed and why its value is undefined; databases written before
-those columns existed are migrated on opening (see `migrate`).
+with how its p-value was computed and why its value is undefined; a submission records the
+account that made it, if any. Databases written before those columns existed are migrated on
+opening (see `migrate`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     trained_on TEXT NOT NULL,
     baseline INTEGER NOT NULL,
     package_version TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    account TEXT
 );
 CREATE TABLE IF NOT EXISTS metrics (
     id INTEGER PRIMARY KEY,
@@ -62,9 +64,10 @@ CREATE TABLE IF NOT EXISTS coverage (
     PRIMARY KEY (metric_id, benchmark, level)
 );
 """
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """PRAGMA user_version of the current schema (0: results carried a signature string only;
-1: settings as columns, without the p-value method and the reason of an undefined value)."""
+1: settings as columns, without the p-value method and the reason of an undefined value;
+2: submissions without the submitting account)."""
 LEGACY_P_METHOD = "scipy"
 """The p-value method of rows scored before it was stored (scipy's analytic p-value)."""
 _RESULTS = """CREATE TABLE IF NOT EXISTS results (
@@ -164,6 +167,13 @@ def _from_version_1(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE results ADD COLUMN reason TEXT")
 
 
+def _from_version_2(db: sqlite3.Connection) -> None:
+    """Add the submitting account (none recorded for the submissions already there)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    if "account" not in columns:
+        db.execute("ALTER TABLE submissions ADD COLUMN account TEXT")
+
+
 def migrate(db: sqlite3.Connection) -> None:
     """Bring the database to SCHEMA_VERSION, inside the caller's transaction."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -171,6 +181,8 @@ def migrate(db: sqlite3.Connection) -> None:
         _from_version_0(db)
     if version < 2:
         _from_version_1(db)
+    if version < 3:
+        _from_version_2(db)
     if version < SCHEMA_VERSION:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -296,16 +308,17 @@ class Store:
         submission: Submission,
         results: dict[str, list[Correlation]],
         created_at: float | None = None,
+        account: str | None = None,
     ) -> Stored:
         """Store a validated submission and its correlations (per metric name) atomically, as
-        made at `created_at` (default: now)."""
+        made at `created_at` (default: now) by `account` (None: no account)."""
         meta = submission.meta
         created_at = time.time() if created_at is None else created_at
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
                 " link, description, reference_free, trained_on, baseline, package_version,"
-                " created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " created_at, account) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                 " ON CONFLICT (file_sha256) DO NOTHING",
                 (
                     submission.file_sha256,
@@ -321,6 +334,7 @@ class Store:
                     int(meta.baseline),
                     __version__,
                     created_at,
+                    account,
                 ),
             )
             if cursor.rowcount == 0:
@@ -417,6 +431,17 @@ class Store:
             db.row_factory = sqlite3.Row
             rows = db.execute("SELECT * FROM submissions ORDER BY id DESC").fetchall()
         return [dict(r) for r in rows]
+
+    def submitted_by(self, account: str, since: float) -> list[float]:
+        """When `account` made its stored submissions from `since` on (seconds since the
+        epoch), oldest first."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT created_at FROM submissions WHERE account = ? AND created_at >= ?"
+                " ORDER BY created_at",
+                (account, since),
+            ).fetchall()
+        return [float(r[0]) for r in rows]
 
     def ranked_benchmarks(self) -> list[str]:
         """Benchmarks with at least one ranked (full-coverage) metric."""
