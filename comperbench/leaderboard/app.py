@@ -3,7 +3,14 @@
 gradio is imported when the app is built, so that importing this module needs no app extra.
 Everything is served from the local store and the local benchmark tables; the theme uses system
 fonts so that the page makes no request outside the machine. An empty store is rebuilt from the
-results folder, when one is configured (see `mirror`), before the page is built.
+results folder, when one is configured (see `mirror`), in a background thread while the page is
+served: the ranking notes say so, and the page redraws itself when the restore is done.
+Submissions are refused until then: they would be numbered before the older kept ones, and
+the daily limit would count an account's submissions before all of them are back.
+
+Where sign-in is required (`service.sign_in_required`), the Upload tab has Gradio's
+`LoginButton`: on a Space it signs in with Hugging Face (the Space needs `hf_oauth: true` and
+`gradio[oauth]`); elsewhere Gradio mocks it with the machine's own Hugging Face login.
 """
 
 from __future__ import annotations
@@ -13,24 +20,29 @@ from typing import TYPE_CHECKING, Any
 
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.mirror import configured
-from comperbench.leaderboard.service import restore
+from comperbench.leaderboard.service import restore_in_background, sign_in_required
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from gradio import Blocks
 
+POLL_SECONDS = 2.0
+"""How often an open page asks whether the background restore is done."""
+UPLOADS_KEPT = (900, 3600)
+"""Every 15 minutes, uploads older than an hour are deleted from Gradio's temporary folder (those
+never submitted; a handled upload is deleted at once)."""
+
 
 def build(db: str | os.PathLike[str] | None = None) -> Blocks:
-    """The Gradio Blocks app on the store at `db` (restored from the results folder when it is
-    empty): the view controls above the tabs, and the events that redraw the tabs when the view
-    changes or a submission is stored."""
+    """The Gradio Blocks app on the store at `db` (restored in the background from the results
+    folder when it is empty): the view controls above the tabs, and the events that redraw the
+    tabs when the view changes, a submission is stored or the restore is done."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
 
-    mirror = configured()
-    if mirror is not None:
-        restore(Store(db), mirror)
+    store = Store(db)
+    restoring = restore_in_background(store, configured())
 
     from comperbench.leaderboard.page import FAST, view_controls
     from comperbench.leaderboard.tabs import (
@@ -42,9 +54,12 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         upload_tab,
     )
 
-    with gr.Blocks(title="comperbench leaderboard", analytics_enabled=False) as app:
+    with gr.Blocks(
+        title="comperbench leaderboard", analytics_enabled=False, delete_cache=UPLOADS_KEPT
+    ) as app:
         gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
-        page = view_controls(db)
+        page = view_controls(store, restoring, sign_in_required())
+        timer = gr.Timer(POLL_SECONDS, active=restoring.running)
         with gr.Tabs():
             ranked = ranking_tab()
             metric = metric_tab(page)
@@ -66,6 +81,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         for other in (ranked.tab, comparison, dataset, upload, about):
             other.select(lambda: False, None, metric.is_open, **FAST)
         submitted.then(page.refresh, page.view, outputs).then(**redraw)
+        timer.tick(page.poll, page.view, [*outputs, timer], **FAST).then(**redraw)
         app.load(page.refresh, page.view, outputs).then(**show_item)
     return app
 

@@ -1,9 +1,13 @@
 """What the leaderboard's tabs share: the store, the view controls above the tabs and the
-handlers that read or write the store for them."""
+handlers that read or write the store for them.
+
+Every check of a submission is made in `Page.on_upload`, which the form and the
+`/gradio_api/call/on_upload` API share: sign-in where required, the restore still running, the
+account's daily limit, the size and the validation. The uploaded file is deleted once handled.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +18,7 @@ from comperbench.errors import ComperbenchError
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import ItemIndex
 from comperbench.leaderboard.scoring import leaderboard_statistics
-from comperbench.leaderboard.service import ranking, submit
+from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
 from comperbench.leaderboard.views import (
@@ -44,12 +48,15 @@ class Listener(TypedDict):
 @dataclass(frozen=True)
 class Page:
     """The store, the item index uploads are checked against, the benchmarks (`first` shown on
-    opening) and the view controls: which benchmark, level, aspect and correlation is shown."""
+    opening), the restore running in the background, whether submitting needs a sign-in, and
+    the view controls: which benchmark, level, aspect and correlation is shown."""
 
     store: Store
     index: ItemIndex
     benchmarks: list[str]
     first: str
+    restoring: Restoring
+    sign_in: bool
     benchmark: gr.Dropdown
     level: gr.Dropdown
     aspect: gr.Dropdown
@@ -81,13 +88,25 @@ class Page:
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         choices = metric_choices(ranked)
         sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
+        notes = ranking_notes(self.store, benchmark, level, aspect, statistic)
         return (
             frame,
-            ranking_notes(self.store, benchmark, level, aspect, statistic),
+            f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
             sig,
             gr.update(choices=choices, value=choices[0][1] if choices else None),
             heatmap_html(self.store, benchmark, level, aspect, statistic),
         )
+
+    @property
+    def restoring_notice(self) -> str:
+        return f"Restoring {self.restoring.count} saved submission(s)… the ranking is incomplete."
+
+    def poll(self, *view: str) -> tuple[Any, ...]:
+        """While the restore runs: no change; once it is done, the redrawn view and the timer
+        stopped."""
+        if self.restoring.running:
+            return (*[gr.update()] * 5, gr.update())
+        return (*self.refresh(*view), gr.Timer(active=False))
 
     def on_upload(
         self,
@@ -98,32 +117,46 @@ class Page:
         description: str,
         reference_free: bool,
         trained_on: list[str],
+        profile: gr.OAuthProfile | None,
     ) -> str:
-        """Validate, score and store an uploaded file; what happened to it, for the user."""
-        if not file:
-            return "Choose a file to upload."
-        path = Path(file)
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes"
-        meta = SubmissionMeta(
-            name=name,
-            authors=authors,
-            link=link.strip(),
-            description=description,
-            reference_free=reference_free,
-            trained_on=tuple(trained_on or ()),
-        )
+        """Check, validate, score and store an uploaded file as made by the signed-in account;
+        what happened to it, for the user. The file is deleted once handled."""
         try:
-            return submit(path.name, path.read_bytes(), meta, self.store, self.index).summary()
+            meta = SubmissionMeta(
+                name=name or "",
+                authors=authors or "",
+                link=(link or "").strip(),
+                description=description or "",
+                reference_free=reference_free,
+                trained_on=tuple(trained_on or ()),
+            )
+            return self._submit(file, meta, None if profile is None else profile.username)
+        finally:
+            if file:
+                Path(file).unlink(missing_ok=True)
+
+    def _submit(self, file: str | None, meta: SubmissionMeta, account: str | None) -> str:
+        try:
+            admit(self.store, account, self.sign_in)
+            if self.restoring.running:
+                raise Refused(f"{self.restoring_notice} Submit again in a few minutes.")
+            if not file:
+                return "Choose a file to upload."
+            path = Path(file)
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes"
+            raw = path.read_bytes()
+            return submit(path.name, raw, meta, self.store, self.index, account=account).summary()
+        except Refused as exc:
+            return f"refused: {exc}"
         except SubmissionError as exc:
             return str(exc)
         except ComperbenchError as exc:
             return f"rejected: {exc}"
 
 
-def view_controls(db: str | os.PathLike[str] | None) -> Page:
-    """The page on the store at `db`, its view controls in a row, on the first ranked benchmark."""
-    store = Store(db)
+def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:
+    """The page on `store`, its view controls in a row, on the first ranked benchmark."""
     index = ItemIndex()
     benchmarks = list_benchmarks()
     first = (store.ranked_benchmarks() or benchmarks)[0]
@@ -137,4 +170,6 @@ def view_controls(db: str | os.PathLike[str] | None) -> Page:
             value="spearman",
             label="correlation",
         )
-    return Page(store, index, benchmarks, first, benchmark, level, aspect, statistic)
+    return Page(
+        store, index, benchmarks, first, restoring, sign_in, benchmark, level, aspect, statistic
+    )

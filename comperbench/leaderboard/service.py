@@ -1,20 +1,31 @@
 """The paths through the leaderboard, shared by the CLI and the app: submit a file (kept in the
-results folder too, when one is configured), read a ranking, restore a store from the folder."""
+results folder too, when one is configured), read a ranking, restore a store from the folder
+(at once, or in a background thread while the app serves).
+
+The public app's rules live here too: where sign-in is required (on a Space, or with
+COMPERBENCH_REQUIRE_LOGIN=1), a submission needs an account, and an account may store at most
+COMPERBENCH_SUBMISSIONS_PER_DAY submissions (default 5) in any 24 hours. The CLI has no account
+and no limit."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex, level_items, protocol_tag, stored_levels
-from comperbench.leaderboard.mirror import Mirror, MirrorError, configured
+from comperbench.leaderboard.mirror import RECORD, Mirror, MirrorError, configured
 from comperbench.leaderboard.records import Correlation
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
@@ -27,6 +38,57 @@ from comperbench.leaderboard.store import Row, Store, Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
 
 SIGNIFICANCE = 0.05
+SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
+PER_DAY_ENV = "COMPERBENCH_SUBMISSIONS_PER_DAY"
+PER_DAY = 5
+"""Submissions an account may store in any 24 hours, unless PER_DAY_ENV says otherwise."""
+DAY = 24 * 3600.0
+
+
+class Refused(ComperbenchError):
+    """A submission refused before its file is read; the message says why and what to do."""
+
+
+def sign_in_required() -> bool:
+    """COMPERBENCH_REQUIRE_LOGIN when set (1 or 0), else whether the app runs on a Space."""
+    explicit = os.environ.get(SIGN_IN_ENV, "").strip()
+    if explicit:
+        return explicit not in ("0", "false", "no")
+    return bool(os.environ.get("SPACE_ID"))
+
+
+def submissions_per_day() -> int:
+    """The daily limit per account: COMPERBENCH_SUBMISSIONS_PER_DAY, else PER_DAY."""
+    text = os.environ.get(PER_DAY_ENV, "").strip() or str(PER_DAY)
+    if not text.isdigit():
+        raise ComperbenchError(f"{PER_DAY_ENV} must be a whole number, not {text!r}")
+    return int(text)
+
+
+def _when(moment: float, now: float) -> str:
+    minutes = math.ceil((moment - now) / 60)
+    stamp = datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{stamp} (in {minutes // 60} h {minutes % 60} min)"
+
+
+def admit(store: Store, account: str | None, sign_in: bool, now: float | None = None) -> None:
+    """Refuse a submission without an account where `sign_in` is required, or from an account
+    that stored its daily limit in the last 24 hours (the message says when the next one is
+    allowed). No account, no limit."""
+    if account is None:
+        if sign_in:
+            raise Refused("sign in with Hugging Face to submit")
+        return
+    now = time.time() if now is None else now
+    limit = submissions_per_day()
+    made = store.submitted_by(account, now - DAY)
+    if len(made) < limit:
+        return
+    when = f"at {_when(made[-limit] + DAY, now)}" if limit else "while the limit is 0"
+    raise Refused(
+        f"{account} has stored {len(made)} submission(s) in the last 24 hours and the limit"
+        f" is {limit}: the next one is allowed {when}"
+    )
 
 
 @dataclass
@@ -62,11 +124,12 @@ def accept(
     index: ItemIndex | None = None,
     n_resamples: int = N_RESAMPLES,
     created_at: float | None = None,
+    account: str | None = None,
 ) -> list[Outcome]:
     """Validate every file (a rejected one raises before anything is stored), score the
     full-coverage parts of those not stored yet together (the metrics of one benchmark level
     over the same resamples, drawn once) and store each file with its correlations, as made at
-    `created_at` (default: now). Nothing is written to the results folder."""
+    `created_at` (default: now) by `account`. Nothing is written to the results folder."""
     index = index or ItemIndex()
     submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
     existing = [store.find(s.file_sha256) for s in submissions]
@@ -83,7 +146,7 @@ def accept(
     for (k, metric, _), rows in zip(parts, scored, strict=True):
         results[k].setdefault(metric, []).extend(rows)
     return [
-        Outcome(found if found is not None else store.add(s, found_results, created_at), s)
+        Outcome(found or store.add(s, found_results, created_at, account), s)
         for s, found, found_results in zip(submissions, existing, results, strict=True)
     ]
 
@@ -98,7 +161,7 @@ def submit_many(
 ) -> list[Outcome]:
     """`accept` the files, then keep each newly stored one, with `account` if any, in `mirror`
     or else in the results folder the environment configures (none: not kept)."""
-    outcomes = accept(uploads, store, index, n_resamples)
+    outcomes = accept(uploads, store, index, n_resamples, account=account)
     kept = mirror or configured()
     if kept is not None:
         for (_, raw, _), outcome in zip(uploads, outcomes, strict=True):
@@ -135,6 +198,15 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _kept_account(folder: Path) -> str | None:
+    """The account recorded with a kept submission, if any."""
+    try:
+        account = json.loads((folder / RECORD).read_text(encoding="utf-8")).get("account")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return account if isinstance(account, str) else None
+
+
 def restore(
     store: Store,
     mirror: Mirror,
@@ -143,7 +215,7 @@ def restore(
 ) -> Restoration:
     """Rebuild an empty store from the results folder: every kept submission accepted again as
     on upload (validated, scored with its recorded resample count, stored at its recorded
-    time), oldest first, with a line each to `report`. A kept submission that cannot be read or
+    time by its recorded account), oldest first, with a line each to `report`. A kept submission that cannot be read or
     no longer validates is reported with its folder and the reason and left out. A store that
     has submissions is left as it is, and nothing is written to the folder."""
     done = Restoration()
@@ -163,7 +235,14 @@ def restore(
     for k, entry in enumerate(entries, 1):
         upload = (entry.file_name, entry.raw, entry.meta)
         try:
-            [outcome] = accept([upload], store, index, entry.n_resamples, entry.submitted_at)
+            [outcome] = accept(
+                [upload],
+                store,
+                index,
+                entry.n_resamples,
+                entry.submitted_at,
+                _kept_account(entry.folder),
+            )
         except (ComperbenchError, ValueError) as exc:
             done.failed.append((entry.folder, str(exc)))
             report(f"not restored: {entry.folder}: {exc}")
@@ -173,6 +252,34 @@ def restore(
             f"restored {k}/{len(entries)}: {entry.meta.name!r} as #{outcome.stored.submission_id}"
         )
     return done
+
+
+@dataclass(frozen=True)
+class Restoring:
+    """A `restore` running in a background thread (None: nothing to restore) and how many
+    kept submissions it restores."""
+
+    count: int = 0
+    thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
+
+
+def restore_in_background(
+    store: Store, mirror: Mirror | None, index: ItemIndex | None = None
+) -> Restoring:
+    """Start `restore` in a daemon thread when the store is empty and `mirror` keeps
+    submissions; what it restores."""
+    folders = [] if mirror is None or store.count() else mirror.folders()
+    if not folders:
+        return Restoring()
+    thread = threading.Thread(
+        target=restore, args=(store, mirror, index), name="comperbench-restore", daemon=True
+    )
+    thread.start()
+    return Restoring(len(folders), thread)
 
 
 @dataclass

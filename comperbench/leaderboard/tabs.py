@@ -12,6 +12,7 @@ import pandas as pd
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.page import Listener, Page
+from comperbench.leaderboard.service import submissions_per_day
 from comperbench.leaderboard.views import (
     FORMAT_HELP,
     RANKING_COLUMNS,
@@ -137,8 +138,17 @@ def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
 
 
 def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
-    """The submission form and its result; the tab and the submit event."""
+    """The submission form (with the sign-in button where submitting needs it) and its result;
+    the tab and the submit event. Submissions are handled one at a time, so that an account's
+    count of stored submissions is exact when its limit is checked."""
     with gr.Tab("Upload", id="upload") as tab:
+        if page.sign_in:
+            gr.Markdown(
+                "**Sign in with Hugging Face to submit.** Your account name is recorded with"
+                f" the submission; an account may store {submissions_per_day()} submissions"
+                " in any 24 hours."
+            )
+            gr.LoginButton(elem_id="sign-in")
         gr.Markdown(FORMAT_HELP)
         upload = gr.File(
             label="submission file",
@@ -157,7 +167,7 @@ def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
         send = gr.Button("Submit", variant="primary")
         result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
     fields = [upload, name, authors, link, description, reference_free, trained_on]
-    return tab, send.click(page.on_upload, fields, result)
+    return tab, send.click(page.on_upload, fields, result, concurrency_limit=1)
 
 
 def about_tab() -> gr.Tab:
