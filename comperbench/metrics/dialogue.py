@@ -8,6 +8,7 @@ tokenisation and encoder are the turn level's; a dialogue without a system turn 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import Any, ClassVar, Literal
@@ -69,9 +70,9 @@ class SystemTurnsMetric(Metric):
     def score(self, items: Sequence[Item]) -> list[float]:
         return self.score_turns([system_turns(as_dialogue(self.name, item)) for item in items])
 
+    @abstractmethod
     def score_turns(self, dialogues: list[list[TurnItem]]) -> list[float]:
         """One score per dialogue from its system turns."""
-        raise NotImplementedError
 
 
 class DialogueDistinct(SystemTurnsMetric):
@@ -121,8 +122,8 @@ class DialogueCoherence(SystemTurnsMean):
     aggregate = "mean over the system turns that follow a non-blank turn (none: NaN)"
 
     def __init__(self, arg: str | None) -> None:
-        encoder = ContextCosine(arg)
-        super().__init__(f"dialogue-coherence[{encoder.encoder.label}]", encoder)
+        cosine = ContextCosine(arg)
+        super().__init__(f"dialogue-coherence[{cosine.encoder.label}]", cosine)
 
     def scored(self, turn: TurnItem) -> bool:
         return bool(turn.context and turn.context[-1].text.strip())

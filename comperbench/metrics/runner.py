@@ -71,7 +71,8 @@ DEFAULT_BATCH = 256
 
 
 def default_suite(level: str) -> tuple[str, ...]:
-    """The metric names `--metrics default` runs at a level (corpus metrics only at system)."""
+    """The metric names `--metrics default` runs at a level (corpus metrics only at system,
+    the metrics of the system's turns at dialogue level)."""
     suites = {"system": SYSTEM_SUITE, "dialogue": DIALOGUE_SUITE}
     return suites.get(level, TURN_SUITE)
 
