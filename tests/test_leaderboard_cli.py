@@ -120,3 +120,58 @@ def test_a_seed_skips_what_does_not_apply_from_the_expected_count(
     assert any("skipped bleu-1 on fed-dialogue" in n for n in notes)
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("seeding 2/2 benchmark levels, 2 of 2 baselines, ")
+
+
+def _printed_rows(out: str, metric: str) -> dict[tuple[str, str], list[str]]:
+    """The submit table's cells after (level, aspect), for one metric's rows."""
+    rows = [line.split() for line in out.splitlines()]
+    return {(r[2], r[3]): r[4:] for r in rows if len(r) > 4 and r[0] == metric and r[1] != "on"}
+
+
+def test_submit_prints_each_correlation_and_its_rank(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.benchmark import get_metadata
+    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.service import ranking
+
+    store = Store(tmp_path / "lb.sqlite")
+    seed(store, ["length"], ["usr-persona"], progress=lambda _: None)
+    ids = cached_benchmark("usr-persona", "turn").item_ids
+    filled = tmp_path / "mod.csv"
+    filled.write_text("item_id,score\n" + "".join(f"{i},{k % 7}\n" for k, i in enumerate(ids)))
+    args = ["submit", str(filled), "--name", "mod-seven", "--db", str(store.path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "spearman with the human scores; rank among the ranked stored metrics:" in out
+    printed = _printed_rows(out, "mod-seven")
+    aspects = get_metadata("usr-persona").aspect_names
+    assert set(printed) == {(level, a) for level in ("turn", "system") for a in aspects}
+    assert main([*args, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["results"]
+    assert len(shown) == len(printed)
+    for (level, aspect), cells in printed.items():
+        ranked = ranking(store, "usr-persona", level, aspect, "spearman")
+        [r] = [r for r in ranked if r.row.metric == "mod-seven"]
+        expected = [f"{r.row.value:.3f}", f"[{r.row.ci_low:.3f},", f"{r.row.ci_high:.3f}]"]
+        expected += [str(r.row.n), f"{r.rank}/{len(ranked)}", f"{r.rank_low}-{r.rank_high}"]
+        assert cells == expected, (level, aspect)
+        [entry] = [e for e in shown if (e["level"], e["aspect"]) == (level, aspect)]
+        assert entry["value"] == pytest.approx(r.row.value) and entry["n"] == r.row.n
+        assert entry["rank_range"] == [r.rank_low, r.rank_high] and entry["of"] == 2
+    assert "note: " in out  # 4 systems: the system-level intervals are flagged
+
+
+def test_submit_says_why_a_constant_submission_is_not_ranked(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = cached_benchmark("usr-persona", "turn").item_ids
+    flat = tmp_path / "flat.csv"
+    flat.write_text("item_id,score\n" + "".join(f"{i},1\n" for i in ids))
+    assert main(["submit", str(flat), "--name", "flat", "--db", str(tmp_path / "lb.sqlite")]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.split()[:2] == ["flat", "usr-persona"]]
+    assert {row.split()[2] for row in rows} == {"turn", "system"}
+    for row in rows:
+        assert row.split()[4:6] == ["-", "[-,"] and row.split()[8] == "-"
+        assert row.endswith("not ranked: correlation undefined (metric scores are constant)")

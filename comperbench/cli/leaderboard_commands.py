@@ -5,14 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from comperbench.cli.common import print_json
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
+if TYPE_CHECKING:
+    from comperbench.leaderboard.service import Outcome
+    from comperbench.leaderboard.store import Row, Store
 
-def _store(args: argparse.Namespace):
+
+def _store(args: argparse.Namespace) -> Store:
     from comperbench.leaderboard.store import Store
 
     return Store(args.db)
@@ -38,12 +43,115 @@ def run_submit(args: argparse.Namespace) -> int:
         reference_free=args.reference_free,
         trained_on=tuple(t.strip() for t in args.trained_on.split(",") if t.strip()),
     )
-    outcome = submit(path.name, path.read_bytes(), meta, _store(args))
+    store = _store(args)
+    outcome = submit(path.name, path.read_bytes(), meta, store)
+    placings = _placings(store, outcome, args.statistic)
     if args.json:
-        print_json({"submission_id": outcome.stored.submission_id, "summary": outcome.summary()})
+        print_json(
+            {
+                "submission_id": outcome.stored.submission_id,
+                "summary": outcome.summary(),
+                "statistic": args.statistic,
+                "results": placings,
+            }
+        )
         return 0
     print(outcome.summary())
+    if placings:
+        print(f"{args.statistic} with the human scores; rank among the ranked stored metrics:")
+        print(format_table(PLACING_HEADERS, [_placing_cells(p) for p in placings], indent=2))
+    for note in dict.fromkeys(p["ci_note"] for p in placings if p["ci_note"]):
+        print(f"note: {note}")
     return 0
+
+
+PLACING_HEADERS = [
+    "metric",
+    "benchmark",
+    "level",
+    "aspect",
+    "value",
+    "95% CI",
+    "n",
+    "rank",
+    "range",
+]
+
+
+def _scored_views(outcome: Outcome) -> list[tuple[str, str]]:
+    """The (benchmark, level) views the submission's full coverages are scored in: each covered
+    level, and system level from a benchmark's first stored level."""
+    from comperbench.leaderboard.items import stored_levels
+
+    views: dict[tuple[str, str], None] = {}
+    for coverages in outcome.submission.metrics.values():
+        for c in coverages:
+            if c.full:
+                views[(c.benchmark, c.level)] = None
+                if c.level == stored_levels(c.benchmark)[0]:
+                    views[(c.benchmark, "system")] = None
+    return list(views)
+
+
+def _placings(store: Store, outcome: Outcome, statistic: str) -> list[dict[str, Any]]:
+    """The submission's stored correlations of `statistic` in every view it is scored in, metric
+    by metric, each with its place: rank among the ranked rows and rank range, or why it is not
+    ranked (undefined, or scored under other settings)."""
+    from comperbench.benchmark import get_metadata
+    from comperbench.leaderboard.scoring import scored_at
+    from comperbench.leaderboard.service import ranking, set_apart, unranked
+    from comperbench.stats.statistics import get_statistic
+
+    own = outcome.stored.submission_id
+    found: list[tuple[int, dict[str, Any]]] = []
+    for benchmark, level in _scored_views(outcome):
+        if not scored_at(get_statistic(statistic), level):
+            continue
+        for aspect in get_metadata(benchmark).aspect_names:
+            view = (store, benchmark, level, aspect, statistic)
+            ranked = ranking(*view)
+            places = [
+                (
+                    r.row,
+                    {"rank": r.rank, "of": len(ranked), "rank_range": [r.rank_low, r.rank_high]},
+                )
+                for r in ranked
+            ]
+            places += [(row, {"not_ranked": _undefined(row)}) for row in unranked(*view)]
+            places += [(row, {"not_ranked": "other scoring settings"}) for row in set_apart(*view)]
+            found += [
+                (row.metric_id, _placing(row, benchmark, aspect, place))
+                for row, place in places
+                if row.submission_id == own
+            ]
+    return [placing for _, placing in sorted(found, key=lambda f: f[0])]
+
+
+def _undefined(row: Row) -> str:
+    return f"correlation undefined ({row.reason or 'reason not recorded'})"
+
+
+def _placing(row: Row, benchmark: str, aspect: str, place: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "metric": row.metric,
+        "benchmark": benchmark,
+        "level": row.settings.level,
+        "aspect": aspect,
+        "value": row.value,
+        "ci": [row.ci_low, row.ci_high],
+        "ci_note": row.ci_note,
+        "n": row.n,
+        **place,
+    }
+
+
+def _placing_cells(p: dict[str, Any]) -> list[object]:
+    if "rank" in p:
+        rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
+    else:
+        rank, span = "-", f"not ranked: {p['not_ranked']}"
+    where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
+    return [*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span]
 
 
 def run_template(args: argparse.Namespace) -> int:
@@ -174,6 +282,15 @@ def _db_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _statistic_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument(
+        "--statistic",
+        default="spearman",
+        choices=[s.name for s in leaderboard_statistics()],
+        help=help,
+    )
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     submit = commands.add_parser("submit", help="validate, score and store a metric submission")
     submit.add_argument("file", help="CSV, JSONL or parquet (optionally .gz or .zip)")
@@ -185,6 +302,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     submit.add_argument(
         "--trained-on", default="", help="comma-separated benchmarks used to train or tune it"
     )
+    _statistic_option(submit, "the ranking statistic printed (kendall-b: system level only)")
     _db_option(submit)
     submit.add_argument("--json", action="store_true", help="print the outcome as JSON")
     submit.set_defaults(run=run_submit)
@@ -207,12 +325,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     show.add_argument("benchmark")
     show.add_argument("--level", choices=["turn", "dialogue", "system"])
     show.add_argument("--aspect", help="default: the benchmark's default aspect")
-    show.add_argument(
-        "--statistic",
-        default="spearman",
-        choices=[s.name for s in leaderboard_statistics()],
-        help="kendall-b is ranked at system level only",
-    )
+    _statistic_option(show, "kendall-b is ranked at system level only")
     _db_option(show)
     show.add_argument("--json", action="store_true", help="print the ranking as JSON")
     show.set_defaults(run=run_show)
