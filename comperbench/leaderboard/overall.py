@@ -1,0 +1,189 @@
+"""The overall view: metrics ranked across benchmarks, with bootstrap intervals and rank ranges.
+
+Each benchmark contributes one headline cell (`headline_cell`) and, there, the rows its own
+ranking ranks (full coverage, defined correlation, the benchmark's reference resampling
+settings). A metric is ranked overall only on the common set: it must be ranked on every
+benchmark of the view, so that every ranked row averages over the same benchmarks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from comperbench.benchmark import get_metadata, list_benchmarks
+from comperbench.leaderboard.items import stored_levels
+from comperbench.leaderboard.scoring import CONFIDENCE, _best_places, scored_at, standings
+from comperbench.leaderboard.service import ranking
+from comperbench.leaderboard.store import Row, Store
+from comperbench.stats.resampling import percentile_interval
+from comperbench.stats.statistics import get_statistic
+
+HEADLINE_STATISTIC = "spearman"
+"""The statistic the overall view ranks by unless told otherwise."""
+OVERALL_COLUMNS = [
+    "rank",
+    "rank range",
+    "metric",
+    "benchmarks covered",
+    "mean correlation",
+    "95% CI",
+    "mean rank",
+    "mean rank 95% CI",
+]
+Key = tuple[str, str]
+"""A metric across benchmarks: its name and its authors."""
+
+
+def headline_cell(benchmark: str, statistic: str = HEADLINE_STATISTIC) -> tuple[str, str]:
+    """(level, aspect) a benchmark is represented by: its first stored level (system level for a
+    statistic scored there only) and the metadata's default aspect at that level."""
+    first = stored_levels(benchmark)[0]
+    level = first if scored_at(get_statistic(statistic), first) else "system"
+    return level, get_metadata(benchmark).default_aspect_at(first)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """The rows ranked at one benchmark's headline cell, by metric (newest submission kept)."""
+
+    benchmark: str
+    rows: dict[Key, Row]
+
+
+def _cell(store: Store, benchmark: str, statistic: str) -> _Cell:
+    level, aspect = headline_cell(benchmark, statistic)
+    ranked = ranking(store, benchmark, level, aspect, statistic)
+    rows: dict[Key, Row] = {}
+    for r in sorted(ranked, key=lambda r: r.row.submission_id):
+        rows[(r.row.metric, r.row.authors)] = r.row
+    return _Cell(benchmark, rows)
+
+
+@dataclass(frozen=True)
+class _Overall:
+    """The ranked metrics' means over the view's benchmarks and their replicates (metrics x B)."""
+
+    keys: list[Key]
+    correlation: np.ndarray
+    correlation_replicates: np.ndarray
+    rank: np.ndarray
+    rank_replicates: np.ndarray
+
+
+def _overall(cells: Sequence[_Cell], keys: list[Key]) -> _Overall:
+    """Means over benchmarks of each metric's correlation and of its rank among `keys`.
+
+    Replicate r of a mean is the mean over benchmarks of each benchmark's replicate r. The
+    resamples of one benchmark are shared by its metrics (paired), and those of different
+    benchmarks are drawn from independent samples, so taking replicate r of every benchmark
+    together is a valid joint bootstrap draw. Benchmarks holding more replicates than the
+    others contribute their first B, B the fewest held. An undefined replicate ranks last.
+    """
+    b = min(len(cell.rows[k].replicates) for cell in cells for k in keys)
+    values = np.array([[cell.rows[k].value for cell in cells] for k in keys])
+    reps = np.array([[cell.rows[k].replicates[:b] for cell in cells] for k in keys], dtype=float)
+    ranks = _best_places(values)
+    rank_reps = _best_places(np.nan_to_num(reps, nan=-np.inf))
+    return _Overall(keys, values.mean(1), reps.mean(1), ranks.mean(1), rank_reps.mean(1))
+
+
+def _interval(replicates: np.ndarray, digits: int) -> str:
+    ci = percentile_interval(replicates, CONFIDENCE)
+    return f"[{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
+
+
+def _ranked_rows(o: _Overall, labels: dict[Key, str], covered: str) -> list[list[object]]:
+    """Table rows of the ranked metrics, best mean rank first (ties by mean correlation)."""
+    places = standings(-o.rank, -o.rank_replicates)
+    rows = []
+    for i, (key, s) in enumerate(zip(o.keys, places, strict=True)):
+        assert s is not None  # every mean rank is defined
+        rows.append(
+            [
+                s.rank,
+                f"{s.rank_low}-{s.rank_high}",
+                labels[key],
+                covered,
+                round(float(o.correlation[i]), 4),
+                _interval(o.correlation_replicates[i], 4),
+                round(float(o.rank[i]), 2),
+                _interval(o.rank_replicates[i], 2),
+            ]
+        )
+    return sorted(rows, key=lambda r: (r[0], -r[4]))
+
+
+def _labels(keys: Sequence[Key]) -> dict[Key, str]:
+    """The metric's name, with its authors when several authors use that name."""
+    names = Counter(name for name, _ in keys)
+    return {
+        (name, authors): name if names[name] == 1 else f"{name} ({authors or 'no authors'})"
+        for name, authors in keys
+    }
+
+
+def _missing_reason(key: Key, cells: Sequence[_Cell]) -> str:
+    missing = [c.benchmark for c in cells if key not in c.rows]
+    view = f"the {len(cells)} benchmarks of the view"
+    if len(missing) == len(cells):
+        return f"ranked on none of {view}"
+    return f"ranked on {len(cells) - len(missing)} of {view}; not on {', '.join(missing)}"
+
+
+def _notes(cells: Sequence[_Cell], statistic: str, ranked: bool, unranked: dict[str, str]) -> str:
+    if not cells:
+        return "No benchmark has a ranked metric yet."
+    cells_text = "; ".join(
+        f"{c.benchmark} ({', '.join(headline_cell(c.benchmark, statistic))})" for c in cells
+    )
+    parts = [
+        f"Overall {statistic} on each benchmark's headline cell (level, aspect): {cells_text}.",
+        "Common set: a metric is ranked overall only if it is ranked on every benchmark of the "
+        "view (full coverage, defined correlation, that benchmark's resampling settings), so "
+        "every ranked row averages over the same benchmarks. Metrics are matched by name and "
+        "authors; the newest submission counts where one was submitted again.",
+        "Mean rank: the mean of each metric's rank on each benchmark among the ranked metrics "
+        "(ties share the best place); the overall rank orders the mean ranks. Intervals and "
+        "rank ranges are 95% bootstrap ranges: replicate r of a mean averages each benchmark's "
+        "stored replicate r (paired across metrics, independent across benchmarks).",
+    ]
+    if not ranked:
+        parts.append("No metric is ranked on every benchmark of the view.")
+    parts.extend(f"Not ranked: {label} ({reason})." for label, reason in unranked.items())
+    return "\n\n".join(parts)
+
+
+def overall_view(
+    store: Store, statistic: str = HEADLINE_STATISTIC, benchmarks: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, str]:
+    """The overall ranking (`OVERALL_COLUMNS`) over `benchmarks` (default: every benchmark with
+    a ranked row at its headline cell) and the notes shown under it.
+
+    Metrics ranked on only part of the view, or on other benchmarks only, are listed after the
+    ranked ones without numbers, and the notes say why.
+    """
+    known = set(list_benchmarks())
+    stored = [b for b in store.ranked_benchmarks() if b in known]
+    found = {b: _cell(store, b, statistic) for b in dict.fromkeys([*stored, *(benchmarks or [])])}
+    view = list(benchmarks) if benchmarks is not None else [b for b in stored if found[b].rows]
+    cells = [found[b] for b in view]
+    keys = list(dict.fromkeys(k for c in found.values() for k in c.rows))
+    ranked = [k for k in keys if cells and all(k in c.rows for c in cells)]
+    labels = _labels(keys)
+    rows = (
+        _ranked_rows(_overall(cells, ranked), labels, f"{len(cells)} of {len(cells)}")
+        if ranked
+        else []
+    )
+    unranked = {labels[k]: _missing_reason(k, cells) for k in keys if k not in ranked}
+    for k in keys:
+        if k not in ranked:
+            covered = f"{sum(k in c.rows for c in cells)} of {len(cells)}"
+            rows.append([None, "not ranked", labels[k], covered, None, None, None, None])
+    frame = pd.DataFrame(rows, columns=OVERALL_COLUMNS).astype({"rank": "Int64"})
+    return frame, _notes(cells, statistic, bool(ranked), unranked)
