@@ -1,7 +1,7 @@
 """The overall view: metrics ranked across benchmarks, with bootstrap intervals and rank ranges.
 
-Each benchmark contributes one headline cell (`headline_cell`) and, there, the rows its own
-ranking ranks (full coverage, defined correlation, the benchmark's reference resampling
+Each benchmark contributes one headline cell (`headline_cell`) and, there, the rows that
+benchmark's own ranking ranks (full coverage, defined correlation, its reference resampling
 settings). A metric is ranked overall only on the common set: it must be ranked on every
 benchmark of the view, so that every ranked row averages over the same benchmarks.
 """
@@ -58,10 +58,8 @@ class _Cell:
 def _cell(store: Store, benchmark: str, statistic: str) -> _Cell:
     level, aspect = headline_cell(benchmark, statistic)
     ranked = ranking(store, benchmark, level, aspect, statistic)
-    rows: dict[Key, Row] = {}
-    for r in sorted(ranked, key=lambda r: r.row.submission_id):
-        rows[(r.row.metric, r.row.authors)] = r.row
-    return _Cell(benchmark, rows)
+    newest_last = sorted(ranked, key=lambda r: r.row.submission_id)
+    return _Cell(benchmark, {(r.row.metric, r.row.authors): r.row for r in newest_last})
 
 
 @dataclass(frozen=True)
@@ -99,23 +97,21 @@ def _interval(replicates: np.ndarray, digits: int) -> str:
 
 def _ranked_rows(o: _Overall, labels: dict[Key, str], covered: str) -> list[list[object]]:
     """Table rows of the ranked metrics, best mean rank first (ties by mean correlation)."""
-    places = standings(-o.rank, -o.rank_replicates)
-    rows = []
-    for i, (key, s) in enumerate(zip(o.keys, places, strict=True)):
-        assert s is not None  # every mean rank is defined
-        rows.append(
-            [
-                s.rank,
-                f"{s.rank_low}-{s.rank_high}",
-                labels[key],
-                covered,
-                round(float(o.correlation[i]), 4),
-                _interval(o.correlation_replicates[i], 4),
-                round(float(o.rank[i]), 2),
-                _interval(o.rank_replicates[i], 2),
-            ]
-        )
-    return sorted(rows, key=lambda r: (r[0], -r[4]))
+    places = [s for s in standings(-o.rank, -o.rank_replicates) if s is not None]
+    order = sorted(range(len(places)), key=lambda i: (places[i].rank, -o.correlation[i]))
+    return [
+        [
+            places[i].rank,
+            f"{places[i].rank_low}-{places[i].rank_high}",
+            labels[o.keys[i]],
+            covered,
+            round(float(o.correlation[i]), 4),
+            _interval(o.correlation_replicates[i], 4),
+            round(float(o.rank[i]), 2),
+            _interval(o.rank_replicates[i], 2),
+        ]
+        for i in order
+    ]
 
 
 def _labels(keys: Sequence[Key]) -> dict[Key, str]:
