@@ -34,6 +34,7 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import numpy as np
 from scipy import stats as sps
+from usage import resident_mb  # benchmarks/usage.py, beside this file
 
 from comperbench.benchmark import list_benchmarks
 from comperbench.errors import DataMissingError
@@ -91,13 +92,6 @@ def _reference_seconds(name: str, level: str) -> float:
     return (time.perf_counter() - start) * N_RESAMPLES / REFERENCE_SAMPLE
 
 
-def _peak_mb() -> float:
-    """This process's peak resident memory so far (VmHWM)."""
-    with open("/proc/self/status") as status:
-        line = next(line for line in status if line.startswith("VmHWM"))
-    return int(line.split()[1]) / 1024
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -132,14 +126,14 @@ def submit_child(path: str, whole: bool) -> None:
     from comperbench.leaderboard.items import ItemIndex
     from comperbench.leaderboard.submission import parse
 
-    imports_mb = _peak_mb()
+    imports_mb = resident_mb("VmHWM")
     if whole:  # every resample in one chunk: the dense resamples x items matrix of before
         scoring.CHUNK_BYTES = 2**62
     raw = Path(path).read_bytes()
     store = Store(Path(tempfile.mkdtemp(prefix="comperbench-lb-")) / "lb.sqlite")
     cpu, start = time.process_time(), time.perf_counter()
     submit(Path(path).name, raw, SubmissionMeta("bench"), store)
-    cpu, wall, peak = time.process_time() - cpu, time.perf_counter() - start, _peak_mb()
+    cpu, wall, peak = time.process_time() - cpu, time.perf_counter() - start, resident_mb("VmHWM")
     [coverage] = parse(Path(path).name, raw, SubmissionMeta("again"), ItemIndex()).metrics["again"]
     items_only = [s for s in scoring.leaderboard_statistics() if s.over_contexts is None]
     rest = time.process_time()

@@ -41,6 +41,7 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from usage import resident_mb  # benchmarks/usage.py, beside this file
 
 SUITE = "bleu-1,bleu-2,bleu-3,bleu-4,chrf,chrf++,rouge-1,rouge-2,rouge-l,meteor,f1,length"
 SHARD_ROWS = 20_000
@@ -245,14 +246,14 @@ def _timed(run: Callable[[], object]) -> float:
 
 def _usage() -> dict[str, float]:
     """CPU seconds and peak MB of this process and of its finished children (the cluster's
-    worker processes)."""
+    worker processes, started by this stage)."""
     own, children = (
         resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
     )
     return {
         "CPU s": round(own.ru_utime + own.ru_stime, 1),
         "workers' CPU s": round(children.ru_utime + children.ru_stime, 1),
-        "peak MB": round(own.ru_maxrss / 1024),
+        "peak MB": round(resident_mb("VmHWM")),
         "workers' peak MB": round(children.ru_maxrss / 1024),
     }
 

@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 from stats import _scipy, loop_bootstrap, loop_perm_both  # benchmarks/stats.py, beside this file
+from usage import resident_mb
 
 from comperbench.stats.correlation import correlation_table
 from comperbench.stats.resampling import bootstrap_indices, swap_masks
@@ -50,7 +51,7 @@ def synthetic(n: int, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray]
 def run_stage(stage: str, n: int, k: int) -> dict[str, float]:
     """One stage on n synthetic items: its times, and the resident memory before and at peak."""
     scores, human = synthetic(n)
-    before = _resident_mb()
+    before = resident_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     if stage == "perm-both":
         significance_matrix(scores, human, method="pearson", n_resamples=k, seed=1)
@@ -60,16 +61,8 @@ def run_stage(stage: str, n: int, k: int) -> dict[str, float]:
         "wall": time.perf_counter() - wall,
         "cpu": time.process_time() - cpu,
         "before_mb": before,
-        "peak_mb": _resident_mb("VmHWM"),
+        "peak_mb": resident_mb("VmHWM"),
     }
-
-
-def _resident_mb(field: str = "VmRSS") -> float:
-    """Resident memory now (VmRSS) or at peak (VmHWM, which unlike getrusage's maximum does
-    not count the parent's memory before the subprocess started)."""
-    with open("/proc/self/status") as status:
-        line = next(line for line in status if line.startswith(f"{field}:"))
-    return int(line.split()[1]) / 1024
 
 
 def in_subprocess(stage: str, n: int, k: int) -> dict[str, float]:
