@@ -1,0 +1,261 @@
+"""The public app's submission path: sign-in where required, the daily limit per account, the
+upload size limit, uploads deleted once handled, the API held to the UI's checks, and the
+restore in the background.
+
+Sign-in is tested offline: the handler is called with a `gr.OAuthProfile` built here, and the
+served app uses Gradio's local mock OAuth with its one Hub look-up (the machine's own profile)
+replaced by a fixed profile.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+from comperbench.leaderboard.mirror import Mirror
+from comperbench.leaderboard.service import (
+    DAY,
+    PER_DAY_ENV,
+    SIGN_IN_ENV,
+    Refused,
+    Restoring,
+    accept,
+    admit,
+    restore_in_background,
+    sign_in_required,
+    submit,
+)
+from comperbench.leaderboard.store import SCHEMA_VERSION, Store
+from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
+
+gr = pytest.importorskip("gradio")
+pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
+
+ACCOUNT = "alice"
+MOCK_OAUTH = {
+    "access_token": "mock-oauth-token-for-local-dev",
+    "token_type": "bearer",
+    "scope": "openid profile",
+    "expires_at": int(time.time()) + 8 * 3600,
+    "userinfo": {
+        "name": "Alice",
+        "preferred_username": ACCOUNT,
+        "profile": f"https://huggingface.co/{ACCOUNT}",
+        "picture": "",
+    },
+}
+"""The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
+
+
+def profile(account: str = ACCOUNT) -> Any:
+    return gr.OAuthProfile({**MOCK_OAUTH["userinfo"], "preferred_username": account})
+
+
+def scores(seed: int) -> bytes:
+    """A full-coverage usr-topical turn-level file, different for each seed."""
+    ids = cached_benchmark("usr-topical", "turn").item_ids
+    values = np.random.default_rng(seed).normal(size=len(ids)).tolist()
+    rows = "".join(f"{i},{v!r}\n" for i, v in zip(ids, values, strict=True))
+    return f"item_id,score\n{rows}".encode()
+
+
+@pytest.fixture
+def index(data_root: Path) -> ItemIndex:
+    return ItemIndex(["usr-topical"])
+
+
+def made_at(store: Store, index: ItemIndex, account: str, times: list[float]) -> None:
+    for k, moment in enumerate(times):
+        upload = (f"{k}.csv", scores(100 + k), SubmissionMeta(f"m{k}"))
+        accept([upload], store, index, n_resamples=20, created_at=moment, account=account)
+
+
+def test_sign_in_is_required_on_a_space_or_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.delenv(SIGN_IN_ENV, raising=False)
+    assert not sign_in_required()
+    monkeypatch.setenv("SPACE_ID", "owner/leaderboard")
+    assert sign_in_required()
+    monkeypatch.setenv(SIGN_IN_ENV, "0")
+    assert not sign_in_required()
+    monkeypatch.delenv("SPACE_ID")
+    monkeypatch.setenv(SIGN_IN_ENV, "1")
+    assert sign_in_required()
+
+
+def test_no_account_is_refused_where_sign_in_is_required(tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    with pytest.raises(Refused, match=r"^sign in with Hugging Face to submit$"):
+        admit(store, None, sign_in=True)
+    admit(store, None, sign_in=False)  # locally: no account, no limit
+
+
+def test_the_daily_limit_refuses_with_the_time_of_the_next_submission(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PER_DAY_ENV, "2")
+    store = Store(tmp_path / "lb.sqlite")
+    start = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    made_at(store, index, ACCOUNT, [start, start + 3600])
+    assert store.submitted_by(ACCOUNT, start) == [start, start + 3600]
+    now = start + 7200
+    with pytest.raises(Refused) as refused:
+        admit(store, ACCOUNT, sign_in=True, now=now)
+    assert str(refused.value) == (
+        "alice has stored 2 submission(s) in the last 24 hours and the limit is 2: the next one"
+        " is allowed at 2027-01-16 08:00 UTC (in 22 h 0 min)"
+    )
+    admit(store, "bob", sign_in=True, now=now)
+    admit(store, ACCOUNT, sign_in=True, now=start + DAY + 1)  # the first one is a day old
+    monkeypatch.setenv(PER_DAY_ENV, "3")
+    admit(store, ACCOUNT, sign_in=True, now=now)
+
+
+def page_on(store: Store, restoring: Restoring, sign_in: bool) -> Any:
+    from comperbench.leaderboard.page import view_controls
+
+    with gr.Blocks():
+        return view_controls(store, restoring, sign_in)
+
+
+def upload_file(folder: Path, seed: int) -> str:
+    path = folder / f"upload-{seed}.csv"
+    path.write_bytes(scores(seed))
+    return str(path)
+
+
+def form(file: str | None, account: str | None) -> tuple[Any, ...]:
+    return (file, "metric", "", "", "", False, [], None if account is None else profile(account))
+
+
+def test_the_handler_checks_records_the_account_and_deletes_the_upload(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PER_DAY_ENV, "1")
+    store = Store(tmp_path / "lb.sqlite")
+    page = page_on(store, Restoring(), sign_in=True)
+    file = upload_file(tmp_path, 1)
+    assert page.on_upload(*form(file, None)) == "refused: sign in with Hugging Face to submit"
+    assert not Path(file).exists() and store.count() == 0
+    file = upload_file(tmp_path, 2)
+    assert page.on_upload(*form(file, ACCOUNT)).startswith("stored as submission #1")
+    assert not Path(file).exists()
+    assert [s["account"] for s in store.submissions()] == [ACCOUNT]
+    file = upload_file(tmp_path, 3)
+    refused = page.on_upload(*form(file, ACCOUNT))
+    assert refused.startswith("refused: alice has stored 1 submission(s) in the last 24 hours")
+    assert "the next one is allowed at" in refused
+    assert not Path(file).exists() and store.count() == 1
+
+
+def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    page = page_on(store, Restoring(), sign_in=False)
+    file = upload_file(tmp_path, 4)
+    assert page.on_upload(*form(file, None)).startswith("stored as submission #1")
+    assert [s["account"] for s in store.submissions()] == [None]
+    assert not Path(file).exists()
+
+
+def test_submissions_are_refused_while_the_restore_runs(tmp_path: Path, index: ItemIndex) -> None:
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    store = Store(tmp_path / "lb.sqlite")
+    page = page_on(store, Restoring(3, thread), sign_in=True)
+    file = upload_file(tmp_path, 5)
+    assert page.on_upload(*form(file, ACCOUNT)) == (
+        "refused: Restoring 3 saved submission(s)… the ranking is incomplete."
+        " Submit again in a few minutes."
+    )
+    assert not Path(file).exists() and store.count() == 0
+    notes = page.refresh("usr-topical", "turn", "overall", "spearman")[1]
+    assert notes.startswith("Restoring 3 saved submission(s)…")
+    release.set()
+    thread.join()
+    assert not page.refresh("usr-topical", "turn", "overall", "spearman")[1].startswith("Restoring")
+
+
+def test_the_restore_runs_in_the_background_and_keeps_the_account(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    mirror = Mirror(tmp_path / "results")
+    first = Store(tmp_path / "first.sqlite")
+    submit("a.csv", scores(6), SubmissionMeta("a"), first, index, 20, mirror, ACCOUNT)
+    submit("b.csv", scores(7), SubmissionMeta("b"), first, index, 20, mirror)
+    store = Store(tmp_path / "restored.sqlite")
+    restoring = restore_in_background(store, mirror, index)
+    assert restoring.count == 2 and restoring.thread is not None
+    restoring.thread.join(timeout=120)
+    assert not restoring.running
+    assert [(s["name"], s["account"]) for s in store.submissions()] == [
+        ("b", None),
+        ("a", ACCOUNT),
+    ]
+    assert restore_in_background(store, mirror, index) == Restoring()  # not empty: left alone
+    assert restore_in_background(store, None) == Restoring()
+
+
+def test_a_version_2_database_gains_the_account(tmp_path: Path, index: ItemIndex) -> None:
+    path = tmp_path / "lb.sqlite"
+    submit("a.csv", scores(8), SubmissionMeta("a"), Store(path), index, 20)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE submissions DROP COLUMN account")
+        db.execute("PRAGMA user_version = 2")
+    assert [s["account"] for s in Store(path).submissions()] == [None]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+@pytest.fixture(scope="module")
+def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The app served with sign-in required, Gradio's mock OAuth giving the fixed profile."""
+    from comperbench.leaderboard.app import build, launch_options
+
+    folder = tmp_path_factory.mktemp("served")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SIGN_IN_ENV, "1")
+        patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
+        patch.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+        store = Store(folder / "lb.sqlite")
+        app = build(store.path)
+        _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())
+        try:
+            yield {"url": url, "store": store, "uploads": folder / "gradio"}
+        finally:
+            app.close()
+
+
+def test_gradio_refuses_an_upload_over_the_submission_limit(served: dict[str, Any]) -> None:
+    url = f"{served['url']}gradio_api/upload"
+    too_big = {"files": ("big.csv", b"0" * (MAX_FILE_BYTES + 1))}
+    refused = httpx.post(url, files=too_big, timeout=120)
+    assert refused.status_code == 413 and "maximum allowed size" in refused.text
+    [path] = httpx.post(url, files={"files": ("ok.csv", b"item_id,score\n")}, timeout=30).json()
+    assert Path(path).is_file() and Path(path).is_relative_to(served["uploads"])
+
+
+def test_the_api_alone_is_held_to_the_sign_in(served: dict[str, Any]) -> None:
+    base = f"{served['url']}gradio_api"
+    upload = {"files": ("scores.csv", scores(9))}
+    [path] = httpx.post(f"{base}/upload", files=upload, timeout=30).json()
+    assert Path(path).is_relative_to(served["uploads"])
+    file = {"path": path, "meta": {"_type": "gradio.FileData"}}
+    data = [file, "api-only", "", "", "", False, []]
+    event = httpx.post(f"{base}/call/on_upload", json={"data": data}, timeout=30).json()
+    stream = httpx.get(f"{base}/call/on_upload/{event['event_id']}", timeout=120).text
+    [line] = [x for x in stream.splitlines() if x.startswith("data:")]
+    assert json.loads(line[5:]) == ["refused: sign in with Hugging Face to submit"]
+    assert served["store"].count() == 0
+    handled = list(served["uploads"].rglob("scores.csv"))
+    assert handled == [], "the handled upload was kept"
