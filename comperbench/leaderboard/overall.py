@@ -17,7 +17,7 @@ import pandas as pd
 
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.items import stored_levels
-from comperbench.leaderboard.scoring import CONFIDENCE, _best_places, scored_at, standings
+from comperbench.leaderboard.scoring import CONFIDENCE, best_places, scored_at, standings
 from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.store import Row, Store
 from comperbench.stats.resampling import percentile_interval
@@ -85,8 +85,8 @@ def _overall(cells: Sequence[_Cell], keys: list[Key]) -> _Overall:
     b = min(len(cell.rows[k].replicates) for cell in cells for k in keys)
     values = np.array([[cell.rows[k].value for cell in cells] for k in keys])
     reps = np.array([[cell.rows[k].replicates[:b] for cell in cells] for k in keys], dtype=float)
-    ranks = _best_places(values)
-    rank_reps = _best_places(np.nan_to_num(reps, nan=-np.inf))
+    ranks = best_places(values)
+    rank_reps = best_places(np.nan_to_num(reps, nan=-np.inf))
     return _Overall(keys, values.mean(1), reps.mean(1), ranks.mean(1), rank_reps.mean(1))
 
 

@@ -383,7 +383,7 @@ class Standing:
     """Ranked first (several rows when their values tie)."""
 
 
-def _best_places(values: np.ndarray) -> np.ndarray:
+def best_places(values: np.ndarray) -> np.ndarray:
     """1 + how many values are strictly greater, along axis 0 (ties share the best place)."""
     return sps.rankdata(-values, method="min", axis=0).astype(int)
 
@@ -400,9 +400,9 @@ def standings(values: np.ndarray, replicates: np.ndarray) -> list[Standing | Non
     defined = np.flatnonzero(np.isfinite(values))
     if defined.size == 0:
         return out
-    rank = _best_places(values[defined])
+    rank = best_places(values[defined])
     filled = np.nan_to_num(replicates[defined].astype(float), nan=-np.inf)
-    boot_ranks = _best_places(filled)
+    boot_ranks = best_places(filled)
     low = np.percentile(boot_ranks, 2.5, axis=1, method="lower")
     high = np.percentile(boot_ranks, 97.5, axis=1, method="higher")
     first = defined[np.flatnonzero(rank == 1)[0]]
