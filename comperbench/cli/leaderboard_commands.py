@@ -1,4 +1,5 @@
-"""`comperbench submit | template | leaderboard seed|show|serve`: the leaderboard from the shell."""
+"""`comperbench submit | template | leaderboard seed|show|serve|deploy`: the leaderboard from the
+shell."""
 
 from __future__ import annotations
 
@@ -275,6 +276,25 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_deploy(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.deploy import FILES, deploy, space
+    from comperbench.leaderboard.mirror import REPO_ENV
+
+    spec = space(args.space, args.results_repo, args.package)
+    folder = args.folder or f"{spec.space_id.split('/')[1]}-space"
+    done = deploy(spec, folder, push_it=not args.folder_only)
+    print(f"wrote {done.folder}: {', '.join(FILES)} (installs {spec.package})")
+    if done.url is not None:
+        print(f"pushed {done.url}; submissions are kept in the dataset {spec.results_repo}")
+        print(f"({REPO_ENV}); give the Space a secret HF_TOKEN that may write to it")
+        return 0
+    if args.folder_only:
+        print(f"not pushed: {done.not_pushed}")
+        return 0
+    print(f"comperbench: error: could not push {spec.space_id}: {done.not_pushed}", file=sys.stderr)
+    return 1
+
+
 def _db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
@@ -313,7 +333,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     template.add_argument("--out", default="-", help="output file (default: standard output)")
     template.set_defaults(run=run_template)
 
-    board = commands.add_parser("leaderboard", help="seed, show or serve the leaderboard")
+    board = commands.add_parser("leaderboard", help="seed, show, serve or deploy the leaderboard")
     actions = board.add_subparsers(dest="action", metavar="ACTION", required=True)
     seed = actions.add_parser("seed", help="store the package's own metrics as baselines")
     seed.add_argument("--metrics", help="comma-separated metric names (default: fast baselines)")
@@ -335,3 +355,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=7860)
     _db_option(serve)
     serve.set_defaults(run=run_serve)
+
+    deploy = actions.add_parser("deploy", help="write the app as a Hugging Face Space and push it")
+    deploy.add_argument("space", metavar="ORG/NAME", help="the Space")
+    deploy.add_argument(
+        "--results-repo",
+        metavar="ORG/NAME",
+        help="the dataset that keeps the submissions (default: the Space's id + '-results')",
+    )
+    deploy.add_argument("--folder", help="where the Space folder is written (default: NAME-space)")
+    deploy.add_argument(
+        "--package",
+        help="comperbench's requirement: a local wheel or sdist, or a pip requirement "
+        "(default: this version)",
+    )
+    deploy.add_argument("--folder-only", action="store_true", help="write the folder, do not push")
+    deploy.set_defaults(run=run_deploy)
