@@ -11,7 +11,7 @@ import pandas as pd
 
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
-from comperbench.leaderboard.page import Listener, Page
+from comperbench.leaderboard.page import FAST, Listener, Page
 from comperbench.leaderboard.service import submissions_per_day
 from comperbench.leaderboard.views import (
     FORMAT_HELP,
@@ -140,7 +140,7 @@ def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
 def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
     """The submission form (with the sign-in button where submitting needs it) and its result;
     the tab and the submit event. Submissions are handled one at a time, so that an account's
-    count of stored submissions is exact when its limit is checked."""
+    count of stored submissions is exact when its limit is checked; the file is cleared after."""
     with gr.Tab("Upload", id="upload") as tab:
         if page.sign_in:
             gr.Markdown(
@@ -167,7 +167,9 @@ def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
         send = gr.Button("Submit", variant="primary")
         result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
     fields = [upload, name, authors, link, description, reference_free, trained_on]
-    return tab, send.click(page.on_upload, fields, result, concurrency_limit=1)
+    submitted = send.click(page.on_upload, fields, result, concurrency_limit=1)
+    submitted.then(lambda: None, None, upload, **FAST)  # the handled upload is deleted
+    return tab, submitted
 
 
 def about_tab() -> gr.Tab:
