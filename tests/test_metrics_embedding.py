@@ -71,6 +71,61 @@ def test_bertscore_equals_bert_score_score() -> None:
 
 
 @pytest.mark.slow
+def test_bertscore_equals_bert_score_score_on_real_items(data_root: Path) -> None:
+    """DSTC7's ~33 references per response, shared by every response to one context: P, R and
+    F1 equal one `BERTScorer.score` call on all the items."""
+    from bert_score import BERTScorer
+
+    from comperbench import load_benchmark
+    from comperbench.metrics.base import nonblank_references
+    from comperbench.metrics.runner import benchmark_items
+
+    contexts: dict[tuple[str, ...], list[TurnItem]] = {}
+    for item in benchmark_items(load_benchmark("dstc7")):
+        if nonblank_references(item) and item.response.strip():
+            contexts.setdefault(item.references, []).append(item)
+    items = [i for group in list(contexts.values())[:8] for i in group]
+    assert len(items) > 4 * 8
+    scorer = BERTScorer(model_type=str(resolve_encoder(None).path), num_layers=6)
+    expected = scorer.score(
+        [i.response for i in items], [list(nonblank_references(i)) for i in items]
+    )
+    for part, values in zip("prf", expected, strict=True):
+        name = "bertscore-f1" if part == "f" else f"bertscore-{part}"
+        assert get(name).score(items) == pytest.approx(values.tolist(), abs=1e-5)
+
+
+@pytest.mark.slow
+def test_bertscore_encodes_each_distinct_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from comperbench.metrics import bertscore, embedding
+
+    encoded: list[str] = []
+    encode = bertscore._encode
+
+    def counted(bert: bertscore.Bert, texts: list[str]) -> list[bertscore.Embedded]:
+        encoded.extend(texts)
+        return encode(bert, texts)
+
+    monkeypatch.setattr(bertscore, "_encode", counted)
+    bertscore.text_memo.cache_clear()
+    embedding._bertscore_memo.cache_clear()
+    shared = ("a cat was sitting on the mat", "the mat is red")
+    other = ("the mat is red", "space is big")
+    items = [
+        *(TurnItem(f"s{k}", c, references=shared) for k, c in enumerate(CANDIDATES)),
+        *(TurnItem(f"o{k}", c, references=other) for k, c in enumerate(CANDIDATES[:2])),
+    ]
+    distinct = {*CANDIDATES, *shared, *other}
+    first = get("bertscore-f1").score(items)
+    assert sorted(encoded) == sorted(distinct)
+    assert get("bertscore-f1").score(items[::-1]) == first[::-1]
+    get("bertscore-p").score(items)
+    assert len(encoded) == len(distinct)
+    get("bertscore-r").score([TurnItem("n", "a new response", references=other)])
+    assert encoded[len(distinct) :] == ["a new response"]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["bertscore-f1", "embedding-average", "greedy-matching", "vector-extrema"]
 )
@@ -195,3 +250,20 @@ def test_local_model_replaced_in_place_is_recomputed(tmp_path: Path) -> None:
     replaced = score_items(replaced_metric, items, ScoreCache(cache_root))
     assert replaced.computed == 1 and replaced.cached == 0
     assert replaced.scores[0] != first.scores[0]
+
+
+def test_bertscore_of_a_tokenizer_without_max_length_truncates_to_the_model(
+    tmp_path: Path,
+) -> None:
+    """A tokenizer saved without `model_max_length` truncates at the model's 64 positions."""
+    model_dir = tmp_path / "tiny-bert"
+    _tiny_bert(model_dir)
+    long = " ".join(["the cat sat on the mat"] * 20)
+    (same, other) = get(f"bertscore-f1[{model_dir}:L2]").score(
+        [
+            TurnItem("s", long, references=(long,)),
+            TurnItem("o", "hello there", references=("a dog ran in the park",)),
+        ]
+    )
+    assert same == pytest.approx(1.0, abs=1e-5)
+    assert 0.0 < other < 1.0
