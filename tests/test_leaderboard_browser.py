@@ -1,8 +1,11 @@
-"""The Gradio app in Debian's Chromium (Playwright): ranking, uploads, escaping, switching benchmark.
+"""The Gradio app in Debian's Chromium (Playwright): ranking, uploads, escaping, switching
+benchmark; and the public app: sign-in, and the page served while saved submissions are restored.
 
-One app start per module, on 127.0.0.1, seeded with two fast baselines on the USR benchmarks.
-Every request to a host other than 127.0.0.1 is recorded and refused; screenshots of each tab
-go to test-artifacts/leaderboard/.
+One app start per module for each: on 127.0.0.1, the first seeded with two fast baselines on the
+USR benchmarks; the public one requires sign-in (Gradio's local mock OAuth, its Hub look-up of
+the machine's profile replaced by a fixed one) and restores a kept submission that waits until
+the test lets it go. Every request to a host other than 127.0.0.1 is recorded and refused;
+screenshots of each tab go to test-artifacts/leaderboard/.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -75,8 +81,9 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any, server: dict[str, Any]) -> Iterator[Any]:
+@contextmanager
+def _opened(browser: Any, url: str) -> Iterator[Any]:
+    """A page on `url` in a fresh context; no request outside the machine, no script run."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     outside: list[str] = []
     dialogs: list[str] = []
@@ -92,12 +99,18 @@ def page(browser: Any, server: dict[str, Any]) -> Iterator[Any]:
     context.route("**/*", guard)
     page = context.new_page()
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(server["url"])
-    _grid(page).get_by_role("row").nth(1).wait_for(timeout=30_000)
+    page.goto(url)
     yield page
     context.close()
     assert outside == [], f"the app made requests outside the machine: {outside}"
     assert dialogs == [], f"a script ran in the page: {dialogs}"
+
+
+@pytest.fixture
+def page(browser: Any, server: dict[str, Any]) -> Iterator[Any]:
+    with _opened(browser, server["url"]) as page:
+        _grid(page).get_by_role("row").nth(1).wait_for(timeout=30_000)
+        yield page
 
 
 def _grid(page: Any) -> Any:
@@ -121,10 +134,13 @@ def _upload(page: Any, path: Path, name: str) -> str:
     page.get_by_role("tab", name="Upload").click()
     page.locator("#upload-file input[type=file]").set_input_files(str(path))
     page.get_by_label("metric name").fill(name)
-    page.get_by_role("button", name="Submit").click()
     result = page.locator("#result textarea")
+    before = result.input_value()
+    page.get_by_role("button", name="Submit").click()
     page.wait_for_function(
-        "() => document.querySelector('#result textarea').value.length > 0", timeout=60_000
+        "(before) => ![before, ''].includes(document.querySelector('#result textarea').value)",
+        arg=before,
+        timeout=60_000,
     )
     return str(result.input_value())
 
@@ -223,3 +239,114 @@ def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None
         timeout=30_000,
     )
     assert page.locator("img[src=x]").count() == 0
+
+
+ACCOUNT = "alice"
+MOCK_OAUTH = {
+    "access_token": "mock-oauth-token-for-local-dev",
+    "token_type": "bearer",
+    "scope": "openid profile",
+    "expires_at": int(time.time()) + 8 * 3600,
+    "userinfo": {
+        "name": "Alice",
+        "preferred_username": ACCOUNT,
+        "profile": f"https://huggingface.co/{ACCOUNT}",
+        "picture": "",
+    },
+}
+"""The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
+
+
+@pytest.fixture(scope="module")
+def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The app with sign-in required, on an empty store restoring one kept submission, whose
+    restore waits for `release`."""
+    from comperbench.leaderboard import service
+    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.mirror import DIR_ENV, Mirror
+    from comperbench.leaderboard.store import Store
+    from comperbench.leaderboard.submission import SubmissionMeta
+
+    folder = tmp_path_factory.mktemp("public")
+    kept = _noisy_file(folder, "kept.csv", 3).read_bytes()
+    meta = SubmissionMeta("kept-metric")
+    service.submit(
+        "kept.csv", kept, meta, Store(folder / "first.sqlite"), None, 50, Mirror(folder / "results")
+    )
+    release = threading.Event()
+    accept = service.accept
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait()
+        return accept(*args, **kwargs)
+
+    store = Store(folder / "lb.sqlite")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(service, "accept", held)
+        with pytest.MonkeyPatch.context() as launching:
+            launching.setenv(service.SIGN_IN_ENV, "1")
+            launching.setenv(DIR_ENV, str(folder / "results"))
+            launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+            app = build(store.path)
+            port = _free_port()
+            app.launch(
+                server_name="127.0.0.1",
+                server_port=port,
+                prevent_thread_lock=True,
+                quiet=True,
+                **launch_options(),
+            )
+        try:
+            yield {"url": f"http://127.0.0.1:{port}/", "store": store, "release": release}
+        finally:
+            release.set()
+            app.close()
+
+
+def _notes(page: Any) -> str:
+    return str(page.locator("#partial textarea").input_value())
+
+
+@pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
+def test_submitting_without_sign_in_is_refused_in_the_page(
+    browser: Any, public: dict[str, Any], tmp_path: Path
+) -> None:
+    with _opened(browser, public["url"]) as page:
+        page.get_by_role("tab", name="Upload").click()
+        page.locator("#sign-in").wait_for(timeout=30_000)
+        message = _upload(page, _noisy_file(tmp_path, "unsigned.csv", 4), "unsigned")
+        assert message == "refused: sign in with Hugging Face to submit"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "upload-sign-in.png"), full_page=True)
+    assert "unsigned" not in [s["name"] for s in public["store"].submissions()]
+
+
+@pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
+def test_the_page_is_served_while_the_restore_runs_and_redrawn_after(
+    browser: Any, public: dict[str, Any], tmp_path: Path
+) -> None:
+    with _opened(browser, public["url"]) as page:
+        page.wait_for_function(
+            "() => document.querySelector('#partial textarea')?.value.startsWith('Restoring')",
+            timeout=30_000,
+        )
+        assert _notes(page).startswith("Restoring 1 saved submission(s)…")
+        page.get_by_role("tab", name="Upload").click()
+        with page.expect_navigation(url=public["url"], timeout=30_000):
+            page.locator("#sign-in").click()  # the mock login redirects back to the page
+        page.get_by_role("tab", name="Upload").click()
+        page.get_by_role("button", name=f"Logout ({ACCOUNT})").wait_for(timeout=30_000)
+        early = _upload(page, _noisy_file(tmp_path, "early.csv", 5), "early")
+        assert early.startswith("refused: Restoring 1 saved submission(s)…")
+        page.get_by_role("tab", name="Ranking").click()
+        _choose(page, "benchmark", "usr-topical")
+        public["release"].set()
+        page.wait_for_function(
+            "() => document.querySelector('#ranking-table [role=grid]').innerText"
+            ".includes('kept-metric')",
+            timeout=120_000,
+        )
+        assert not _notes(page).startswith("Restoring")
+        later = _upload(page, _noisy_file(tmp_path, "later.csv", 6), "later")
+        assert later.startswith("stored as submission #2"), later
+    assert len(public["store"].submitted_by(ACCOUNT, 0)) == 1
