@@ -105,7 +105,7 @@ class Page:
         """While the restore runs: no change; once it is done, the redrawn view and the timer
         stopped."""
         if self.restoring.running:
-            return (*[gr.update()] * 5, gr.update())
+            return tuple(gr.update() for _ in range(6))  # the view's five and the timer
         return (*self.refresh(*view), gr.Timer(active=False))
 
     def on_upload(
