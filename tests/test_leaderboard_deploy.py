@@ -52,7 +52,7 @@ def test_the_space_folder_has_the_app_its_requirements_and_the_space_header(
     compile(app, "app.py", "exec")
     assert "from comperbench.leaderboard.app import serve" in app
     requirements = (folder / "requirements.txt").read_text().splitlines()
-    assert requirements == [f"comperbench=={__version__}", f"gradio=={GRADIO}"]
+    assert requirements == [f"comperbench=={__version__}", f"gradio[oauth]=={GRADIO}"]
     readme = (folder / "README.md").read_text()
     header = _header(readme)
     assert header["title"] == "comperbench leaderboard"

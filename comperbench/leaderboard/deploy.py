@@ -93,13 +93,19 @@ def _installed(name: str) -> str:
 
 
 def app_requirements() -> list[str]:
-    """The requirements of comperbench's `app` extra, as the installed package declares them."""
-    declared = importlib.metadata.requires("comperbench") or []
+    """The requirements of comperbench's `app` extra, as the installed package declares them,
+    gradio with its `oauth` extra (the Space signs in with Hugging Face)."""
+    from packaging.requirements import Requirement
+
     out = []
-    for line in declared:
-        requirement, _, marker = line.partition(";")
-        if marker.replace("'", '"').split() == ["extra", "==", '"app"']:
-            out.append(requirement.strip())
+    for line in importlib.metadata.requires("comperbench") or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or not requirement.marker.evaluate({"extra": "app"}):
+            continue
+        requirement.marker = None
+        if requirement.name == "gradio":
+            requirement.extras.add("oauth")
+        out.append(str(requirement))
     return out
 
 
