@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from comperbench.benchmark import get_metadata, list_benchmarks
@@ -19,10 +20,12 @@ from comperbench.leaderboard.submission import SubmissionMeta
 from comperbench.leaderboard.views import (
     RANKING_COLUMNS,
     about_markdown,
+    csv_file,
     heatmap_html,
     item_view,
     metric_choices,
     metric_view,
+    overall_table,
     p_colour,
     ranking_frame,
 )
@@ -55,6 +58,21 @@ def test_ranking_frame(store: Store) -> None:
     assert frame["tied with leader"].tolist() == ["yes", "no"]
     assert frame["trained on this benchmark"].tolist() == ["no", "yes"]
     assert (frame["CI low"] < frame["value"]).all() and (frame["value"] < frame["CI high"]).all()
+
+
+def test_overall_table_and_its_csv(store: Store) -> None:
+    frame, notes, path = overall_table(store, "spearman")
+    assert sorted(frame["metric"]) == sorted([XSS, "noisy"])
+    assert "Common set" in notes
+    text = Path(path).read_text(encoding="utf-8")
+    assert text.splitlines()[0].startswith("rank,rank range,metric,benchmarks covered")
+    assert XSS in text
+
+
+def test_downloads_quote_formulas(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"metric": ["=cmd|' /C calc'!A0", "bleu"], "value": [-0.5, 0.1]})
+    lines = Path(csv_file(frame, "t")).read_text(encoding="utf-8").splitlines()
+    assert lines[1:] == ["'=cmd|' /C calc'!A0,-0.5", "bleu,0.1"]
 
 
 def test_heatmap_escapes_names(store: Store) -> None:

@@ -113,16 +113,27 @@ def page(browser: Any, server: dict[str, Any]) -> Iterator[Any]:
         yield page
 
 
-def _grid(page: Any) -> Any:
-    return page.locator("#ranking-table").get_by_role("grid")
+def _grid(page: Any, table: str = "#ranking-table") -> Any:
+    return page.locator(table).get_by_role("grid")
+
+
+def _column(page: Any, column: int, table: str = "#ranking-table") -> list[str]:
+    rows = _grid(page, table).get_by_role("row")
+    return [
+        rows.nth(i).get_by_role("gridcell").nth(column).inner_text().strip()
+        for i in range(1, rows.count())
+    ]
 
 
 def _metric_cells(page: Any) -> list[str]:
-    rows = _grid(page).get_by_role("row")
-    return [
-        rows.nth(i).get_by_role("gridcell").nth(2).inner_text().strip()
-        for i in range(1, rows.count())
-    ]
+    return _column(page, 2)
+
+
+def _downloaded(page: Any, button: str) -> str:
+    """The text of the file the download button `button` (a CSS selector) gives."""
+    with page.expect_download(timeout=15_000) as download:
+        page.locator(button).click()
+    return Path(download.value.path()).read_text(encoding="utf-8")
 
 
 def _choose(page: Any, label: str, option: str) -> None:
@@ -167,6 +178,29 @@ def test_ranking_renders_the_seeded_baselines(page: Any) -> None:
         page.get_by_role("tab", name=tab).click()
         page.wait_for_timeout(500)
         page.screenshot(path=str(ARTIFACTS / f"tab-{tab.lower()}.png"), full_page=True)
+
+
+def test_the_page_opens_on_the_flagship_benchmark(page: Any) -> None:
+    from comperbench.leaderboard.page import FLAGSHIP
+
+    assert FLAGSHIP == "usr-topical"  # usr-persona, ranked too, comes first alphabetically
+    assert page.get_by_label("benchmark", exact=True).first.input_value() == FLAGSHIP
+
+
+def test_overall_tab_ranks_metrics_across_benchmarks(page: Any) -> None:
+    page.get_by_role("tab", name="Overall").click()
+    _grid(page, "#overall-table").get_by_role("row").nth(1).wait_for(timeout=15_000)
+    metrics, ranks = (_column(page, k, "#overall-table") for k in (2, 0))
+    ranked = dict(zip(metrics, ranks, strict=True))
+    assert ranked["f1"].isdigit() and ranked["length"].isdigit()
+    assert "Common set" in page.locator("#overall-notes textarea").input_value()
+    assert "ranked overall only if" in page.locator("#overall-coverage").inner_text()
+    assert _downloaded(page, "#overall-csv").startswith("rank,rank range,metric,")
+    _choose(page, "overall correlation", "Kendall tau-b")
+    page.wait_for_function(
+        "() => document.querySelector('#overall-notes textarea').value.includes('kendall-b')",
+        timeout=15_000,
+    )
 
 
 def test_switching_benchmark_updates_the_table(page: Any) -> None:

@@ -50,6 +50,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         comparison_tab,
         dataset_tab,
         metric_tab,
+        overall_tab,
         ranking_tab,
         upload_tab,
     )
@@ -62,6 +63,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         timer = gr.Timer(POLL_SECONDS, active=restoring.running)
         with gr.Tabs():
             ranked = ranking_tab()
+            overall, draw_overall = overall_tab(page)
             metric = metric_tab(page)
             comparison, heatmap = comparison_tab()
             dataset, show_item = dataset_tab(page)
@@ -78,11 +80,11 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         ).then(**redraw)
         for control in (page.level, page.aspect, page.statistic):
             control.input(page.refresh, page.view, outputs, **FAST).then(**redraw)
-        for other in (ranked.tab, comparison, dataset, upload, about):
+        for other in (ranked.tab, overall, comparison, dataset, upload, about):
             other.select(lambda: False, None, metric.is_open, **FAST)
         submitted.then(page.refresh, page.view, outputs).then(**redraw)
         timer.tick(page.poll, page.view, [*outputs, timer], **FAST).then(**redraw)
-        app.load(page.refresh, page.view, outputs).then(**show_item)
+        app.load(page.refresh, page.view, outputs).then(**show_item).then(**draw_overall)
     return app
 
 

@@ -11,14 +11,18 @@ import pandas as pd
 
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
+from comperbench.leaderboard.overall import HEADLINE_STATISTIC, OVERALL_COLUMNS
 from comperbench.leaderboard.page import FAST, Listener, Page
+from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import submissions_per_day
 from comperbench.leaderboard.views import (
     FORMAT_HELP,
+    OVERALL_COVERAGE,
     RANKING_COLUMNS,
     about_markdown,
     item_view,
     metric_view,
+    overall_table,
 )
 
 with requires_extra("the leaderboard app"):
@@ -57,6 +61,35 @@ def ranking_tab() -> RankingTab:
         notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
         signature = gr.Textbox(label="signature", interactive=False)
     return RankingTab(tab, table, notes, signature)
+
+
+def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
+    """Metrics ranked across benchmarks by a chosen statistic, with the notes under the table;
+    the tab and the listener that draws it (also on opening the tab or choosing the statistic)."""
+    with gr.Tab("Overall", id="overall") as tab:
+        statistic = gr.Dropdown(
+            [(s.display_name, s.name) for s in leaderboard_statistics()],
+            value=HEADLINE_STATISTIC,
+            label="overall correlation",
+        )
+        gr.Markdown(OVERALL_COVERAGE, elem_id="overall-coverage")
+        table = gr.Dataframe(
+            headers=OVERALL_COLUMNS,
+            datatype=["number", "str", "str", "str", "number", "str", "number", "str"],
+            interactive=False,
+            label="metrics ranked across benchmarks",
+            elem_id="overall-table",
+        )
+        download = gr.DownloadButton("Download CSV", elem_id="overall-csv", size="sm")
+        notes = gr.Textbox(label="notes", interactive=False, elem_id="overall-notes")
+    draw: Listener = {
+        "fn": lambda s: overall_table(page.store, s),
+        "inputs": [statistic],
+        "outputs": [table, notes, download],
+    }
+    statistic.input(**draw, **FAST)
+    tab.select(**draw, **FAST)
+    return tab, draw
 
 
 @dataclass(frozen=True)

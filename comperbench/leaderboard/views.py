@@ -6,9 +6,12 @@ Everything is read from the local store and the local benchmark tables.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
+import tempfile
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -17,6 +20,7 @@ from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import cached_benchmark, stored_levels
+from comperbench.leaderboard.overall import overall_view
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 from comperbench.leaderboard.service import (
     Ranked,
@@ -56,6 +60,41 @@ values, wrong columns, non-UTF-8 text and oversize files are refused with the li
 problem, and nothing is stored. A file that covers only part of a benchmark is listed as
 partial and not ranked. An identical file submitted twice is recognised.
 """
+
+
+OVERALL_COVERAGE = (
+    "A metric is ranked overall only if it is ranked on every benchmark shown, with full "
+    "coverage of each; a metric covering only some of them is listed below the ranked ones "
+    "without a rank, and the notes name the benchmarks it misses."
+)
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""Text starting so is read as a formula by spreadsheets; downloads prefix it with a quote."""
+
+
+def _quoted(value: object) -> object:
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
+
+
+def csv_file(frame: pd.DataFrame, stem: str) -> str:
+    """`frame` as a CSV file for a download button, named by `stem` and its content (text
+    cells a spreadsheet would run as formulas are prefixed with a quote)."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[column]):
+            safe[column] = safe[column].map(_quoted)
+    text = safe.to_csv(index=False)
+    folder = Path(tempfile.gettempdir()) / "comperbench-downloads"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def overall_table(store: Store, statistic: str) -> tuple[pd.DataFrame, str, str]:
+    """The overall ranking by `statistic`, its notes and its CSV file."""
+    frame, notes = overall_view(store, statistic)
+    return frame, notes, csv_file(frame, f"overall-{statistic}")
 
 
 def view_levels(benchmark: str) -> list[str]:
