@@ -33,6 +33,9 @@ with requires_extra("the leaderboard app"):
     import gradio as gr
     from gradio.components import Component
 
+FLAGSHIP = "usr-topical"
+"""The benchmark the page opens on when it has ranked metrics: a much cited one with references,
+context and grounding, so that every turn-level baseline is ranked there."""
 FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
 """Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
 
@@ -156,10 +159,12 @@ class Page:
 
 
 def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:
-    """The page on `store`, its view controls in a row, on the first ranked benchmark."""
+    """The page on `store`, its view controls in a row, on the flagship benchmark (on the first
+    ranked one when the flagship has no ranked metric but another has)."""
     index = ItemIndex()
     benchmarks = list_benchmarks()
-    first = (store.ranked_benchmarks() or benchmarks)[0]
+    ranked = store.ranked_benchmarks()
+    first = FLAGSHIP if FLAGSHIP in ranked or not ranked else ranked[0]
     meta = get_metadata(first)
     with gr.Row():
         benchmark = gr.Dropdown(benchmarks, value=first, label="benchmark")
