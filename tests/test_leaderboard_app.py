@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,16 +19,19 @@ from comperbench.leaderboard.service import pairwise_p_values, ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
 from comperbench.leaderboard.views import (
+    FAMILIES,
     RANKING_COLUMNS,
     about_markdown,
+    comparison,
     csv_file,
-    heatmap_html,
+    family,
     item_view,
     metric_choices,
     metric_view,
     overall_table,
     p_colour,
     ranking_frame,
+    shown_ranking,
 )
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -75,14 +79,32 @@ def test_downloads_quote_formulas(tmp_path: Path) -> None:
     assert lines[1:] == ["'=cmd|' /C calc'!A0,-0.5", "bleu,0.1"]
 
 
+def test_ranking_search_filters_and_columns(store: Store) -> None:
+    frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
+    assert frame["family"].tolist() == ["unknown", "unknown"]  # submissions record no family
+    every = (RANKING_COLUMNS, FAMILIES)
+    assert shown_ranking(frame, " NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
+    assert shown_ranking(frame, "", "reference-free", every[1], every[0]).empty
+    assert len(shown_ranking(frame, "", "reference-based", every[1], every[0])) == 2
+    assert shown_ranking(frame, "", "all", ["ngram"], every[0]).empty
+    chosen = shown_ranking(frame, "", "all", every[1], ["value", "metric"])
+    assert list(chosen.columns) == ["metric", "value"]
+
+
+def test_baselines_have_their_metric_family() -> None:
+    row = SimpleNamespace(metric="embedding-average", baseline=True)
+    assert family(row) == "embedding"  # type: ignore[arg-type]
+    assert family(SimpleNamespace(metric="f1", baseline=False)) == "unknown"  # type: ignore[arg-type]
+
+
 def test_heatmap_escapes_names(store: Store) -> None:
-    page = heatmap_html(store, "usr-topical", "turn", "overall", "spearman")
+    page, path = comparison(store, "usr-topical", "turn", "overall", "spearman")
     assert XSS not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert page.count("<td") == 4
-    assert heatmap_html(store, "usr-persona", "turn", "overall", "spearman").startswith(
-        "<p>At least two"
-    )
+    assert path is not None and XSS in Path(path).read_text(encoding="utf-8")
+    page, path = comparison(store, "usr-persona", "turn", "overall", "spearman")
+    assert page.startswith("<p>At least two") and path is None
 
 
 def test_metric_view_and_items(store: Store) -> None:
@@ -159,7 +181,7 @@ def test_heatmap_colours_are_graded_by_p() -> None:
 
 
 def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
-    page = heatmap_html(store, "usr-topical", "turn", "overall", "spearman")
+    page = comparison(store, "usr-topical", "turn", "overall", "spearman")[0]
     ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
     p = pairwise_p_values([r.row for r in ranked])
     for i, j in ((0, 1), (1, 0)):

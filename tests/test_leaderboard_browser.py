@@ -203,6 +203,40 @@ def test_overall_tab_ranks_metrics_across_benchmarks(page: Any) -> None:
     )
 
 
+def _shown_metrics_become(page: Any, test: Any) -> list[str]:
+    deadline = time.monotonic() + 15
+    while not test(shown := _metric_cells(page)) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    return shown
+
+
+def test_ranking_search_filters_columns_and_downloads(page: Any) -> None:
+    search = page.locator("#ranking-search textarea")
+    search.press_sequentially("LEN")  # typed: filling the box sends no input event
+    assert _shown_metrics_become(page, lambda m: m == ["length"]) == ["length"]
+    search.press("Control+a")
+    search.press("Backspace")
+    page.locator("#ranking-references").get_by_label("reference-based").check()
+    shown = _shown_metrics_become(page, lambda m: "length" not in m)
+    assert "f1" in shown and "length" not in shown  # length needs no reference
+    page.locator("#ranking-references").get_by_label("all").check()
+    page.locator("#ranking-families").get_by_label("unknown").uncheck()
+    shown = _shown_metrics_become(page, lambda m: sorted(m) == ["f1", "length"])
+    assert sorted(shown) == ["f1", "length"]  # the baselines, both n-gram metrics
+    page.locator("#ranking-columns").get_by_label("authors").uncheck()
+    headers = _grid(page).get_by_role("columnheader")
+    page.wait_for_function(
+        "() => !document.querySelector('#ranking-table [role=grid]').innerText.includes('authors')",
+        timeout=10_000,
+    )
+    assert "family" in headers.all_inner_texts()[-1]
+    text = _downloaded(page, "#ranking-csv")
+    assert text.splitlines()[0].endswith("trained on this benchmark,family")
+    assert sorted(line.split(",")[2] for line in text.splitlines()[1:]) == ["f1", "length"]
+    page.get_by_role("tab", name="Comparison").click()
+    assert _downloaded(page, "#comparison-csv").startswith("row better than column,")
+
+
 def test_switching_benchmark_updates_the_table(page: Any) -> None:
     shown = page.get_by_label("benchmark", exact=True).first.input_value()
     other = "usr-persona" if shown == "usr-topical" else "usr-topical"

@@ -65,26 +65,36 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             ranked = ranking_tab()
             overall, draw_overall = overall_tab(page)
             metric = metric_tab(page)
-            comparison, heatmap = comparison_tab()
+            comparison, heatmap, p_values = comparison_tab()
             dataset, show_item = dataset_tab(page)
             upload, submitted = upload_tab(page)
             about = about_tab()
 
-        outputs = [ranked.table, ranked.notes, ranked.signature, metric.metric, heatmap]
+        outputs = [ranked.full, ranked.notes, ranked.signature, metric.metric, heatmap, p_values]
         redraw = metric.redraw_listener
-        page.benchmark.input(
+        switched = page.benchmark.input(
             page.switch,
             [page.benchmark, page.statistic],
             [page.level, page.aspect, *outputs],
             **FAST,
-        ).then(**redraw)
-        for control in (page.level, page.aspect, page.statistic):
-            control.input(page.refresh, page.view, outputs, **FAST).then(**redraw)
+        )
+        refreshed = [
+            control.input(page.refresh, page.view, outputs, **FAST)
+            for control in (page.level, page.aspect, page.statistic)
+        ]
         for other in (ranked.tab, overall, comparison, dataset, upload, about):
             other.select(lambda: False, None, metric.is_open, **FAST)
-        submitted.then(page.refresh, page.view, outputs).then(**redraw)
-        timer.tick(page.poll, page.view, [*outputs, timer], **FAST).then(**redraw)
-        app.load(page.refresh, page.view, outputs).then(**show_item).then(**draw_overall)
+        polled = timer.tick(page.poll, page.view, [*outputs, timer], **FAST)
+        for event in (
+            switched,
+            *refreshed,
+            submitted.then(page.refresh, page.view, outputs),
+            polled,
+        ):
+            event.then(**redraw)
+            event.then(**ranked.show, **FAST)
+        loaded = app.load(page.refresh, page.view, outputs)
+        loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
     return app
 
 

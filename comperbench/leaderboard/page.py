@@ -22,7 +22,7 @@ from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, 
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
 from comperbench.leaderboard.views import (
-    heatmap_html,
+    comparison,
     metric_choices,
     ranking_frame,
     ranking_notes,
@@ -38,6 +38,10 @@ FLAGSHIP = "usr-topical"
 context and grounding, so that every turn-level baseline is ranked there."""
 FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
 """Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
+
+
+VIEW_OUTPUTS = 6
+"""How many values `Page.refresh` returns."""
 
 
 class Listener(TypedDict):
@@ -81,7 +85,8 @@ class Page:
         )
 
     def refresh(self, benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
-        """The ranking table, its notes, the signature, the metric choices and the heatmap."""
+        """The ranking table, its notes, the signature, the metric choices, the heatmap and its
+        CSV file (`VIEW_OUTPUTS` values)."""
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
@@ -97,7 +102,7 @@ class Page:
             f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
             sig,
             gr.update(choices=choices, value=choices[0][1] if choices else None),
-            heatmap_html(self.store, benchmark, level, aspect, statistic),
+            *comparison(self.store, benchmark, level, aspect, statistic),
         )
 
     @property
@@ -108,7 +113,7 @@ class Page:
         """While the restore runs: no change; once it is done, the redrawn view and the timer
         stopped."""
         if self.restoring.running:
-            return tuple(gr.update() for _ in range(6))  # the view's five and the timer
+            return tuple(gr.update() for _ in range(VIEW_OUTPUTS + 1))  # and the timer
         return (*self.refresh(*view), gr.Timer(active=False))
 
     def on_upload(

@@ -16,13 +16,18 @@ from comperbench.leaderboard.page import FAST, Listener, Page
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import submissions_per_day
 from comperbench.leaderboard.views import (
+    COLUMN_TYPES,
+    FAMILIES,
     FORMAT_HELP,
     OVERALL_COVERAGE,
     RANKING_COLUMNS,
+    REFERENCES,
     about_markdown,
+    csv_file,
     item_view,
     metric_view,
     overall_table,
+    shown_ranking,
 )
 
 with requires_extra("the leaderboard app"):
@@ -32,35 +37,60 @@ with requires_extra("the leaderboard app"):
 
 @dataclass(frozen=True)
 class RankingTab:
-    """The ranking table, its notes (partial, set-apart and unranked rows) and the signature."""
+    """The ranking table (the view's rows in `full`, those searched and filtered shown), its
+    CSV download, its notes (partial, set-apart and unranked rows) and the signature."""
 
     tab: gr.Tab
+    full: gr.State
     table: gr.Dataframe
+    download: gr.DownloadButton
     notes: gr.Textbox
     signature: gr.Textbox
+    show: Listener
+
+
+def _shown(
+    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
+) -> tuple[gr.Dataframe, str]:
+    shown = shown_ranking(frame, search, reference, families, columns)
+    datatype = [COLUMN_TYPES[c] for c in shown.columns]
+    return gr.Dataframe(shown, datatype=datatype), csv_file(shown, "ranking")
 
 
 def ranking_tab() -> RankingTab:
-    """The ranking of the full-coverage submissions of the view."""
+    """The ranking of the full-coverage submissions of the view: search by name, filters by
+    references and family, a choice of columns, and the shown rows as CSV."""
     with gr.Tab("Ranking", id="ranking") as tab:
+        with gr.Row():
+            search = gr.Textbox(label="search metric", elem_id="ranking-search", scale=2)
+            reference = gr.Radio(
+                REFERENCES, value="all", label="references", elem_id="ranking-references", scale=2
+            )
+            families = gr.CheckboxGroup(
+                FAMILIES, value=FAMILIES, label="family", elem_id="ranking-families", scale=3
+            )
+        columns = gr.CheckboxGroup(
+            RANKING_COLUMNS, value=RANKING_COLUMNS, label="columns", elem_id="ranking-columns"
+        )
+        full = gr.State(pd.DataFrame(columns=RANKING_COLUMNS))
         table = gr.Dataframe(
             headers=RANKING_COLUMNS,
-            datatype=[
-                "number",
-                "str",
-                "str",
-                *["number"] * 4,
-                *["str"] * 1,
-                "number",
-                *["str"] * 4,
-            ],
+            datatype=list(COLUMN_TYPES.values()),
             interactive=False,
             label="full-coverage submissions",
             elem_id="ranking-table",
         )
+        download = gr.DownloadButton("Download CSV", elem_id="ranking-csv", size="sm")
         notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
         signature = gr.Textbox(label="signature", interactive=False)
-    return RankingTab(tab, table, notes, signature)
+    show: Listener = {
+        "fn": _shown,
+        "inputs": [full, search, reference, families, columns],
+        "outputs": [table, download],
+    }
+    for control in (search, reference, families, columns):
+        control.input(**show, **FAST)
+    return RankingTab(tab, full, table, download, notes, signature, show)
 
 
 def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
@@ -140,11 +170,12 @@ def metric_tab(page: Page) -> MetricTab:
     return shown
 
 
-def comparison_tab() -> tuple[gr.Tab, gr.HTML]:
-    """The tab and its heatmap of pairwise p-values between the ranked metrics."""
+def comparison_tab() -> tuple[gr.Tab, gr.HTML, gr.DownloadButton]:
+    """The tab, its heatmap of pairwise p-values between the ranked metrics and their CSV."""
     with gr.Tab("Comparison", id="comparison") as tab:
         heatmap = gr.HTML(elem_id="heatmap")
-    return tab, heatmap
+        download = gr.DownloadButton("Download CSV", elem_id="comparison-csv", size="sm")
+    return tab, heatmap, download
 
 
 def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:

@@ -11,9 +11,11 @@ import html
 import math
 import tempfile
 from collections import Counter
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from comperbench import __version__
@@ -31,7 +33,7 @@ from comperbench.leaderboard.service import (
     set_apart,
     unranked,
 )
-from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
 from comperbench.stats.statistics import LEVELS
 
@@ -49,7 +51,13 @@ RANKING_COLUMNS = [
     "baseline",
     "trained on this benchmark",
     "authors",
+    "family",
 ]
+_TYPES = ["number", "str", "str", *["number"] * 4, "str", "number", *["str"] * 5]
+COLUMN_TYPES = dict(zip(RANKING_COLUMNS, _TYPES, strict=True))
+"""Each ranking column's Dataframe datatype."""
+FAMILIES = ["ngram", "embedding", "learned", "llm", "unknown"]
+REFERENCES = ["all", "reference-free", "reference-based"]
 FORMAT_HELP = f"""
 **Submission format.** A CSV, JSONL or parquet file (optionally `.gz` or a `.zip` holding one
 file, at most {MAX_FILE_BYTES // 2**20} MB) with an `item_id` column and a `score` column, or one
@@ -128,9 +136,39 @@ def ranking_frame(
                 "yes" if r.row.baseline else "no",
                 "yes" if benchmark in r.row.trained_on else "no",
                 r.row.authors,
+                family(r.row),
             ]
         )
     return pd.DataFrame(rows, columns=RANKING_COLUMNS)
+
+
+@cache
+def _registered_family(name: str) -> str:
+    import comperbench.metrics  # noqa: F401  (fills the metric registry)
+    from comperbench.metrics.registry import get
+
+    try:
+        return get(name).family
+    except ComperbenchError:
+        return "unknown"
+
+
+def family(row: Row) -> str:
+    """A baseline's metric family, from the metric registry; "unknown" for a submitted metric
+    (its metadata does not record a family)."""
+    return _registered_family(row.metric) if row.baseline else "unknown"
+
+
+def shown_ranking(
+    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
+) -> pd.DataFrame:
+    """The ranking rows whose metric name contains `search` (any case), that are reference-free
+    or reference-based as asked, of the chosen families; the chosen columns, in table order."""
+    keep = frame["metric"].str.contains(search.strip(), case=False, regex=False)
+    if reference != "all":
+        keep &= frame["reference-free"] == ("yes" if reference == "reference-free" else "no")
+    keep &= frame["family"].isin(families)
+    return frame.loc[keep, [c for c in RANKING_COLUMNS if c in columns]]
 
 
 def ranking_notes(
@@ -181,13 +219,24 @@ def p_colour(p: float) -> tuple[str, str]:
     return background, "#ffffff" if strength > 0.5 else "#000000"
 
 
-def heatmap_html(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> str:
-    """Paired bootstrap p-values of 'row better than column' as a colour-graded, escaped HTML table."""
+def comparison(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str
+) -> tuple[str, str | None]:
+    """The heatmap of a view's paired bootstrap p-values of 'row better than column' (escaped
+    HTML) and their CSV file (None under two ranked metrics)."""
     ranked = ranking(store, benchmark, level, aspect, statistic)
     if len(ranked) < 2:
-        return "<p>At least two ranked metrics are needed for a comparison.</p>"
+        return "<p>At least two ranked metrics are needed for a comparison.</p>", None
+    names = [r.row.metric for r in ranked]
     p = pairwise_p_values([r.row for r in ranked])
-    names = [html.escape(r.row.metric) for r in ranked]
+    frame = pd.DataFrame(p, columns=names)
+    frame.insert(0, "row better than column", names)
+    stem = f"comparison-{benchmark}-{level}-{aspect}-{statistic}"
+    return heatmap_html([html.escape(n) for n in names], p), csv_file(frame, stem)
+
+
+def heatmap_html(names: list[str], p: np.ndarray) -> str:
+    """The p-values between the metrics `names` (escaped) as a colour-graded HTML table."""
     head = "".join(f'<th scope="col">{n}</th>' for n in names)
     body = []
     for i, name in enumerate(names):
