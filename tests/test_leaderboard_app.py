@@ -27,6 +27,7 @@ from comperbench.leaderboard.views import (
     family,
     item_view,
     metric_choices,
+    metric_details,
     metric_view,
     overall_table,
     p_colour,
@@ -116,6 +117,23 @@ def test_metric_view_and_items(store: Store) -> None:
     assert row["item_id"] == cached_benchmark("usr-topical", "turn").item_ids[3]
     assert {"context", "response", "references", "scores"} <= set(row)
     assert counter == "item 4 of 360"
+
+
+def test_metric_details_show_the_submission_escaped(data_root: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    bench = cached_benchmark("usr-topical", "turn")
+    raw = "item_id,score\n" + "".join(f"{i},{j % 5}\n" for j, i in enumerate(bench.item_ids))
+    link = "https://example.org/paper?a=1&b=2"
+    meta = SubmissionMeta(XSS, "A & B", link, f"first line {XSS}\nsecond line")
+    submit("d.csv", raw.encode(), meta, store, ItemIndex(["usr-topical"]), n_resamples=50)
+    view = ("usr-topical", "turn", "overall", "pearson")
+    [row] = [r.row for r in ranking(store, *view)]
+    page = metric_details(store, *view, row.metric_id)
+    assert XSS not in page and page.count("&lt;img src=x onerror=alert(1)&gt;") == 2
+    assert "by A &amp; B" in page and "&gt;<br>second line" in page
+    href = "https://example.org/paper?a=1&amp;b=2"
+    assert f'<a href="{href}" rel="nofollow noopener noreferrer" target="_blank">{href}</a>' in page
+    assert metric_details(store, *view, None) == ""
 
 
 def test_about_cites_every_benchmark() -> None:

@@ -141,10 +141,13 @@ def _choose(page: Any, label: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def _upload(page: Any, path: Path, name: str) -> str:
+def _upload(page: Any, path: Path, name: str, **fields: str) -> str:
+    """Submit `path` as `name` in the Upload tab (other `fields` by label); the result."""
     page.get_by_role("tab", name="Upload").click()
     page.locator("#upload-file input[type=file]").set_input_files(str(path))
     page.get_by_label("metric name").fill(name)
+    for label, value in fields.items():
+        page.get_by_label(label, exact=True).fill(value)
     result = page.locator("#result textarea")
     before = result.input_value()
     page.get_by_role("button", name="Submit").click()
@@ -293,6 +296,26 @@ def test_markup_in_a_name_is_shown_as_text(page: Any, server: dict[str, Any]) ->
     assert page.locator("img[src=x]").count() == 0
     page.get_by_role("tab", name="Comparison").click()
     assert XSS_NAME in page.locator("#heatmap").inner_text()
+    assert page.locator("img[src=x]").count() == 0
+
+
+def test_metric_tab_shows_the_submission_link_and_description(
+    page: Any, server: dict[str, Any]
+) -> None:
+    link = "https://example.org/paper?a=1&b=2"
+    fields = {"link (paper or code)": link, "description": f"Noisy humans. {XSS_NAME}"}
+    path = _noisy_file(server["folder"], "described.csv", 7)
+    assert "stored as submission" in _upload(page, path, "described", **fields)
+    page.get_by_role("tab", name="Ranking").click()
+    _choose(page, "benchmark", "usr-topical")
+    page.get_by_role("tab", name="Metric").click()
+    page.locator("#metric-choice input").click()
+    page.get_by_role("option", name="described", exact=True).click()
+    anchor = page.locator("#submission-details a")
+    anchor.wait_for(timeout=15_000)
+    assert anchor.get_attribute("href") == link and anchor.inner_text() == link
+    assert set(str(anchor.get_attribute("rel")).split()) >= {"nofollow", "noopener"}
+    assert f"Noisy humans. {XSS_NAME}" in page.locator("#submission-details").inner_text()
     assert page.locator("img[src=x]").count() == 0
 
 

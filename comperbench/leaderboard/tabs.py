@@ -25,6 +25,7 @@ from comperbench.leaderboard.views import (
     about_markdown,
     csv_file,
     item_view,
+    metric_details,
     metric_view,
     overall_table,
     shown_ranking,
@@ -134,39 +135,47 @@ class MetricTab:
     page: Page
     tab: gr.Tab
     metric: gr.Dropdown
+    details: gr.HTML
     scatter: gr.ScatterPlot
     means: gr.Dataframe
     is_open: gr.State
 
     @property
     def redraw_listener(self) -> Listener:
-        """Redraws the scatter and the means of the chosen metric if the page is open."""
+        """Redraws the details, scatter and means of the chosen metric if the page is open."""
         inputs = [self.is_open, *self.page.view, self.metric]
-        return {"fn": self.redraw, "inputs": inputs, "outputs": [self.scatter, self.means]}
+        outputs = [self.details, self.scatter, self.means]
+        return {"fn": self.redraw, "inputs": inputs, "outputs": outputs}
 
-    def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, Any]:
-        """The scatter and means of the view and metric, or no change while the page is closed."""
+    def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, ...]:
+        """The metric's submission, scatter and means, or no change while the page is closed."""
         if not is_open:
-            return gr.update(), gr.update()
-        return metric_view(self.page.store, *view_and_metric)
+            return gr.update(), gr.update(), gr.update()
+        return self.drawn(*view_and_metric)
 
-    def open_metric(self, *view_and_metric: Any) -> tuple[bool, pd.DataFrame, pd.DataFrame]:
-        """The page opened: it is open, with the scatter and means of the view and metric."""
-        return (True, *metric_view(self.page.store, *view_and_metric))
+    def drawn(self, *view_and_metric: Any) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+        """The submission, scatter and means of the view and metric."""
+        store = self.page.store
+        return (metric_details(store, *view_and_metric), *metric_view(store, *view_and_metric))
+
+    def open_metric(self, *view_and_metric: Any) -> tuple[Any, ...]:
+        """The page opened: it is open, with the submission, scatter and means of the metric."""
+        return (True, *self.drawn(*view_and_metric))
 
 
 def metric_tab(page: Page) -> MetricTab:
     """The metric page: drawn on opening it and on choosing its metric."""
     with gr.Tab("Metric", id="metric") as tab:
-        metric = gr.Dropdown([], label="metric")
+        metric = gr.Dropdown([], label="metric", elem_id="metric-choice")
+        details = gr.HTML(elem_id="submission-details")
         scatter = gr.ScatterPlot(
             x="metric score", y="human score", color="system", label="metric vs human"
         )
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = gr.State(False)
-    shown = MetricTab(page, tab, metric, scatter, means, is_open)
+    shown = MetricTab(page, tab, metric, details, scatter, means, is_open)
     metric.input(**shown.redraw_listener)
-    tab.select(shown.open_metric, [*page.view, metric], [is_open, scatter, means])
+    tab.select(shown.open_metric, [*page.view, metric], [is_open, details, scatter, means])
     return shown
 
 

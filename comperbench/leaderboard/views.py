@@ -14,6 +14,7 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
@@ -312,6 +313,39 @@ def metric_view(
         .round(4)
     )
     return frame.dropna(), means
+
+
+def metric_details(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    metric: int | str | None,
+) -> str:
+    """The submission of one ranked metric as escaped HTML: name, number, authors, its link
+    (http(s) only, rel="nofollow noopener") and its description."""
+    rows = {
+        str(r.row.metric_id): r.row for r in ranking(store, benchmark, level, aspect, statistic)
+    }
+    row = rows.get(str(metric))
+    if row is None:
+        return ""
+    [sub] = [s for s in store.submissions() if s["id"] == row.submission_id]
+    who = html.escape(str(sub["authors"]) or "no authors given")
+    parts = [
+        f"<p><strong>{html.escape(row.metric)}</strong>, submission #{row.submission_id} by "
+        f"{who}{' (baseline)' if row.baseline else ''}</p>"
+    ]
+    if urlparse(row.link).scheme in ("http", "https"):
+        link = html.escape(row.link)
+        parts.append(
+            f'<p>Link: <a href="{link}" rel="nofollow noopener noreferrer" '
+            f'target="_blank">{link}</a></p>'
+        )
+    if description := str(sub["description"]).strip():
+        parts.append(f"<p>{html.escape(description).replace(chr(10), '<br>')}</p>")
+    return f'<div class="submission-details">{"".join(parts)}</div>'
 
 
 def item_view(benchmark: str, level: str, position: float) -> tuple[dict[str, Any], str]:
