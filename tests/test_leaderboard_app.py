@@ -33,6 +33,7 @@ from comperbench.leaderboard.views import (
     p_colour,
     ranking_frame,
     shown_ranking,
+    template_file,
 )
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -134,6 +135,14 @@ def test_metric_details_show_the_submission_escaped(data_root: Path, tmp_path: P
     href = "https://example.org/paper?a=1&amp;b=2"
     assert f'<a href="{href}" rel="nofollow noopener noreferrer" target="_blank">{href}</a>' in page
     assert metric_details(store, *view, None) == ""
+
+
+def test_template_lists_the_items_with_an_empty_score(data_root: Path) -> None:
+    path = template_file("usr-topical", "turn")
+    assert path is not None
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    ids = cached_benchmark("usr-topical", "turn").item_ids
+    assert lines == ["item_id,score", *(f"{i}," for i in ids)]
 
 
 def test_about_cites_every_benchmark() -> None:

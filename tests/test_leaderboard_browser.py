@@ -319,6 +319,21 @@ def test_metric_tab_shows_the_submission_link_and_description(
     assert page.locator("img[src=x]").count() == 0
 
 
+def test_upload_tab_downloads_a_template_of_the_chosen_benchmark(page: Any) -> None:
+    from comperbench.leaderboard.items import cached_benchmark
+
+    page.get_by_role("tab", name="Upload").click()
+    assert _downloaded(page, "#template-csv").startswith("item_id,score\nusr-topical/")
+    _choose(page, "template benchmark", "dstc9")
+    deadline = time.monotonic() + 15
+    while "dstc9/" not in (text := _downloaded(page, "#template-csv")):
+        assert time.monotonic() < deadline, "the template did not follow the benchmark"
+        page.wait_for_timeout(300)
+    lines = text.splitlines()
+    ids = cached_benchmark("dstc9", "dialogue").item_ids
+    assert lines == ["item_id,score", *(f"{i}," for i in ids)]
+
+
 def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None:
     assert "stored as submission" in _upload(page, FIXTURES / "partial.csv", XSS_NAME)
     page.get_by_role("tab", name="Ranking").click()

@@ -29,6 +29,7 @@ from comperbench.leaderboard.views import (
     metric_view,
     overall_table,
     shown_ranking,
+    template_file,
 )
 
 with requires_extra("the leaderboard app"):
@@ -210,6 +211,24 @@ def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
     return tab, show_item
 
 
+def template_row(page: Page) -> None:
+    """A benchmark and level, and their submission template to download."""
+    levels = stored_levels(page.first)
+    with gr.Row():
+        benchmark = gr.Dropdown(page.benchmarks, value=page.first, label="template benchmark")
+        level = gr.Dropdown(levels, value=levels[0], label="template level")
+        download = gr.DownloadButton(
+            "Download template", template_file(page.first, levels[0]), elem_id="template-csv"
+        )
+
+    def switched(name: str) -> tuple[Any, str | None]:
+        first = stored_levels(name)[0]
+        return gr.update(choices=stored_levels(name), value=first), template_file(name, first)
+
+    benchmark.input(switched, benchmark, [level, download], **FAST)
+    level.input(template_file, [benchmark, level], download, **FAST)
+
+
 def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
     """The submission form (with the sign-in button where submitting needs it) and its result;
     the tab and the submit event. Submissions are handled one at a time, so that an account's
@@ -223,6 +242,7 @@ def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
             )
             gr.LoginButton(elem_id="sign-in")
         gr.Markdown(FORMAT_HELP)
+        template_row(page)
         upload = gr.File(
             label="submission file",
             file_count="single",

@@ -100,6 +100,16 @@ def csv_file(frame: pd.DataFrame, stem: str) -> str:
     return str(path)
 
 
+def template_file(benchmark: str, level: str) -> str | None:
+    """A submission file to fill for one benchmark level, as `comperbench template` writes it:
+    the item ids and an empty score column (None when the benchmark cannot be loaded)."""
+    try:
+        ids = cached_benchmark(benchmark, level).item_ids
+    except ComperbenchError:
+        return None
+    return csv_file(pd.DataFrame({"item_id": ids, "score": ""}), f"{benchmark}-{level}-template")
+
+
 def overall_table(store: Store, statistic: str) -> tuple[pd.DataFrame, str, str]:
     """The overall ranking by `statistic`, its notes and its CSV file."""
     frame, notes = overall_view(store, statistic)
