@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.app import build
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
@@ -22,6 +23,7 @@ from comperbench.leaderboard.views import (
     FAMILIES,
     RANKING_COLUMNS,
     about_markdown,
+    citation_bibtex,
     comparison,
     csv_file,
     family,
@@ -145,8 +147,13 @@ def test_template_lists_the_items_with_an_empty_score(data_root: Path) -> None:
     assert lines == ["item_id,score", *(f"{i}," for i in ids)]
 
 
-def test_about_cites_every_benchmark() -> None:
+def test_about_cites_every_benchmark_and_comperbench() -> None:
     text = about_markdown()
+    bibtex = citation_bibtex()
+    assert bibtex in text and bibtex.count("@software{") == 2
+    assert bibtex.count("author = {{comperbench contributors}}") == 2
+    assert bibtex.count(f"version = {{{__version__}}}") == 2
+    assert "doi" not in bibtex.lower() and "url =" not in bibtex  # the package declares no URL
     for name in list_benchmarks():
         assert get_metadata(name).citation.strip() in text
 

@@ -334,6 +334,14 @@ def test_upload_tab_downloads_a_template_of_the_chosen_benchmark(page: Any) -> N
     assert lines == ["item_id,score", *(f"{i}," for i in ids)]
 
 
+def test_about_tab_has_the_citation_block(page: Any) -> None:
+    page.get_by_role("tab", name="About").click()
+    heading = page.get_by_role("heading", name="Cite comperbench and this leaderboard")
+    heading.wait_for(timeout=15_000)
+    block = page.locator("code", has_text="@software{comperbench_leaderboard").first
+    assert "author = {{comperbench contributors}}" in block.inner_text()
+
+
 def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None:
     assert "stored as submission" in _upload(page, FIXTURES / "partial.csv", XSS_NAME)
     page.get_by_role("tab", name="Ranking").click()

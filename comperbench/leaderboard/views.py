@@ -12,6 +12,7 @@ import math
 import tempfile
 from collections import Counter
 from functools import cache
+from importlib.metadata import metadata
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -382,6 +383,22 @@ def statistics_lines() -> list[str]:
     return ["\n".join(lines)]
 
 
+def citation_bibtex() -> str:
+    """BibTeX of comperbench and of its leaderboard, from the installed package's metadata: its
+    summary, version and project URL (left out when the package declares none)."""
+    meta = metadata("comperbench")
+    urls = [entry.split(",", 1)[-1].strip() for entry in meta.get_all("Project-URL") or []]
+    url = f"  url = {{{urls[0]}}},\n" if urls else ""
+    common = f"  author = {{{{comperbench contributors}}}},\n  version = {{{__version__}}},\n{url}"
+    return (
+        f"@software{{comperbench,\n  title = {{comperbench: {meta['Summary']}}},\n{common}"
+        f"  note = {{Python package comperbench, version {__version__}}}\n}}\n\n"
+        "@software{comperbench_leaderboard,\n  title = {comperbench leaderboard: correlation "
+        f"of automatic dialogue metrics with human judgments}},\n{common}"
+        f"  note = {{The Gradio leaderboard app of comperbench {__version__}}}\n}}"
+    )
+
+
 def about_markdown() -> str:
     """The about page: the statistics, the submission format and every benchmark's citation."""
     parts = [
@@ -392,6 +409,8 @@ def about_markdown() -> str:
         "## Statistics",
         *statistics_lines(),
         FORMAT_HELP,
+        "## Cite comperbench and this leaderboard",
+        f"```bibtex\n{citation_bibtex()}\n```",
         "## Cite the benchmarks",
     ]
     for name in list_benchmarks():
