@@ -216,11 +216,12 @@ def test_heatmap_colours_are_graded_by_p() -> None:
 
 def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
     page = comparison(store, "usr-topical", "turn", "overall", "spearman")[0]
+    cell = "padding:3px 5px;text-align:center"
     ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
     p = pairwise_p_values([r.row for r in ranked])
     for i, j in ((0, 1), (1, 0)):
         shade, colour = p_colour(float(p[i, j]))
-        assert f'<td style="background:{shade};color:{colour}">{p[i, j]:.3f}</td>' in page
+        assert f'<td style="background:{shade};color:{colour};{cell}">{p[i, j]:.3f}</td>' in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 

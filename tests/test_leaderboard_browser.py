@@ -41,6 +41,26 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _submit_many_metrics(store: Any, count: int) -> None:
+    """One file of `count` noisy copies of the human scores on usr-persona, one column each
+    (with the two baselines, 20 ranked metrics there)."""
+    from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+    from comperbench.leaderboard.service import submit
+    from comperbench.leaderboard.submission import SubmissionMeta
+
+    bench = cached_benchmark("usr-persona", "turn")
+    human = np.nan_to_num(bench.human_scores("overall"))
+    rng = np.random.default_rng(0)
+    names = [f"noisy-human-copy-{k:02d}" for k in range(count)]
+    columns = [human + rng.normal(scale=0.3 + 0.1 * k, size=len(human)) for k in range(count)]
+    lines = ["item_id," + ",".join(names)] + [
+        ",".join([item, *(repr(float(c[j])) for c in columns)])
+        for j, item in enumerate(bench.item_ids)
+    ]
+    raw = ("\n".join(lines) + "\n").encode()
+    submit("many.csv", raw, SubmissionMeta("many"), store, ItemIndex(["usr-persona"]))
+
+
 @pytest.fixture(scope="module")
 def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from comperbench.leaderboard.app import build, launch_options
@@ -51,6 +71,7 @@ def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     os.environ["GRADIO_TEMP_DIR"] = str(folder / "gradio")
     store = Store(folder / "lb.sqlite")
     seed(store, ["length", "f1"], ["usr-topical", "usr-persona"], progress=lambda _: None)
+    _submit_many_metrics(store, 18)
     app = build(store.path)
     port = _free_port()
     app.launch(
@@ -176,11 +197,6 @@ def _noisy_file(folder: Path, name: str, seed: int) -> Path:
 def test_ranking_renders_the_seeded_baselines(page: Any) -> None:
     assert sorted(_metric_cells(page)) == ["f1", "length"]
     assert "stat:spearman|level:turn" in page.get_by_label("signature").input_value()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for tab in ("Ranking", "Metric", "Comparison", "Dataset", "Upload", "About"):
-        page.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(500)
-        page.screenshot(path=str(ARTIFACTS / f"tab-{tab.lower()}.png"), full_page=True)
 
 
 def test_the_page_opens_on_the_flagship_benchmark(page: Any) -> None:
@@ -238,6 +254,67 @@ def test_ranking_search_filters_columns_and_downloads(page: Any) -> None:
     assert sorted(line.split(",")[2] for line in text.splitlines()[1:]) == ["f1", "length"]
     page.get_by_role("tab", name="Comparison").click()
     assert _downloaded(page, "#comparison-csv").startswith("row better than column,")
+
+
+TABS = ("Ranking", "Overall", "Metric", "Comparison", "Dataset", "Upload", "About")
+CLIPPED = """() => {
+  const width = document.documentElement.clientWidth;
+  const scrolled = (el) => {
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) return true;
+    }
+    return false;
+  };
+  const clipped = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || el.closest('.sr-only, .visually-hidden')) continue;
+    const overflow = getComputedStyle(el).overflowX;
+    const name = `${el.tagName}#${el.id}.${el.className}`;
+    if (box.right > width + 1 && !scrolled(el)) clipped.push(`${name} ends at ${box.right}`);
+    if (['hidden', 'clip'].includes(overflow) && el.scrollWidth > el.clientWidth + 1)
+      clipped.push(`${name} hides ${el.scrollWidth - el.clientWidth}px`);
+  }
+  return {page: document.documentElement.scrollWidth, width, clipped};
+}"""
+"""What sticks out of a 1400 px page or is cut off by its box (not what scrolls in its box)."""
+
+
+def _heatmap_of(page: Any, count: int) -> Any:
+    """The heatmap's column labels, once it shows `count` metrics."""
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#heatmap th[scope=col]').length === n",
+        arg=count,
+        timeout=15_000,
+    )
+    return page.locator("#heatmap th[scope=col]")
+
+
+def test_every_tab_fits_1400_px(page: Any) -> None:
+    _choose(page, "benchmark", "usr-persona")  # 20 ranked metrics in its heatmap
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for tab in TABS:
+        page.get_by_role("tab", name=tab).click()
+        if tab == "Comparison":
+            _heatmap_of(page, 20)
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(ARTIFACTS / f"tab-{tab.lower()}.png"), full_page=True)
+        found = page.evaluate(CLIPPED)
+        assert found["page"] <= found["width"] == 1400 and found["clipped"] == [], (tab, found)
+
+
+def test_heatmap_of_20_metrics_is_readable_at_1400_px(page: Any) -> None:
+    _choose(page, "benchmark", "usr-persona")
+    page.get_by_role("tab", name="Comparison").click()
+    labels = _heatmap_of(page, 20)
+    box = page.locator("#heatmap .heatmap-scroll")
+    fits = box.evaluate("b => b.scrollWidth <= b.clientWidth")
+    assert fits or box.evaluate("b => getComputedStyle(b).overflowX") == "auto"
+    for label in (labels.first, page.locator("#heatmap th[scope=row]").last):
+        assert label.evaluate("l => parseFloat(getComputedStyle(l).fontSize)") >= 12
+        assert label.evaluate("l => l.scrollWidth <= l.clientWidth")  # the whole name shows
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    box.screenshot(path=str(ARTIFACTS / "comparison-20-metrics.png"))
 
 
 def test_switching_benchmark_updates_the_table(page: Any) -> None:

@@ -247,26 +247,44 @@ def comparison(
     return heatmap_html([html.escape(n) for n in names], p), csv_file(frame, stem)
 
 
+_HEATMAP_STYLE = {
+    "box": "overflow-x:auto;max-width:100%",
+    "table": "border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums",
+    "cell": "padding:3px 5px;text-align:center",
+    "col": "writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;"
+    "text-align:left;vertical-align:bottom;padding:4px 2px;font-weight:600",
+    "row": "position:sticky;left:0;z-index:1;background:var(--background-fill-primary,#fff);"
+    "white-space:nowrap;text-align:right;padding:2px 8px;font-weight:600",
+}
+"""Inline styles of the heatmap: it scrolls sideways within its box when wider than the page,
+column labels are written upwards so that 20 metrics fit 1400 px, row labels stay in view."""
+
+
 def heatmap_html(names: list[str], p: np.ndarray) -> str:
     """The p-values between the metrics `names` (escaped) as a colour-graded HTML table."""
-    head = "".join(f'<th scope="col">{n}</th>' for n in names)
+    style = _HEATMAP_STYLE
+    head = "".join(f'<th scope="col" style="{style["col"]}">{n}</th>' for n in names)
     body = []
     for i, name in enumerate(names):
         cells = []
         for j in range(len(names)):
             if i == j:
-                cells.append('<td style="background:#ddd">-</td>')
+                cells.append(f'<td style="background:#ddd;{style["cell"]}">-</td>')
                 continue
             value = float(p[i, j])
             shade, colour = p_colour(value)
             text = f"{value:.3f}" if math.isfinite(value) else "n/a"
-            cells.append(f'<td style="background:{shade};color:{colour}">{text}</td>')
-        body.append(f'<tr><th scope="row">{name}</th>{"".join(cells)}</tr>')
+            cells.append(
+                f'<td style="background:{shade};color:{colour};{style["cell"]}">{text}</td>'
+            )
+        body.append(f'<tr><th scope="row" style="{style["row"]}">{name}</th>{"".join(cells)}</tr>')
     return (
-        '<table class="significance"><caption>p-value that the row metric correlates better '
-        "than the column metric (paired bootstrap); the darker the green, the smaller p "
-        "(white: p = 1, darkest: p &le; 0.001)</caption>"
-        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        "<p>p-value that the row metric correlates better than the column metric (paired "
+        "bootstrap); the darker the green, the smaller p (white: p = 1, darkest: p &le; 0.001)"
+        f'</p><div class="heatmap-scroll" style="{style["box"]}">'
+        f'<table class="significance" style="{style["table"]}">'
+        f'<thead><tr><th style="{style["row"]}"></th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
