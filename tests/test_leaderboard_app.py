@@ -35,6 +35,7 @@ from comperbench.leaderboard.views import (
     p_colour,
     ranking_frame,
     shown_ranking,
+    statistic_choices,
     template_file,
 )
 
@@ -99,6 +100,11 @@ def test_baselines_have_their_metric_family() -> None:
     row = SimpleNamespace(metric="embedding-average", baseline=True)
     assert family(row) == "embedding"  # type: ignore[arg-type]
     assert family(SimpleNamespace(metric="f1", baseline=False)) == "unknown"  # type: ignore[arg-type]
+
+
+def test_statistics_offered_are_those_scored_at_the_level() -> None:
+    assert [name for _, name in statistic_choices("turn")] == ["pearson", "spearman"]
+    assert "kendall-b" in [name for _, name in statistic_choices("system")]
 
 
 def test_heatmap_escapes_names(store: Store) -> None:

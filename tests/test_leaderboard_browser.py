@@ -317,6 +317,37 @@ def test_heatmap_of_20_metrics_is_readable_at_1400_px(page: Any) -> None:
     box.screenshot(path=str(ARTIFACTS / "comparison-20-metrics.png"))
 
 
+def _options(page: Any, label: str) -> list[str]:
+    page.get_by_label(label, exact=True).first.click()
+    options = page.get_by_role("option")
+    options.first.wait_for(timeout=5_000)
+    shown = [t.strip() for t in options.all_inner_texts()]
+    page.keyboard.press("Escape")
+    return shown
+
+
+def _signature_shows(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "(text) => [...document.querySelectorAll('textarea')].some(t => t.value.includes(text))",
+        arg=text,
+        timeout=15_000,
+    )
+
+
+def test_kendall_is_offered_only_at_system_level(page: Any) -> None:
+    assert "Kendall tau-b" not in _options(page, "correlation")
+    _choose(page, "level", "system")
+    _signature_shows(page, "stat:spearman|level:system")
+    _choose(page, "correlation", "Kendall tau-b")
+    _signature_shows(page, "stat:kendall-b|level:system")
+    assert {"f1", "length"} <= set(_metric_cells(page))
+    _choose(page, "level", "turn")
+    _signature_shows(page, "stat:pearson|level:turn")  # the first statistic scored there
+    assert page.get_by_label("correlation", exact=True).first.input_value() == "Pearson r"
+    assert "Kendall tau-b" not in _options(page, "correlation")
+    assert {"f1", "length"} <= set(_metric_cells(page))
+
+
 def test_switching_benchmark_updates_the_table(page: Any) -> None:
     shown = page.get_by_label("benchmark", exact=True).first.input_value()
     other = "usr-persona" if shown == "usr-topical" else "usr-topical"

@@ -70,7 +70,15 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             upload, submitted = upload_tab(page)
             about = about_tab()
 
-        outputs = [ranked.full, ranked.notes, ranked.signature, metric.metric, heatmap, p_values]
+        outputs = [
+            ranked.full,
+            ranked.notes,
+            ranked.signature,
+            metric.metric,
+            heatmap,
+            p_values,
+            page.statistic,
+        ]
         redraw = metric.redraw_listener
         switched = page.benchmark.input(
             page.switch,

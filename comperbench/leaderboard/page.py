@@ -17,7 +17,6 @@ from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import ItemIndex
-from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
@@ -26,6 +25,7 @@ from comperbench.leaderboard.views import (
     metric_choices,
     ranking_frame,
     ranking_notes,
+    statistic_choices,
     view_levels,
 )
 
@@ -40,7 +40,7 @@ FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
 """Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
 
 
-VIEW_OUTPUTS = 6
+VIEW_OUTPUTS = 7
 """How many values `Page.refresh` returns."""
 
 
@@ -85,13 +85,17 @@ class Page:
         )
 
     def refresh(self, benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
-        """The ranking table, its notes, the signature, the metric choices, the heatmap and its
-        CSV file (`VIEW_OUTPUTS` values)."""
+        """The ranking table, its notes, the signature, the metric choices, the heatmap, its CSV
+        file and the statistics scored at the level (`VIEW_OUTPUTS` values); a statistic not
+        scored there is replaced by the first one that is."""
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
         if aspect not in meta.aspect_names:
             aspect = meta.default_aspect
+        statistics = statistic_choices(level)
+        if statistic not in [name for _, name in statistics]:
+            statistic = statistics[0][1]
         frame = ranking_frame(self.store, benchmark, level, aspect, statistic)
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         choices = metric_choices(ranked)
@@ -103,6 +107,7 @@ class Page:
             sig,
             gr.update(choices=choices, value=choices[0][1] if choices else None),
             *comparison(self.store, benchmark, level, aspect, statistic),
+            gr.update(choices=statistics, value=statistic),
         )
 
     @property
@@ -176,9 +181,7 @@ def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:
         level = gr.Dropdown(view_levels(first), value=view_levels(first)[0], label="level")
         aspect = gr.Dropdown(list(meta.aspect_names), value=meta.default_aspect, label="aspect")
         statistic = gr.Dropdown(
-            [(s.display_name, s.name) for s in leaderboard_statistics()],
-            value="spearman",
-            label="correlation",
+            statistic_choices(view_levels(first)[0]), value="spearman", label="correlation"
         )
     return Page(
         store, index, benchmarks, first, restoring, sign_in, benchmark, level, aspect, statistic

@@ -117,6 +117,11 @@ def overall_table(store: Store, statistic: str) -> tuple[pd.DataFrame, str, str]
     return frame, notes, csv_file(frame, f"overall-{statistic}")
 
 
+def statistic_choices(level: str) -> list[tuple[str, str]]:
+    """The (label, name) of each ranking statistic the leaderboard scores at `level`."""
+    return [(s.display_name, s.name) for s in leaderboard_statistics() if scored_at(s, level)]
+
+
 def view_levels(benchmark: str) -> list[str]:
     """The levels a view offers: the stored item levels, then system level."""
     return [*stored_levels(benchmark), "system"]
