@@ -178,7 +178,7 @@ class BertScore(Metric):
             "idf": False,
             "rescale_with_baseline": False,
             "rescale_note": "bert-score ships no baseline file for this model",
-            "multi_reference": "best reference by F1 (bert-score)",
+            "multi_reference": "max over references of each of P, R and F1 (bert-score)",
             "empty_response": 0.0,
         }
 
@@ -332,16 +332,18 @@ class ContextCosine(Metric):
         return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches."""
+        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches of texts of
+        like length (less padding), in the order of `texts`."""
         with requires_extra(self.name):
             import torch
 
         model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like length
         parts = []
         with torch.inference_mode():
             for start in range(0, len(texts), BATCH):
                 batch = tokenizer(
-                    list(texts[start : start + BATCH]),
+                    [texts[i] for i in order[start : start + BATCH]],
                     padding=True,
                     truncation=True,
                     max_length=SENTENCE_MAX_TOKENS,
@@ -350,7 +352,12 @@ class ContextCosine(Metric):
                 hidden = model(**batch).last_hidden_state
                 mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)).numpy())
-        return np.concatenate(parts) if parts else np.zeros((0, 0))
+        if not parts:
+            return np.zeros((0, 0))
+        stacked = np.concatenate(parts)
+        embeddings = np.empty_like(stacked)
+        embeddings[order] = stacked
+        return embeddings
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
