@@ -3,6 +3,7 @@ its events, and its modules imported without gradio."""
 
 from __future__ import annotations
 
+import html
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.app import build
+from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_html, item_view, system_choices
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
 from comperbench.leaderboard.service import pairwise_p_values, ranking, submit
 from comperbench.leaderboard.store import Store
@@ -27,7 +29,6 @@ from comperbench.leaderboard.views import (
     comparison,
     csv_file,
     family,
-    item_view,
     metric_choices,
     metric_details,
     metric_view,
@@ -122,10 +123,35 @@ def test_metric_view_and_items(store: Store) -> None:
     [noisy] = [r.row.metric_id for r in ranked if r.row.metric == "noisy"]
     scatter, means = metric_view(store, "usr-topical", "turn", "overall", "pearson", noisy)
     assert len(scatter) == 360 and list(means["items"]) == [60] * 6
-    row, counter = item_view("usr-topical", "turn", 3)
-    assert row["item_id"] == cached_benchmark("usr-topical", "turn").item_ids[3]
-    assert {"context", "response", "references", "scores"} <= set(row)
-    assert counter == "item 4 of 360"
+    page, counter = item_view("usr-topical", "turn", ALL_SYSTEMS, 3)
+    bench = cached_benchmark("usr-topical", "turn")
+    row = bench.table.slice(3, 1).to_pylist()[0]
+    assert f"<strong>{row['item_id']}</strong>" in page and counter == "item 4 of 360 (all systems)"
+    for turn in row["context"]:
+        assert (
+            f"<li><strong>{html.escape(turn['speaker'])}:</strong> {html.escape(turn['text'])}"
+            in page
+        )
+    assert f"(rated response):</strong> {html.escape(row['response'])}</li>" in page
+    assert "<td>overall</td>" in page and "sm: " in page  # the mean and each annotator's rating
+    system = row["system"]
+    page, counter = item_view("usr-topical", "turn", system, 500)
+    assert counter == f"item 60 of 60 ({system})" and f"system <strong>{system}</strong>" in page
+    page, counter = item_view("dstc9", "dialogue", "no such system", 0)
+    assert counter == "item 1 of 2200 (all systems)" and "(rated response)" not in page
+    assert system_choices("usr-topical", "turn")[0] == ALL_SYSTEMS
+    assert len(system_choices("usr-topical", "turn")) == 7
+
+
+def test_dataset_items_are_escaped() -> None:
+    row = {
+        "item_id": "b/1",
+        "system": XSS,
+        "turns": [{"speaker": XSS, "text": XSS}],
+        "scores": {XSS: 1.0},
+        "ratings": [{"aspect": XSS, "annotator": XSS, "value": 1.0}],
+    }
+    assert XSS not in item_html(row) and item_html(row).count("&lt;img") == 5
 
 
 def test_metric_details_show_the_submission_escaped(data_root: Path, tmp_path: Path) -> None:
@@ -235,6 +261,7 @@ def test_the_leaderboard_imports_without_gradio(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "import comperbench.leaderboard, comperbench.leaderboard.app, comperbench.leaderboard.views\n"
+        "import comperbench.leaderboard.dataset_view\n"
         "assert 'gradio' not in sys.modules, 'gradio imported'\n"
         "sys.modules['gradio'] = None\n"
         "from comperbench.leaderboard.app import build\n"

@@ -348,6 +348,19 @@ def test_kendall_is_offered_only_at_system_level(page: Any) -> None:
     assert {"f1", "length"} <= set(_metric_cells(page))
 
 
+def test_dataset_tab_shows_a_dialogue_and_filters_by_system(page: Any) -> None:
+    page.get_by_role("tab", name="Dataset").click()
+    item = page.locator("#dataset-item")
+    item.locator("li").first.wait_for(timeout=15_000)
+    assert "(rated response):" in item.inner_text()
+    assert item.locator("table.ratings tr").count() > 1
+    page.locator("#dataset-counter").get_by_text("item 1 of 360 (all systems)").wait_for()
+    _choose(page, "system", "Original Ground Truth")
+    page.locator("#dataset-counter").get_by_text("(Original Ground Truth)").wait_for()
+    assert "item 1 of 60" in page.locator("#dataset-counter").inner_text()
+    assert "system Original Ground Truth" in item.inner_text()
+
+
 def test_switching_benchmark_updates_the_table(page: Any) -> None:
     shown = page.get_by_label("benchmark", exact=True).first.input_value()
     other = "usr-persona" if shown == "usr-topical" else "usr-topical"

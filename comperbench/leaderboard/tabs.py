@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from comperbench.extras import requires_extra
+from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_view, system_choices
 from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.overall import HEADLINE_STATISTIC, OVERALL_COLUMNS
 from comperbench.leaderboard.page import FAST, Listener, Page
@@ -24,7 +25,6 @@ from comperbench.leaderboard.views import (
     REFERENCES,
     about_markdown,
     csv_file,
-    item_view,
     metric_details,
     metric_view,
     overall_table,
@@ -189,24 +189,35 @@ def comparison_tab() -> tuple[gr.Tab, gr.HTML, gr.DownloadButton]:
 
 
 def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
-    """The dataset browser, one item at a time; the tab and the listener that shows its item."""
+    """The dataset browser, one item at a time as a dialogue with its ratings, optionally of one
+    system; the tab and the listener that shows its item."""
+    levels = stored_levels(page.first)
     with gr.Tab("Dataset", id="dataset") as tab:
         with gr.Row():
             benchmark = gr.Dropdown(page.benchmarks, value=page.first, label="benchmark")
-            levels = stored_levels(page.first)
             level = gr.Dropdown(levels, value=levels[0], label="level")
+            system = gr.Dropdown(
+                system_choices(page.first, levels[0]), value=ALL_SYSTEMS, label="system"
+            )
             position = gr.Number(value=0, precision=0, label="item (0-based)")
-        counter = gr.Markdown()
-        item = gr.JSON(label="item")
-    benchmark.change(
-        lambda b: gr.update(choices=stored_levels(b), value=stored_levels(b)[0]), benchmark, level
-    )
+        counter = gr.Markdown(elem_id="dataset-counter")
+        item = gr.HTML(elem_id="dataset-item")
+
+    def systems(name: str, chosen_level: str) -> Any:
+        return gr.update(choices=system_choices(name, chosen_level), value=ALL_SYSTEMS)
+
+    def switched(name: str) -> tuple[Any, Any]:
+        first = stored_levels(name)[0]
+        return gr.update(choices=stored_levels(name), value=first), systems(name, first)
+
+    benchmark.input(switched, benchmark, [level, system], **FAST)
+    level.input(systems, [benchmark, level], system, **FAST)
     show_item: Listener = {
         "fn": item_view,
-        "inputs": [benchmark, level, position],
+        "inputs": [benchmark, level, system, position],
         "outputs": [item, counter],
     }
-    for control in (benchmark, level, position):
+    for control in (benchmark, level, system, position):
         control.change(**show_item)
     return tab, show_item
 

@@ -14,7 +14,6 @@ from collections import Counter
 from functools import cache
 from importlib.metadata import metadata
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
@@ -380,18 +379,6 @@ def metric_details(
     if description := str(sub["description"]).strip():
         parts.append(f"<p>{html.escape(description).replace(chr(10), '<br>')}</p>")
     return f'<div class="submission-details">{"".join(parts)}</div>'
-
-
-def item_view(benchmark: str, level: str, position: float) -> tuple[dict[str, Any], str]:
-    """One item of a benchmark (0-based position, clamped) without its raw ratings, and a counter."""
-    try:
-        bench = cached_benchmark(benchmark, level)
-    except ComperbenchError as exc:
-        return {}, f"cannot load {benchmark}: {exc}"
-    k = int(min(max(position, 0), len(bench) - 1))
-    row = bench.table.slice(k, 1).to_pylist()[0]
-    row.pop("ratings", None)
-    return row, f"item {k + 1} of {len(bench)}"
 
 
 def statistics_lines() -> list[str]:
