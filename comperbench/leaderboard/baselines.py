@@ -18,11 +18,21 @@ from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
-from comperbench.metrics.runner import TURN_SUITE, resolve_metrics, run_metrics
+from comperbench.metrics.runner import DIALOGUE_SUITE, TURN_SUITE, resolve_metrics, run_metrics
 from comperbench.progress import StatusLine, clock
 
 BASELINE_METRICS = tuple(m for m in TURN_SUITE if not m.startswith("bertscore"))
 """The fast n-gram and embedding metrics (BERTScore is left to `--metrics` for its run time)."""
+DIALOGUE_BASELINE_METRICS = tuple(m for m in DIALOGUE_SUITE if m != "dialogue-coherence")
+"""Distinct-n and length of the system's turns (dialogue-coherence, which encodes every system
+turn and the turn before it, is left to `--metrics` for its run time: about half an hour on
+DSTC9's 2,200 dialogues on two cores, where the turn-level embedding baselines take about a
+minute on DSTC7's 10,000 items)."""
+
+
+def baseline_metrics(level: str) -> tuple[str, ...]:
+    """The metrics seeded by default on a benchmark level."""
+    return DIALOGUE_BASELINE_METRICS if level == "dialogue" else BASELINE_METRICS
 
 
 def _csv(ids: Sequence[str], scores: Sequence[float]) -> bytes:
@@ -66,25 +76,31 @@ class SeedCount:
 
 def seed(
     store: Store,
-    metrics: Sequence[str] = BASELINE_METRICS,
+    metrics: Sequence[str] | None = None,
     benchmarks: Sequence[str] | None = None,
     progress: Callable[[str], None] = print,
 ) -> list[Outcome]:
-    """Score every metric on every benchmark level it applies to, one submission per metric and
-    benchmark level, the metrics of a level scored together and stored as soon as they are (an
-    interrupted seed keeps its work and its cached scores, and a repeated one recognises what
-    is already there). One line on standard error says how far it is.
+    """Score every metric (default: each level's `baseline_metrics`) on every benchmark level it
+    applies to, one submission per metric and benchmark level, the metrics of a level scored
+    together and stored as soon as they are (an interrupted seed keeps its work and its cached
+    scores, and a repeated one recognises what is already there). One line on standard error
+    says how far it is.
 
-    Without an explicit list, benchmarks whose raw files are absent are skipped and said so.
+    Without an explicit list of benchmarks, those whose raw files are absent are skipped and
+    said so.
     """
     names = list(benchmarks) if benchmarks is not None else list_benchmarks()
-    levels = [(name, level) for name in names for level in stored_levels(name)]
-    count = SeedCount(len(levels), len(levels) * len(metrics))
+    levels = [
+        (name, level, tuple(metrics) if metrics is not None else baseline_metrics(level))
+        for name in names
+        for level in stored_levels(name)
+    ]
+    count = SeedCount(len(levels), sum(len(m) for _, _, m in levels))
     index, cache = ItemIndex(), ScoreCache()
     outcomes: list[Outcome] = []
     started, missing = time.monotonic(), set()
     with StatusLine() as status:
-        for name, level in levels:
+        for name, level, chosen in levels:
             status.show(count.line(time.monotonic() - started))
             if name in missing:
                 bench = None
@@ -92,9 +108,9 @@ def seed(
                 bench = _loaded(name, level, benchmarks is not None, progress)
             if bench is None:
                 missing.add(name)
-                count.expected -= len(metrics)
+                count.expected -= len(chosen)
             else:
-                outcomes += _seed_level(bench, metrics, store, index, cache, count, progress)
+                outcomes += _seed_level(bench, chosen, store, index, cache, count, progress)
             count.levels_done += 1
         status.show(count.line(time.monotonic() - started))
     return outcomes
