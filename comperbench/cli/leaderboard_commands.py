@@ -1,5 +1,5 @@
-"""`comperbench submit | template | leaderboard seed|show|serve|deploy`: the leaderboard from the
-shell."""
+"""`comperbench submit | template | leaderboard seed|show|rescore|serve|deploy`: the leaderboard
+from the shell."""
 
 from __future__ import annotations
 
@@ -172,10 +172,10 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def run_seed(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.baselines import BASELINE_METRICS, seed
+    from comperbench.leaderboard.baselines import seed
     from comperbench.metrics.runner import split_metric_list
 
-    metrics = split_metric_list(args.metrics) if args.metrics else BASELINE_METRICS
+    metrics = split_metric_list(args.metrics) if args.metrics else None
     benchmarks = args.benchmarks.split(",") if args.benchmarks else None
     store = _store(args)
     outcomes = seed(store, metrics, benchmarks)
@@ -188,7 +188,7 @@ def run_seed(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from comperbench.benchmark import get_metadata
-    from comperbench.leaderboard.items import stored_levels
+    from comperbench.leaderboard.items import references_note, stored_levels
     from comperbench.leaderboard.service import (
         describe_apart,
         describe_unranked,
@@ -211,6 +211,7 @@ def run_show(args: argparse.Namespace) -> int:
                 "aspect": aspect,
                 "statistic": args.statistic,
                 "protocol_excluded": list(meta.protocol.reference_excluded_systems),
+                "items_note": references_note(args.benchmark, level),
                 "ranked": [_ranked_entry(r) for r in ranked],
                 "not_ranked": [describe_unranked(row) for row in unranked(*view)],
                 "set_apart": [describe_apart(row) for row in set_apart(*view)],
@@ -235,6 +236,8 @@ def run_show(args: argparse.Namespace) -> int:
             f"protocol: every submission is correlated without {', '.join(excluded)} "
             f"({meta.protocol.reason}), so that all rows share their items"
         )
+    if note := references_note(args.benchmark, level):
+        print(f"items: {note}")
     headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n"]
     print(format_table(headers, rows))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
@@ -267,6 +270,18 @@ def _ranked_entry(r) -> dict:
         "p_method": r.row.p_method,
         "signature": r.row.signature,
     }
+
+
+def run_rescore(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.service import rescore
+
+    done = rescore(_store(args))
+    submissions = len({r[0] for r in done.rescored})
+    print(
+        f"{len(done.rescored)} coverage(s) of {submissions} submission(s) rescored,"
+        f" {len(done.failed)} submission(s) not"
+    )
+    return 1 if done.failed else 0
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -333,10 +348,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     template.add_argument("--out", default="-", help="output file (default: standard output)")
     template.set_defaults(run=run_template)
 
-    board = commands.add_parser("leaderboard", help="seed, show, serve or deploy the leaderboard")
+    board = commands.add_parser(
+        "leaderboard", help="seed, show, rescore, serve or deploy the leaderboard"
+    )
     actions = board.add_subparsers(dest="action", metavar="ACTION", required=True)
     seed = actions.add_parser("seed", help="store the package's own metrics as baselines")
-    seed.add_argument("--metrics", help="comma-separated metric names (default: fast baselines)")
+    seed.add_argument(
+        "--metrics",
+        help="comma-separated metric names (default: fast baselines, the dialogue suite at"
+        " dialogue level)",
+    )
     seed.add_argument("--benchmarks", help="comma-separated benchmarks (default: all)")
     _db_option(seed)
     seed.set_defaults(run=run_seed)
@@ -349,6 +370,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     _db_option(show)
     show.add_argument("--json", action="store_true", help="print the ranking as JSON")
     show.set_defaults(run=run_show)
+
+    rescore = actions.add_parser(
+        "rescore",
+        help="score stored submissions again after a benchmark version, protocol or scoring change"
+        " (older results are kept)",
+    )
+    _db_option(rescore)
+    rescore.set_defaults(run=run_rescore)
 
     serve = actions.add_parser("serve", help="run the Gradio app")
     serve.add_argument("--host", default="127.0.0.1")

@@ -1,7 +1,7 @@
 """Which benchmark level an item id belongs to, and where in it.
 
 The leaderboard reads little of a benchmark level: its item ids, each item's system and context,
-and the human scores of every aspect (`LevelItems`). That part is kept on disk beside the
+whether it has references, and the human scores of every aspect (`LevelItems`). That part is kept on disk beside the
 benchmark tables, keyed by the benchmark's fingerprint and the parsing code, so that validating
 or scoring a submission reads a few arrays instead of a whole table; whole benchmarks (texts and
 all) are loaded once per process for the pages that show them.
@@ -49,8 +49,14 @@ class LevelItems:
     """Each item's dialogue (the context every system answered)."""
     human: dict[str, np.ndarray]
     """Aspect -> item scores (NaN where an item has no valid rating)."""
+    referenced: np.ndarray
+    """Whether each item has a non-blank reference (False everywhere at dialogue level)."""
     excluded_systems: tuple[str, ...] = ()
     """Systems left out by the evaluation protocol (see `scored_items`)."""
+    references_only: bool = False
+    """Items without references left out (see `scored_items`)."""
+    selection: np.ndarray | None = None
+    """Positions of these items in the whole level (None: the whole level)."""
 
     def __len__(self) -> int:
         return len(self.item_ids)
@@ -63,12 +69,22 @@ class LevelItems:
     def human_scores(self, aspect: str) -> np.ndarray:
         return self.human[aspect]
 
-    def kept(self, systems: Sequence[str]) -> np.ndarray:
-        """Mask of the items not answered by `systems`."""
-        return ~np.isin(self.systems, list(systems))
+    @property
+    def positions(self) -> np.ndarray:
+        """Positions of these items in the whole level."""
+        return np.arange(len(self)) if self.selection is None else self.selection
 
-    def without_systems(self, systems: Sequence[str]) -> LevelItems:
-        keep = self.kept(systems)
+    @property
+    def partly_referenced(self) -> bool:
+        """Some items have references and some do not (DSTC7): a reference-based metric can
+        score only the former."""
+        return bool(self.referenced.any() and not self.referenced.all())
+
+    def select(self, systems: Sequence[str], references_only: bool) -> LevelItems:
+        """The items not answered by `systems`, and with references if `references_only`."""
+        keep = ~np.isin(self.systems, list(systems))
+        if references_only:
+            keep &= self.referenced
         return LevelItems(
             self.benchmark,
             self.level,
@@ -77,7 +93,10 @@ class LevelItems:
             self.systems[keep],
             self.contexts[keep],
             {aspect: scores[keep] for aspect, scores in self.human.items()},
+            self.referenced[keep],
             tuple(systems),
+            references_only,
+            self.positions[keep],
         )
 
     @classmethod
@@ -93,6 +112,7 @@ class LevelItems:
             strings("system"),
             strings("dialogue_id"),
             {aspect: bench.human_scores(aspect) for aspect in bench.metadata.aspect_names},
+            _referenced(bench),
         )
 
     def to_bytes(self) -> bytes:
@@ -107,6 +127,7 @@ class LevelItems:
             human=np.array([self.human[a] for a in aspects], dtype=float).reshape(
                 len(aspects), len(self)
             ),
+            referenced=self.referenced,
         )
         return out.getvalue()
 
@@ -122,13 +143,26 @@ class LevelItems:
                 stored["systems"],
                 stored["contexts"],
                 human,
+                stored["referenced"],
             )
 
 
+def _referenced(bench: Benchmark) -> np.ndarray:
+    """Whether each item has a non-blank reference (the rule of `nonblank_references`)."""
+    if "references" not in bench.table.column_names:
+        return np.zeros(len(bench), dtype=bool)
+    rows = bench.table.column("references").to_pylist()
+    return np.array([any(r.strip() for r in refs or ()) for refs in rows], dtype=bool)
+
+
+LAYOUT = 2
+"""Version of the kept `LevelItems` file (2: with the items' references)."""
+
+
 def items_path(name: str, level: str, fingerprint: str) -> Path:
-    """Where a level's `LevelItems` are kept: by data (fingerprint) and parsing code."""
+    """Where a level's `LevelItems` are kept: by data (fingerprint), parsing code and layout."""
     folder = data.cache_dir() / "leaderboard" / name / fingerprint / parsing_code_digest()
-    return folder / f"{level}.npz"
+    return folder / f"{level}.v{LAYOUT}.npz"
 
 
 def current_fingerprint(name: str) -> str | None:
@@ -162,20 +196,51 @@ def keep_level_items(bench: Benchmark) -> LevelItems:
 
 @lru_cache(maxsize=64)
 def scored_items(name: str, level: str) -> LevelItems:
-    """The items the leaderboard correlates on: without the systems the benchmark's evaluation
-    protocol leaves out for metrics needing references, for every submission, so that all rows
-    of a ranking share their items (and their paired resamples)."""
+    """The items the leaderboard correlates on, the same for every submission so that all rows
+    of a ranking share their items (and their paired resamples): without the systems the
+    benchmark's evaluation protocol leaves out for metrics needing references, and, on a level
+    where only some items have references (DSTC7), without the items that have none (those a
+    reference-based metric cannot score; see `submission.Coverage.full`)."""
     found = level_items(name, level)
     present = set(found.systems.tolist())
     excluded = get_metadata(name).protocol.excluded_systems(frozenset({"references"}))
     dropped = tuple(sorted(s for s in excluded if s in present))
-    return found.without_systems(dropped) if dropped else found
+    return found.select(dropped, found.partly_referenced)
 
 
-def protocol_tag(name: str) -> str:
-    """The protocol part of a leaderboard row's settings: empty when no system is left out."""
+REFERENCES_ONLY = "with-references"
+"""The protocol tag's part for a level correlated on its items with references only."""
+
+
+def protocol_tag(name: str, level: str = "system") -> str:
+    """The protocol part of a leaderboard row's settings at `level` (system level: the first
+    stored level's): the systems left out, and whether items without references are; empty for
+    neither."""
     meta = get_metadata(name)
-    return meta.protocol.tag() if meta.protocol.reference_excluded_systems else ""
+    parts = [meta.protocol.tag()] if meta.protocol.reference_excluded_systems else []
+    if scored_items(name, source_level(name, level)).references_only:
+        parts.append(REFERENCES_ONLY)
+    return "+".join(parts)
+
+
+def source_level(name: str, level: str) -> str:
+    """The stored level a view is computed from (system level: the first stored level)."""
+    return stored_levels(name)[0] if level == "system" else level
+
+
+def references_note(name: str, level: str) -> str | None:
+    """What a ranking of a partly referenced level is correlated on, or None for other levels,
+    e.g. 'every row is correlated on the 9,540 of 10,000 items with references: a
+    reference-based submission covers the level when it covers every item with references'."""
+    items = scored_items(name, source_level(name, level))
+    if not items.references_only:
+        return None
+    total = len(level_items(name, source_level(name, level)))
+    return (
+        f"every row is correlated on the {len(items):,} of {total:,} items with references "
+        f"(all rows share their items): a reference-based submission covers the level when it "
+        f"covers every item with references"
+    )
 
 
 def stored_levels(name: str) -> list[str]:
@@ -222,6 +287,11 @@ class ItemIndex:
 
     def size(self, benchmark: str, level: str) -> int:
         return len(level_items(benchmark, level))
+
+    def referenced(self, benchmark: str, level: str) -> np.ndarray | None:
+        """Which items of a partly referenced level have references; None for other levels."""
+        found = level_items(benchmark, level)
+        return found.referenced if found.partly_referenced else None
 
     def fingerprint(self, benchmark: str) -> str:
         """The fingerprint of the data loaded (for ComperDial and Soda-Eval it covers the files read)."""

@@ -30,7 +30,6 @@ from comperbench import data
 from comperbench.leaderboard.items import (
     LevelItems,
     items_path,
-    level_items,
     protocol_tag,
     scored_items,
     stored_levels,
@@ -62,6 +61,10 @@ CHUNK_BYTES = 8 * 2**20
 """Item-level resample counts held at once (about 100 resamples of 10,000 items)."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
+SCORING_VERSION = 1
+"""Version of how the leaderboard computes a stored row, kept with it: raised when a change
+of this module alters stored numbers, so that `service.rescore` scores the stored
+submissions again."""
 
 
 def leaderboard_statistics() -> list[Statistic]:
@@ -133,6 +136,7 @@ def _context_side_path(
             items.level,
             aspect,
             items.excluded_systems,
+            items.references_only,
             statistic.name,
             statistic.signature_extra,
             n_resamples,
@@ -192,7 +196,8 @@ def _system_units(
 
 class _LevelScoring:
     """The correlations of every full-coverage metric of one benchmark level (its coverages),
-    on the items the benchmark's evaluation protocol keeps."""
+    on the items the benchmark's evaluation protocol keeps (`items.scored_items`: every one of
+    them is covered by a full coverage, so that every metric is resampled on the same items)."""
 
     def __init__(
         self,
@@ -203,8 +208,7 @@ class _LevelScoring:
     ) -> None:
         benchmark, level = coverages[0].benchmark, coverages[0].level
         self.items = scored_items(benchmark, level)
-        keep = level_items(benchmark, level).kept(self.items.excluded_systems)
-        self.X = np.vstack([c.scores[keep] for c in coverages])
+        self.X = np.vstack([c.scores[self.items.positions] for c in coverages])
         self.codes = np.unique(self.items.systems, return_inverse=True)[1]
         self.n_resamples, self.seed = n_resamples, seed
         self.item_statistics = [s for s in statistics if scored_at(s, level)]
@@ -213,7 +217,7 @@ class _LevelScoring:
             if level == stored_levels(benchmark)[0]
             else []
         )
-        self.protocol = protocol_tag(benchmark)
+        self.protocol = protocol_tag(benchmark, level)
         self.context_sides: list[dict[tuple[str, bytes], Any]] = [{} for _ in coverages]
 
     def rows(self) -> list[list[Correlation]]:

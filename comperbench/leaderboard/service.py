@@ -1,6 +1,7 @@
 """The paths through the leaderboard, shared by the CLI and the app: submit a file (kept in the
 results folder too, when one is configured), read a ranking, restore a store from the folder
-(at once, or in a background thread while the app serves).
+and rescore what was scored under an older benchmark version, protocol or scoring version (at
+once, or in a background thread while the app serves).
 
 The public app's rules live here too: where sign-in is required (on a Space, or with
 COMPERBENCH_REQUIRE_LOGIN=1), a submission needs an account, and an account may store at most
@@ -17,25 +18,31 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from comperbench.errors import ComperbenchError
-from comperbench.leaderboard.items import ItemIndex, level_items, protocol_tag, stored_levels
+from comperbench.leaderboard.items import (
+    ItemIndex,
+    level_items,
+    protocol_tag,
+    stored_levels,
+)
 from comperbench.leaderboard.mirror import RECORD, Mirror, MirrorError, configured
 from comperbench.leaderboard.records import Correlation
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
+    SCORING_VERSION,
     SEED,
     paired_p,
     score_coverages,
     standings,
 )
-from comperbench.leaderboard.store import Row, Store, Stored
-from comperbench.leaderboard.submission import Submission, SubmissionMeta, parse
+from comperbench.leaderboard.store import Row, Store, Stored, StoredCoverage
+from comperbench.leaderboard.submission import Coverage, Submission, SubmissionMeta, parse
 
 SIGNIFICANCE = 0.05
 SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
@@ -108,9 +115,7 @@ class Outcome:
         for metric, coverages in self.submission.metrics.items():
             for c in coverages:
                 state = "ranked" if c.full else "partial: listed, not ranked"
-                lines.append(
-                    f"  {metric} on {c.benchmark} ({c.level}): {c.covered}/{c.total} items, {state}"
-                )
+                lines.append(f"  {metric} on {c.benchmark} ({c.level}): {c.describe()}, {state}")
         return "\n".join(lines)
 
 
@@ -254,10 +259,128 @@ def restore(
     return done
 
 
+@dataclass
+class Rescoring:
+    """What `rescore` did: the (submission id, metric, benchmark, level) scored again, and the
+    submissions it could not validate again with the reason (their results are left as they
+    are)."""
+
+    rescored: list[tuple[int, str, str, str]] = field(default_factory=list)
+    failed: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _current(benchmark: str, level: str, index: ItemIndex) -> tuple[str, str, str] | None:
+    """The benchmark's current (fingerprint, `name@fingerprint`, protocol at `level`), or None
+    when it is no longer a benchmark or its data cannot be read."""
+    try:
+        fingerprint = index.fingerprint(benchmark)
+        return fingerprint, f"{benchmark}@{fingerprint}", protocol_tag(benchmark, level)
+    except (ComperbenchError, KeyError):
+        return None
+
+
+def is_stale(kept: StoredCoverage, index: ItemIndex) -> bool:
+    """Whether a stored coverage must be validated and scored again: its scores were validated
+    against an older benchmark version, whether it covers the level fully changed, or it is full
+    and has no results under the current benchmark version, protocol and scoring version."""
+    c = kept.coverage
+    current = _current(c.benchmark, c.level, index)
+    if current is None:
+        return False
+    fingerprint, tag, protocol = current
+    if c.fingerprint != fingerprint:
+        return True
+    again = Coverage(
+        c.benchmark, c.level, fingerprint, c.scores, index.referenced(c.benchmark, c.level)
+    )
+    if again.full != kept.full:
+        return True
+    return again.full and not any(k[:3] == (tag, protocol, SCORING_VERSION) for k in kept.scored)
+
+
+def stale_coverages(store: Store, index: ItemIndex | None = None) -> list[StoredCoverage]:
+    """The stored coverages `rescore` validates and scores again (see `is_stale`)."""
+    index = index or ItemIndex()
+    return [kept for kept in store.coverages() if is_stale(kept, index)]
+
+
+def _resamples(kept: Sequence[StoredCoverage]) -> int:
+    """The resample count a submission's stored results were scored with (default N_RESAMPLES)."""
+    counts = Counter(k[3] for c in kept for k in c.scored if k[3] is not None)
+    return counts.most_common(1)[0][0] if counts else N_RESAMPLES
+
+
+def _fresh(
+    stale: Sequence[StoredCoverage], index: ItemIndex, mirror: Mirror | None
+) -> tuple[list[tuple[int, Coverage]], int]:
+    """A submission's stale coverages validated against the current benchmarks, by metric id,
+    and the resample count to score them with: from its file in the results folder when kept
+    there (every level the file covers now), else from its stored scores (when validated
+    against the current benchmark version). `ComperbenchError` when neither can be."""
+    ids = {kept.metric: kept.metric_id for kept in stale}
+    if mirror is not None and (folder := mirror.folder / stale[0].file_sha256).is_dir():
+        entry = mirror.read(folder)
+        submission = parse(entry.file_name, entry.raw, entry.meta, index)
+        found = [(ids[m], c) for m, cs in submission.metrics.items() if m in ids for c in cs]
+        return found, entry.n_resamples
+    fresh = []
+    for kept in stale:
+        c = kept.coverage
+        fingerprint = index.fingerprint(c.benchmark)
+        if c.fingerprint != fingerprint:
+            raise ComperbenchError(
+                f"{c.benchmark} changed ({c.fingerprint} -> {fingerprint}) and the submitted "
+                "file is not kept in a results folder: submit it again"
+            )
+        fresh.append(
+            (kept.metric_id, replace(c, referenced=index.referenced(c.benchmark, c.level)))
+        )
+    return fresh, _resamples(stale)
+
+
+def rescore(
+    store: Store,
+    mirror: Mirror | None = None,
+    index: ItemIndex | None = None,
+    report: Callable[[str], None] = _stderr,
+) -> Rescoring:
+    """Validate and score again, without resubmission, every stored submission with a stale
+    coverage (see `is_stale`: after a change of a benchmark's version, of its evaluation
+    protocol or of SCORING_VERSION), with a line each to `report`. Its coverages are replaced by
+    the validated ones and its new results added under the current version; its older results
+    are kept (`Store.view` with their version). Submissions are validated again from their file
+    in `mirror` (default: the configured results folder) when kept there, else from their stored
+    scores; one that fails is reported and left as it is."""
+    index = index or ItemIndex()
+    mirror = mirror or configured()
+    done = Rescoring()
+    by_submission: dict[int, list[StoredCoverage]] = {}
+    for kept in stale_coverages(store, index):
+        by_submission.setdefault(kept.submission_id, []).append(kept)
+    for submission_id, stale in by_submission.items():
+        try:
+            fresh, n_resamples = _fresh(stale, index, mirror)
+            wanted = {(k.metric_id, k.coverage.benchmark, k.coverage.level) for k in stale}
+            fresh = [(m, c) for m, c in fresh if (m, c.benchmark, c.level) in wanted]
+            full = [(m, c) for m, c in fresh if c.full]
+            scored = score_coverages([c for _, c in full], n_resamples=n_resamples)
+        except (ComperbenchError, ValueError) as exc:
+            done.failed.append((submission_id, str(exc)))
+            report(f"not rescored: submission #{submission_id}: {exc}")
+            continue
+        results = {id(c): rows for (_, c), rows in zip(full, scored, strict=True)}
+        names = {k.metric_id: k.metric for k in stale}
+        for metric_id, c in fresh:
+            store.rescored(metric_id, c, results.get(id(c), []))
+            done.rescored.append((submission_id, names[metric_id], c.benchmark, c.level))
+        report(f"rescored submission #{submission_id}: {len(fresh)} coverage(s)")
+    return done
+
+
 @dataclass(frozen=True)
 class Restoring:
-    """A `restore` running in a background thread (None: nothing to restore) and how many
-    kept submissions it restores."""
+    """A `restore` then `rescore` running in a background thread (None: nothing to do), and how
+    many kept submissions it restores, or stored submissions it rescores."""
 
     count: int = 0
     thread: threading.Thread | None = None
@@ -267,19 +390,30 @@ class Restoring:
         return self.thread is not None and self.thread.is_alive()
 
 
+def _restore_then_rescore(store: Store, mirror: Mirror | None, index: ItemIndex | None) -> None:
+    if mirror is not None:
+        restore(store, mirror, index)
+    rescore(store, mirror, index)
+
+
 def restore_in_background(
     store: Store, mirror: Mirror | None, index: ItemIndex | None = None
 ) -> Restoring:
-    """Start `restore` in a daemon thread when the store is empty and `mirror` keeps
-    submissions; what it restores."""
+    """Start in a daemon thread `restore` when the store is empty and `mirror` keeps
+    submissions, then `rescore` of the stored submissions scored under an older benchmark
+    version, protocol or scoring version; how many it restores or rescores."""
     folders = [] if mirror is None or store.count() else mirror.folders()
-    if not folders:
+    count = len(folders) or len({k.submission_id for k in stale_coverages(store, index)})
+    if not count:
         return Restoring()
     thread = threading.Thread(
-        target=restore, args=(store, mirror, index), name="comperbench-restore", daemon=True
+        target=_restore_then_rescore,
+        args=(store, mirror, index),
+        name="comperbench-restore",
+        daemon=True,
     )
     thread.start()
-    return Restoring(len(folders), thread)
+    return Restoring(count, thread)
 
 
 @dataclass
@@ -320,16 +454,20 @@ def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
     """The rows whose replicates are paired with each other, and the rows set apart.
 
     Replicates are paired only when drawn with the same resample count and seed on the same
-    benchmark version. The reference settings are the package's (N_RESAMPLES, SEED) on the current
-    benchmark version when any row has them, else the most common settings on the current version
-    (the earliest group on a tie). Rows scored otherwise are never compared with them.
+    benchmark version under the same protocol. The reference settings are the package's
+    (N_RESAMPLES, SEED) on the current benchmark version and protocol when any row has them,
+    else the most common settings on the current version (the earliest group on a tie). Rows
+    scored otherwise are never compared with them. A metric with a row under the reference
+    settings is represented by its newest scoring version only: its other rows (kept from older
+    versions, see `rescore`) are neither ranked nor set apart.
     """
     if not rows:
         return [], []
     tag = _current_tag(benchmark)
     keys = [settings(r) for r in rows]
     candidates = [k for k in keys if tag is None or k[2] == tag]
-    default = (N_RESAMPLES, SEED, tag or "", protocol_tag(benchmark), N_RESAMPLES)
+    protocol = protocol_tag(benchmark, rows[0].settings.level)
+    default = (N_RESAMPLES, SEED, tag or "", protocol, N_RESAMPLES)
     reference: Pairing | None
     if default in candidates:
         reference = default
@@ -337,9 +475,12 @@ def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
         reference = Counter(candidates).most_common(1)[0][0]
     else:
         reference = None
-    kept = [r for r, k in zip(rows, keys, strict=True) if k == reference]
-    apart = [r for r, k in zip(rows, keys, strict=True) if k != reference]
-    return kept, apart
+    newest: dict[int, Row] = {}
+    for row, key in zip(rows, keys, strict=True):
+        if key == reference and row.scoring >= newest.get(row.metric_id, row).scoring:
+            newest[row.metric_id] = row
+    apart = [r for r in rows if r.metric_id not in newest]
+    return list(newest.values()), apart
 
 
 def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Ranked]:

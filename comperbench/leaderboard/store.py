@@ -3,9 +3,13 @@
 A submission's file hash is unique, so a re-submitted identical file is recognised, and two
 concurrent submissions of it leave exactly one row (the second one's insert is a no-op inside
 its own `BEGIN IMMEDIATE` transaction). Each result stores the settings it was computed under as
-columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol),
-with how its p-value was computed and why its value is undefined; a submission records the
-account that made it, if any. Databases written before those columns existed are migrated on
+columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
+scoring version), with how its p-value was computed and why its value is undefined; a
+submission records the account that made it, if any. A metric keeps its results of every
+benchmark version, protocol and scoring version it was scored under (`service.rescore` adds
+the current ones), and one coverage per benchmark level: its scores aligned with the items of
+the version they were last validated against, and whether they cover it fully (see
+`submission.Coverage.full`). Databases written before those columns existed are migrated on
 opening (see `migrate`).
 """
 
@@ -25,7 +29,8 @@ import platformdirs
 
 from comperbench import __version__
 from comperbench.leaderboard.records import Correlation, Settings
-from comperbench.leaderboard.submission import Submission
+from comperbench.leaderboard.scoring import SCORING_VERSION
+from comperbench.leaderboard.submission import Coverage, Submission
 
 DB_ENV = "COMPERBENCH_LEADERBOARD_DB"
 
@@ -61,13 +66,17 @@ CREATE TABLE IF NOT EXISTS coverage (
     covered INTEGER NOT NULL,
     total INTEGER NOT NULL,
     scores BLOB NOT NULL,
+    full INTEGER NOT NULL,
     PRIMARY KEY (metric_id, benchmark, level)
 );
 """
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """PRAGMA user_version of the current schema (0: results carried a signature string only;
 1: settings as columns, without the p-value method and the reason of an undefined value;
-2: submissions without the submitting account)."""
+2: submissions without the submitting account; 3: one result per metric and view, without
+the scoring version, and coverages without their full flag)."""
+LEGACY_SCORING = 1
+"""The scoring version of rows stored before it was (`scoring.SCORING_VERSION` was 1)."""
 LEGACY_P_METHOD = "scipy"
 """The p-value method of rows scored before it was stored (scipy's analytic p-value)."""
 _RESULTS = """CREATE TABLE IF NOT EXISTS results (
@@ -89,16 +98,22 @@ _RESULTS = """CREATE TABLE IF NOT EXISTS results (
     protocol TEXT NOT NULL DEFAULT '',
     p_method TEXT,
     reason TEXT,
-    PRIMARY KEY (metric_id, benchmark, level, aspect, statistic)
+    scoring INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (metric_id, benchmark, level, aspect, statistic, benchmark_tag, protocol, scoring)
 )"""
 _RESULTS_INDEX = (
     "CREATE INDEX IF NOT EXISTS results_view ON results (benchmark, level, aspect, statistic)"
 )
 _RESULT_COLUMNS = (
     "metric_id, benchmark, level, aspect, statistic, value, p_value, ci_low, ci_high, n,"
-    " replicates, resampling, n_resamples, seed, benchmark_tag, protocol, p_method, reason"
+    " replicates, resampling, n_resamples, seed, benchmark_tag, protocol, p_method, reason, scoring"
 )
-_INSERT_RESULT = f"INSERT INTO results ({_RESULT_COLUMNS}) VALUES ({','.join('?' * 18)})"
+_INSERT_RESULT = f"INSERT INTO results ({_RESULT_COLUMNS}) VALUES ({','.join('?' * 19)})"
+_PUT_RESULT = _INSERT_RESULT.replace("INSERT", "INSERT OR REPLACE", 1)
+_PUT_COVERAGE = (
+    "INSERT OR REPLACE INTO coverage (metric_id, benchmark, level, fingerprint, covered, total,"
+    " scores, full) VALUES (?,?,?,?,?,?,?,?)"
+)
 
 
 def default_path() -> Path:
@@ -147,7 +162,7 @@ def _from_version_0(db: sqlite3.Connection) -> None:
     db.executemany(
         _INSERT_RESULT,
         [
-            (*row[:11], *_legacy_settings(row[11]), "", _legacy_p_method(row[6]), None)
+            (*row[:11], *_legacy_settings(row[11]), "", _legacy_p_method(row[6]), None, 1)
             for row in old
         ],
     )
@@ -174,6 +189,26 @@ def _from_version_2(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE submissions ADD COLUMN account TEXT")
 
 
+def _from_version_3(db: sqlite3.Connection) -> None:
+    """Key results by benchmark version, protocol and scoring version too (the rows there are
+    of the first scoring version), and flag full coverages (those covering every item)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(coverage)")}
+    if "full" not in columns:
+        db.execute("ALTER TABLE coverage ADD COLUMN full INTEGER NOT NULL DEFAULT 0")
+        db.execute("UPDATE coverage SET full = (covered = total)")
+    if "scoring" in {row[1] for row in db.execute("PRAGMA table_info(results)")}:
+        return
+    db.execute("ALTER TABLE results RENAME TO results_v3")
+    db.execute(_RESULTS)
+    columns_v3 = _RESULT_COLUMNS.removesuffix(", scoring")
+    db.execute(
+        f"INSERT INTO results ({_RESULT_COLUMNS}) SELECT {columns_v3}, {LEGACY_SCORING}"
+        " FROM results_v3"
+    )
+    db.execute("DROP TABLE results_v3")
+    db.execute(_RESULTS_INDEX)
+
+
 def migrate(db: sqlite3.Connection) -> None:
     """Bring the database to SCHEMA_VERSION, inside the caller's transaction."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -183,6 +218,8 @@ def migrate(db: sqlite3.Connection) -> None:
         _from_version_1(db)
     if version < 3:
         _from_version_2(db)
+    if version < 4:
+        _from_version_3(db)
     if version < SCHEMA_VERSION:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -210,6 +247,8 @@ class Row:
     p_method: str | None
     reason: str | None
     """Why the value is undefined (NaN); None when it is defined or was not recorded."""
+    scoring: int = LEGACY_SCORING
+    """The scoring version that computed the row (`scoring.SCORING_VERSION`)."""
 
     @property
     def signature(self) -> str:
@@ -252,7 +291,28 @@ def _result_values(metric_id: int, r: Correlation) -> tuple[object, ...]:
         s.protocol,
         r.p_method,
         r.reason,
+        SCORING_VERSION,
     )
+
+
+def _coverage_values(metric_id: int, c: Coverage) -> tuple[object, ...]:
+    """The values of one coverage row, in _PUT_COVERAGE order."""
+    scores = c.scores.astype(np.float64).tobytes()
+    return (metric_id, c.benchmark, c.level, c.fingerprint, c.covered, c.total, scores, c.full)
+
+
+@dataclass(frozen=True)
+class StoredCoverage:
+    """One metric's stored coverage of a benchmark level, and the settings of its results there:
+    (benchmark version, protocol, scoring version, resamples) of each."""
+
+    metric_id: int
+    submission_id: int
+    metric: str
+    file_sha256: str
+    coverage: Coverage
+    full: bool
+    scored: frozenset[tuple[str, str, int, int | None]]
 
 
 class Store:
@@ -350,38 +410,32 @@ class Store:
                     (submission_id, metric),
                 ).lastrowid
                 db.executemany(
-                    "INSERT INTO coverage VALUES (?,?,?,?,?,?,?)",
-                    [
-                        (
-                            metric_id,
-                            c.benchmark,
-                            c.level,
-                            c.fingerprint,
-                            c.covered,
-                            c.total,
-                            c.scores.astype(np.float64).tobytes(),
-                        )
-                        for c in coverages
-                    ],
+                    _PUT_COVERAGE, [_coverage_values(int(metric_id), c) for c in coverages]
                 )
                 db.executemany(
                     _INSERT_RESULT, [_result_values(metric_id, r) for r in results.get(metric, [])]
                 )
         return Stored(submission_id, False, meta.name, created_at)
 
-    def view(self, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:
-        """Every full-coverage metric's correlation for one benchmark, level, aspect, statistic."""
+    def view(
+        self, benchmark: str, level: str, aspect: str, statistic: str, version: str | None = None
+    ) -> list[Row]:
+        """Every full-coverage metric's correlations for one benchmark, level, aspect, statistic:
+        under every version, protocol and scoring version stored, or under the benchmark version
+        `version` (`name@fingerprint`) only."""
+        query = (
+            "SELECT m.id, s.id, m.name, s.authors, s.link, s.reference_free, s.trained_on,"
+            " s.baseline, r.value, r.p_value, r.ci_low, r.ci_high, r.n, r.replicates,"
+            " r.resampling, r.n_resamples, r.seed, r.benchmark_tag, r.protocol,"
+            " s.package_version, r.p_method, r.reason, r.scoring FROM results r"
+            " JOIN metrics m ON m.id = r.metric_id JOIN submissions s ON s.id = m.submission_id"
+            " WHERE r.benchmark = ? AND r.level = ? AND r.aspect = ? AND r.statistic = ?"
+        )
+        parameters: tuple[object, ...] = (benchmark, level, aspect, statistic)
+        if version is not None:
+            query, parameters = query + " AND r.benchmark_tag = ?", (*parameters, version)
         with self._read() as db:
-            rows = db.execute(
-                "SELECT m.id, s.id, m.name, s.authors, s.link, s.reference_free, s.trained_on,"
-                " s.baseline, r.value, r.p_value, r.ci_low, r.ci_high, r.n, r.replicates,"
-                " r.resampling, r.n_resamples, r.seed, r.benchmark_tag, r.protocol,"
-                " s.package_version, r.p_method, r.reason FROM results r JOIN metrics m ON m.id = r.metric_id"
-                " JOIN submissions s ON s.id = m.submission_id"
-                " WHERE r.benchmark = ? AND r.level = ? AND r.aspect = ? AND r.statistic = ?"
-                " ORDER BY m.id",
-                (benchmark, level, aspect, statistic),
-            ).fetchall()
+            rows = db.execute(query + " ORDER BY m.id, r.rowid", parameters).fetchall()
         return [
             Row(
                 metric_id=r[0],
@@ -402,17 +456,65 @@ class Store:
                 package_version=r[19],
                 p_method=r[20],
                 reason=r[21],
+                scoring=r[22],
             )
             for r in rows
         ]
 
+    def versions(self, benchmark: str) -> list[tuple[str, str, int]]:
+        """The (benchmark version, protocol, scoring version) results of `benchmark` are stored
+        under, oldest first."""
+        with self._read() as db:
+            return db.execute(
+                "SELECT benchmark_tag, protocol, scoring FROM results WHERE benchmark = ?"
+                " GROUP BY 1, 2, 3 ORDER BY MIN(rowid)",
+                (benchmark,),
+            ).fetchall()
+
+    def coverages(self) -> list[StoredCoverage]:
+        """Every stored coverage, by submission and metric, with the settings of its results."""
+        with self._read() as db:
+            scored: dict[tuple[int, str, str], set[tuple[str, str, int, int | None]]] = {}
+            for metric_id, benchmark, level, *key in db.execute(
+                "SELECT metric_id, benchmark, level, benchmark_tag, protocol, scoring, n_resamples"
+                " FROM results GROUP BY 1, 2, 3, 4, 5, 6, 7"
+            ):
+                scored.setdefault((metric_id, benchmark, level), set()).add(tuple(key))
+            rows = db.execute(
+                "SELECT m.id, s.id, m.name, s.file_sha256, c.benchmark, c.level, c.fingerprint,"
+                " c.scores, c.full FROM coverage c JOIN metrics m ON m.id = c.metric_id"
+                " JOIN submissions s ON s.id = m.submission_id ORDER BY s.id, m.id, c.rowid"
+            ).fetchall()
+        return [
+            StoredCoverage(
+                metric_id=r[0],
+                submission_id=r[1],
+                metric=r[2],
+                file_sha256=r[3],
+                coverage=Coverage(r[4], r[5], r[6], np.frombuffer(r[7], dtype=np.float64)),
+                full=bool(r[8]),
+                scored=frozenset(scored.get((r[0], r[4], r[5]), ())),
+            )
+            for r in rows
+        ]
+
+    def rescored(self, metric_id: int, coverage: Coverage, results: list[Correlation]) -> None:
+        """Replace a metric's coverage of a benchmark level by `coverage` (validated against
+        the current benchmark) and add `results`, keeping the results already stored."""
+        with self._transaction() as db:
+            db.execute(_PUT_COVERAGE, _coverage_values(metric_id, coverage))
+            db.executemany(
+                _PUT_RESULT,
+                [_result_values(metric_id, r) for r in results],
+            )
+
     def partial(self, benchmark: str, level: str) -> list[tuple[str, int, int]]:
-        """Metrics that cover part of a benchmark level: (name, covered, total)."""
+        """Metrics that cover part of a benchmark level, not ranked: (name, covered, total)."""
         with self._read() as db:
             return db.execute(
                 "SELECT m.name, c.covered, c.total FROM coverage c"
                 " JOIN metrics m ON m.id = c.metric_id"
-                " WHERE c.benchmark = ? AND c.level = ? AND c.covered < c.total ORDER BY m.id",
+                " WHERE c.benchmark = ? AND c.level = ? AND NOT c.full ORDER BY m.id",
                 (benchmark, level),
             ).fetchall()
 

@@ -219,13 +219,22 @@ def _link_problem(link: str) -> str | None:
 
 @dataclass
 class Coverage:
-    """The scores of one metric column on one benchmark level, aligned with its items."""
+    """The scores of one metric column on one benchmark level, aligned with its items.
+
+    A coverage is full (scored and ranked) when it covers every item of the level or, on a level
+    where only some items have references (DSTC7), every item with references: a reference-based
+    metric cannot score the others. Whether a submission is reference-based is read from what it
+    covers, not from its metadata: one that leaves out only items without references (all of
+    them or some) counts as reference-based coverage. Every submission is correlated on the
+    items with references there (see `items.scored_items`)."""
 
     benchmark: str
     level: str
     fingerprint: str
     scores: np.ndarray
     """One float per item of the benchmark level, in its order; NaN where the file has none."""
+    referenced: np.ndarray | None = None
+    """Which items have references, on a partly referenced level (None: any other level)."""
 
     @property
     def total(self) -> int:
@@ -237,7 +246,21 @@ class Coverage:
 
     @property
     def full(self) -> bool:
-        return self.covered == self.total
+        """Every item covered, or every item with references on a partly referenced level."""
+        missing = np.isnan(self.scores)
+        if self.referenced is None:
+            return not missing.any()
+        return not (missing & self.referenced).any()
+
+    @property
+    def references_only(self) -> bool:
+        """Full by covering every item with references, not every item."""
+        return self.full and self.covered < self.total
+
+    def describe(self) -> str:
+        """E.g. '2/360 items', or '9540/10000 items: every item with references'."""
+        text = f"{self.covered}/{self.total} items"
+        return text + (": every item with references" if self.references_only else "")
 
 
 @dataclass
@@ -608,7 +631,11 @@ def parse(
         for (benchmark, level), (positions, slots) in sorted(groups.items()):
             aligned = np.full(index.size(benchmark, level), np.nan)
             aligned[slots] = values[positions]
-            coverage.append(Coverage(benchmark, level, index.fingerprint(benchmark), aligned))
+            fingerprint, referenced = (
+                index.fingerprint(benchmark),
+                index.referenced(benchmark, level),
+            )
+            coverage.append(Coverage(benchmark, level, fingerprint, aligned, referenced))
         submission.metrics[metric] = coverage
     return submission
 
