@@ -175,3 +175,36 @@ def test_submit_says_why_a_constant_submission_is_not_ranked(
     for row in rows:
         assert row.split()[4:6] == ["-", "[-,"] and row.split()[8] == "-"
         assert row.endswith("not ranked: correlation undefined (metric scores are constant)")
+
+
+def test_rescore_scores_again_what_an_older_version_scored(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    import sqlite3
+
+    from comperbench.leaderboard import mirror
+
+    monkeypatch.delenv(mirror.DIR_ENV, raising=False)
+    monkeypatch.delenv(mirror.REPO_ENV, raising=False)
+    db = str(tmp_path / "lb.sqlite")
+    seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
+    assert main(seed) == 0
+    assert main(["leaderboard", "rescore", "--db", db]) == 0
+    assert (
+        "0 coverage(s) of 0 submission(s) rescored, 0 submission(s) not" in capsys.readouterr().out
+    )
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE results SET benchmark_tag = 'usr-topical@0ld'")
+    assert main(["leaderboard", "rescore", "--db", db]) == 0
+    assert "1 coverage(s) of 1 submission(s) rescored" in capsys.readouterr().out
+    assert main(["leaderboard", "show", "usr-topical", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "length" in out and "other settings" not in out
+
+
+def test_show_says_dstc7_is_correlated_on_its_items_with_references(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["leaderboard", "show", "dstc7", "--db", str(tmp_path / "lb.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "items: every row is correlated on the 9,540 of 10,000 items with references" in out

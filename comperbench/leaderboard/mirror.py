@@ -2,7 +2,7 @@
 
 One subfolder per submission, named after its file's SHA-256, holds the file as it was submitted
 (`scores` with the file's extension) and `record.json`: the metadata, the benchmark versions and
-levels it covers, when it was stored and as which submission, the package version and resample
+levels it covers (and whether fully, see `submission.Coverage.full`), when it was stored and as which submission, the package version and resample
 count that scored it, and the submitting account if any. A subfolder is written under a temporary
 name and renamed into place, so it appears whole or not at all; an existing one is never replaced.
 
@@ -79,6 +79,7 @@ def record(
                 "level": c.level,
                 "covered": c.covered,
                 "total": c.total,
+                "full": c.full,
             }
             for c in coverages
         ]
