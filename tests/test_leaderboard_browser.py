@@ -139,11 +139,14 @@ def _grid(page: Any, table: str = "#ranking-table") -> Any:
 
 
 def _column(page: Any, column: int, table: str = "#ranking-table") -> list[str]:
-    rows = _grid(page, table).get_by_role("row")
-    return [
-        rows.nth(i).get_by_role("gridcell").nth(column).inner_text().strip()
-        for i in range(1, rows.count())
-    ]
+    """The texts of a column's cells, read at once (the table may be redrawn meanwhile)."""
+    return list(
+        _grid(page, table).evaluate(
+            "(grid, k) => [...grid.querySelectorAll('[role=row]')].slice(1)"
+            ".map(row => row.querySelectorAll('[role=gridcell]')[k]?.innerText.trim() ?? '')",
+            column,
+        )
+    )
 
 
 def _metric_cells(page: Any) -> list[str]:
