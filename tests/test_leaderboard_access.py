@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+from oauth_mock import ACCOUNT, MOCK_OAUTH
 
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
 from comperbench.leaderboard.mirror import Mirror
@@ -41,19 +41,6 @@ from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
 
-ACCOUNT = "alice"
-MOCK_OAUTH = {
-    "access_token": "mock-oauth-token-for-local-dev",
-    "token_type": "bearer",
-    "scope": "openid profile",
-    "expires_at": int(time.time()) + 8 * 3600,
-    "userinfo": {
-        "name": "Alice",
-        "preferred_username": ACCOUNT,
-        "profile": f"https://huggingface.co/{ACCOUNT}",
-        "picture": "",
-    },
-}
 """The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
 
 

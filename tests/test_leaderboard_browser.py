@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 import pytest
+from oauth_mock import ACCOUNT, MOCK_OAUTH
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
@@ -479,19 +480,6 @@ def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None
     assert page.locator("img[src=x]").count() == 0
 
 
-ACCOUNT = "alice"
-MOCK_OAUTH = {
-    "access_token": "mock-oauth-token-for-local-dev",
-    "token_type": "bearer",
-    "scope": "openid profile",
-    "expires_at": int(time.time()) + 8 * 3600,
-    "userinfo": {
-        "name": "Alice",
-        "preferred_username": ACCOUNT,
-        "profile": f"https://huggingface.co/{ACCOUNT}",
-        "picture": "",
-    },
-}
 """The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
 
 

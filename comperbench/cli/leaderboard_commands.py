@@ -156,18 +156,15 @@ def _placing_cells(p: dict[str, Any]) -> list[object]:
 
 
 def run_template(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.items import cached_benchmark, stored_levels
+    from comperbench.leaderboard.items import stored_levels, submission_template
 
     levels = [args.level] if args.level else stored_levels(args.name)
-    lines = ["item_id,score"]
-    for level in levels:
-        lines += [f"{item}," for item in cached_benchmark(args.name, level).item_ids]
-    text = "\n".join(lines) + "\n"
+    text = submission_template(args.name, levels)
     if args.out == "-":
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out} ({len(lines) - 1} items; fill the score column)")
+        print(f"wrote {args.out} ({text.count(chr(10)) - 1} items; fill the score column)")
     return 0
 
 

@@ -101,6 +101,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         ):
             event.then(**redraw)
             event.then(**ranked.show, **FAST)
+        gr.api(page.ranked_rows, api_name="ranking", queue=False)
         loaded = app.load(page.refresh, page.view, outputs)
         loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
     return app

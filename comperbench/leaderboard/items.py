@@ -9,6 +9,7 @@ all) are loaded once per process for the pages that show them.
 
 from __future__ import annotations
 
+import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -307,3 +308,14 @@ class ItemIndex:
                 sources.append(position)
                 slots.append(found[2])
         return {k: (np.array(a, dtype=int), np.array(b, dtype=int)) for k, (a, b) in rows.items()}
+
+
+def submission_template(name: str, levels: Sequence[str]) -> str:
+    """A submission file to fill: an `item_id,score` header and each item id of the levels with
+    an empty score."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["item_id", "score"])
+    for level in levels:
+        writer.writerows([item, ""] for item in cached_benchmark(name, level).item_ids)
+    return out.getvalue()

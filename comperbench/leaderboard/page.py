@@ -110,6 +110,15 @@ class Page:
             gr.update(choices=statistics, value=statistic),
         )
 
+    def ranked_rows(
+        self, benchmark: str, level: str, aspect: str, statistic: str
+    ) -> list[dict[str, Any]]:
+        """The ranking of one view (benchmark, level, aspect and correlation, as in the page's
+        controls) as one record per ranked metric, keyed by the table's column names; a value
+        not computed (the leader's p-value) is null."""
+        frame = ranking_frame(self.store, benchmark, level, aspect, statistic)
+        return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
     @property
     def restoring_notice(self) -> str:
         return f"Restoring {self.restoring.count} saved submission(s)… the ranking is incomplete."

@@ -22,7 +22,7 @@ import pandas as pd
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
-from comperbench.leaderboard.items import cached_benchmark, stored_levels
+from comperbench.leaderboard.items import cached_benchmark, stored_levels, submission_template
 from comperbench.leaderboard.overall import overall_view
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 from comperbench.leaderboard.service import (
@@ -91,7 +91,11 @@ def csv_file(frame: pd.DataFrame, stem: str) -> str:
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):
             safe[column] = safe[column].map(_quoted)
-    text = safe.to_csv(index=False)
+    return _download(safe.to_csv(index=False), stem)
+
+
+def _download(text: str, stem: str) -> str:
+    """A file holding `text` for a download button, named by `stem` and its content."""
     folder = Path(tempfile.gettempdir()) / "comperbench-downloads"
     folder.mkdir(exist_ok=True)
     path = folder / f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv"
@@ -101,13 +105,13 @@ def csv_file(frame: pd.DataFrame, stem: str) -> str:
 
 
 def template_file(benchmark: str, level: str) -> str | None:
-    """A submission file to fill for one benchmark level, as `comperbench template` writes it:
-    the item ids and an empty score column (None when the benchmark cannot be loaded)."""
+    """A submission file to fill for one benchmark level, as `comperbench template` writes it
+    (None when the benchmark cannot be loaded); its item ids are kept as they are."""
     try:
-        ids = cached_benchmark(benchmark, level).item_ids
+        text = submission_template(benchmark, [level])
     except ComperbenchError:
         return None
-    return csv_file(pd.DataFrame({"item_id": ids, "score": ""}), f"{benchmark}-{level}-template")
+    return _download(text, f"{benchmark}-{level}-template")
 
 
 def overall_table(store: Store, statistic: str) -> tuple[pd.DataFrame, str, str]:
@@ -307,6 +311,21 @@ def metric_choices(ranked: list[Ranked]) -> list[tuple[str, int]]:
     ]
 
 
+def ranked_row(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    metric: int | str | None,
+) -> Row | None:
+    """The ranked row of a metric chosen by its metric id (as the page sends it), if ranked."""
+    rows = {
+        str(r.row.metric_id): r.row for r in ranking(store, benchmark, level, aspect, statistic)
+    }
+    return rows.get(str(metric))
+
+
 def metric_view(
     store: Store,
     benchmark: str,
@@ -318,15 +337,11 @@ def metric_view(
     """Scatter data (metric vs human per item) and per-system means of one ranked metric, chosen
     by its metric id."""
     empty = pd.DataFrame({"metric score": [], "human score": [], "system": []})
-    rows = {r.row.metric_id: r.row for r in ranking(store, benchmark, level, aspect, statistic)}
-    try:
-        metric_id = int(metric) if metric is not None else None
-    except (TypeError, ValueError):
-        metric_id = None
-    if metric_id not in rows:
+    row = ranked_row(store, benchmark, level, aspect, statistic, metric)
+    if row is None:
         return empty, pd.DataFrame()
     item_level = source_level(benchmark, level)
-    scores = store.item_scores(metric_id, benchmark, item_level)
+    scores = store.item_scores(row.metric_id, benchmark, item_level)
     bench = cached_benchmark(benchmark, item_level)
     frame = pd.DataFrame(
         {
@@ -358,10 +373,7 @@ def metric_details(
 ) -> str:
     """The submission of one ranked metric as escaped HTML: name, number, authors, its link
     (http(s) only, rel="nofollow noopener") and its description."""
-    rows = {
-        str(r.row.metric_id): r.row for r in ranking(store, benchmark, level, aspect, statistic)
-    }
-    row = rows.get(str(metric))
+    row = ranked_row(store, benchmark, level, aspect, statistic, metric)
     if row is None:
         return ""
     [sub] = [s for s in store.submissions() if s["id"] == row.submission_id]
