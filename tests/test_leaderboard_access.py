@@ -1,6 +1,6 @@
 """The public app's submission path: sign-in where required, the daily limit per account, the
-upload size limit, uploads deleted once handled, the API held to the UI's checks, and the
-restore in the background.
+upload size limits (of a file, and of one request whatever it carries), uploads deleted once
+handled, the API held to the UI's checks, and the restore in the background.
 
 Sign-in is tested offline: the handler is called with a `gr.OAuthProfile` built here, and the
 served app uses Gradio's local mock OAuth with its one Hub look-up (the machine's own profile)
@@ -246,3 +246,58 @@ def test_the_api_alone_is_held_to_the_sign_in(served: dict[str, Any]) -> None:
     assert served["store"].count() == 0
     handled = list(served["uploads"].rglob("scores.csv"))
     assert handled == [], "the handled upload was kept"
+
+
+def _uploaded(folder: Path) -> set[Path]:
+    return {path for path in folder.rglob("*") if path.is_file()}
+
+
+def test_one_upload_request_is_bounded_in_total(served: dict[str, Any]) -> None:
+    """Two files, each under the file limit, over the limit of one request together: refused
+    from the declared length, before any byte is read."""
+    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, refusal
+
+    url = f"{served['url']}gradio_api/upload"
+    before = _uploaded(served["uploads"])
+    half = b"0" * (MAX_REQUEST_BYTES // 2 + 1)
+    assert len(half) < MAX_FILE_BYTES
+    two = [("files", ("a.csv", half)), ("files", ("b.csv", half))]
+    refused = httpx.post(url, files=two, timeout=120)
+    assert refused.status_code == 413
+    size = int(refused.request.headers["content-length"])
+    assert refused.text == refusal(MAX_REQUEST_BYTES, size)
+    assert _uploaded(served["uploads"]) == before
+    [path] = httpx.post(url, files={"files": ("one.csv", scores(10))}, timeout=30).json()
+    assert Path(path).read_bytes() == scores(10)
+
+
+def _chunked(boundary: str, *files: tuple[str, int]) -> Iterator[bytes]:
+    """A multipart body of `files` (name, size) streamed in 1 MiB chunks, so without a length."""
+    for name, size in files:
+        yield (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; filename="{name}"\r\n'
+            "Content-Type: text/csv\r\n\r\n"
+        ).encode()
+        for start in range(0, size, 1 << 20):
+            yield b"0" * min(1 << 20, size - start)
+        yield b"\r\n"
+    yield f"--{boundary}--\r\n".encode()
+
+
+def test_a_chunked_upload_is_counted_as_it_streams(served: dict[str, Any]) -> None:
+    """Without a length, the body is counted as it arrives: the request that goes over the limit
+    is refused, and what Gradio had written of it is deleted."""
+    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, refusal
+
+    url = f"{served['url']}gradio_api/upload"
+    headers = {"Content-Type": "multipart/form-data; boundary=b0undary"}
+    before = _uploaded(served["uploads"])
+    half = MAX_REQUEST_BYTES // 2 + 1
+    body = _chunked("b0undary", ("a.csv", half), ("b.csv", half))
+    refused = httpx.post(url, content=body, headers=headers, timeout=120)
+    assert "content-length" not in refused.request.headers
+    assert refused.status_code == 413 and refused.text == refusal(MAX_REQUEST_BYTES)
+    assert _uploaded(served["uploads"]) == before
+    body = _chunked("b0undary", ("small.csv", 1000))
+    [path] = httpx.post(url, content=body, headers=headers, timeout=30).json()
+    assert Path(path).read_bytes() == b"0" * 1000

@@ -108,9 +108,13 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
 
 
 def launch_options() -> dict[str, Any]:
-    """`launch` arguments: system fonts (no font CDN), no share link, size limit, no SSR node."""
+    """`launch` arguments: system fonts (no font CDN), no share link, no SSR node, the size limit
+    of one file and (`limits.BoundedBody`) of one request."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
+        from starlette.middleware import Middleware
+
+    from comperbench.leaderboard.limits import BoundedBody
 
     theme = gr.themes.Default(
         font=["ui-sans-serif", "system-ui", "sans-serif"],
@@ -121,6 +125,7 @@ def launch_options() -> dict[str, Any]:
         "share": False,
         "ssr_mode": False,
         "max_file_size": MAX_FILE_BYTES,
+        "app_kwargs": {"middleware": [Middleware(BoundedBody)]},
         "footer_links": [],
     }
 
