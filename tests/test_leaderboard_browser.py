@@ -1,22 +1,25 @@
 """The Gradio app in Debian's Chromium (Playwright): ranking, uploads, escaping, switching
-benchmark; and the public app: sign-in, and the page served while saved submissions are restored.
+benchmark, abusive uploads (nested JSON, a bidi override in a name); and the public app: sign-in,
+the daily limit per account, and the page served while saved submissions are restored.
 
 One app start per module for each: on 127.0.0.1, the first seeded with two fast baselines on the
-USR benchmarks; the public one requires sign-in (Gradio's local mock OAuth, its Hub look-up of
-the machine's profile replaced by a fixed one) and restores a kept submission that waits until
-the test lets it go. Every request to a host other than 127.0.0.1 is recorded and refused;
+USR benchmarks; the public ones require sign-in (Gradio's local mock OAuth, its Hub look-up of
+the machine's profile replaced by a fixed one), one with a daily limit of one submission, the
+other restoring a kept submission that waits until the test lets it go. Every request to a host other than 127.0.0.1 is recorded and refused;
 screenshots of each tab go to test-artifacts/leaderboard/.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -42,6 +45,21 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _launch(app: Any) -> str:
+    """Serve the built `app` on a free port of 127.0.0.1 with the app's launch options; its URL."""
+    from comperbench.leaderboard.app import launch_options
+
+    port = _free_port()
+    app.launch(
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_options(),
+    )
+    return f"http://127.0.0.1:{port}/"
+
+
 def _submit_many_metrics(store: Any, count: int) -> None:
     """One file of `count` noisy copies of the human scores on usr-persona, one column each
     (with the two baselines, 20 ranked metrics there)."""
@@ -64,7 +82,7 @@ def _submit_many_metrics(store: Any, count: int) -> None:
 
 @pytest.fixture(scope="module")
 def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.app import build
     from comperbench.leaderboard.baselines import seed
     from comperbench.leaderboard.store import Store
 
@@ -74,16 +92,9 @@ def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     seed(store, ["length", "f1"], ["usr-topical", "usr-persona"], progress=lambda _: None)
     _submit_many_metrics(store, 18)
     app = build(store.path)
-    port = _free_port()
-    app.launch(
-        server_name="127.0.0.1",
-        server_port=port,
-        prevent_thread_lock=True,
-        quiet=True,
-        **launch_options(),
-    )
+    url = _launch(app)
     try:
-        yield {"url": f"http://127.0.0.1:{port}/", "store": store, "folder": folder}
+        yield {"url": url, "store": store, "folder": folder}
     finally:
         app.close()
 
@@ -480,6 +491,95 @@ def test_markup_in_a_partial_submission_name_is_shown_as_text(page: Any) -> None
     assert page.locator("img[src=x]").count() == 0
 
 
+def _refused_in_the_page(page: Any, server: dict[str, Any], path: Path, name: str) -> str:
+    """The result shown for `path` submitted as `name`, which must store nothing."""
+    before = server["store"].count()
+    message = _upload(page, path, name)
+    assert page.locator("#result textarea").is_visible()
+    assert server["store"].count() == before
+    assert name not in [s["name"] for s in server["store"].submissions()]
+    return message
+
+
+def test_deeply_nested_json_is_refused_in_the_page(page: Any, server: dict[str, Any]) -> None:
+    from comperbench.leaderboard.items import cached_benchmark
+    from comperbench.leaderboard.submission import MAX_JSON_DEPTH
+
+    first = cached_benchmark("usr-topical", "turn").item_ids[0]
+    path = server["folder"] / "deep.jsonl"
+    path.write_text(f'{{"item_id": "{first}", "score": 1}}\n' + "[" * 100_000 + "\n")
+    message = _refused_in_the_page(page, server, path, "deep")
+    assert message == (
+        "submission deep.jsonl was rejected (1 problem):\n"
+        f"  line 2: JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object per line"
+    )
+
+
+def test_a_bidi_override_in_a_name_is_refused_in_the_page(
+    page: Any, server: dict[str, Any]
+) -> None:
+    path = _noisy_file(server["folder"], "bidi.csv", 8)
+    message = _refused_in_the_page(page, server, path, "evil\u202egnp.exe")
+    assert message == (
+        "submission bidi.csv was rejected (1 problem):\n"
+        "  field 'name': a bidi override or isolate (U+202E) at character 5"
+    )
+
+
+@pytest.fixture(scope="module")
+def limited(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """The app on an empty store with sign-in required (Gradio's mock OAuth, the fixed profile)
+    and a daily limit of one submission per account when it is built; a test that submits sets
+    the limit again (it is read at each submission)."""
+    from comperbench.leaderboard import service
+    from comperbench.leaderboard.app import build
+    from comperbench.leaderboard.store import Store
+
+    folder = tmp_path_factory.mktemp("limited")
+    store = Store(folder / "lb.sqlite")
+    with pytest.MonkeyPatch.context() as launching:
+        launching.setenv(service.SIGN_IN_ENV, "1")
+        launching.setenv(service.PER_DAY_ENV, "1")
+        launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+        app = build(store.path)
+        url = _launch(app)
+    try:
+        yield {"url": url, "store": store}
+    finally:
+        app.close()
+
+
+@pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
+def test_the_daily_limit_refuses_a_second_submission_in_the_page(
+    browser: Any, limited: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.leaderboard.service import DAY, PER_DAY_ENV
+
+    monkeypatch.setenv(PER_DAY_ENV, "1")
+    store = limited["store"]
+    with _opened(browser, limited["url"]) as page:
+        page.get_by_role("tab", name="Upload").click()
+        page.get_by_text("an account may store 1 submissions in any 24 hours").wait_for()
+        with page.expect_navigation(url=limited["url"], timeout=30_000):
+            page.locator("#sign-in").click()  # the mock login redirects back to the page
+        page.get_by_role("tab", name="Upload").click()
+        page.get_by_role("button", name=f"Logout ({ACCOUNT})").wait_for(timeout=30_000)
+        first = _upload(page, FIXTURES / "partial.csv", "first")  # two items: scored at once
+        assert first.startswith("stored as submission #1"), first
+        [made] = store.submitted_by(ACCOUNT, 0)
+        second = _upload(page, _noisy_file(tmp_path, "second.csv", 9), "second")
+        next_at = datetime.fromtimestamp(made + DAY, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        assert re.fullmatch(
+            rf"refused: {ACCOUNT} has stored 1 submission\(s\) in the last 24 hours and the"
+            rf" limit is 1: the next one is allowed at {next_at} \(in 2[34] h \d+ min\)",
+            second,
+        ), second
+        assert page.locator("#result textarea").is_visible()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "upload-daily-limit.png"), full_page=True)
+    assert [(s["name"], s["account"]) for s in store.submissions()] == [("first", ACCOUNT)]
+
+
 """The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
 
 
@@ -488,7 +588,7 @@ def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """The app with sign-in required, on an empty store restoring one kept submission, whose
     restore waits for `release`."""
     from comperbench.leaderboard import service
-    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.app import build
     from comperbench.leaderboard.mirror import DIR_ENV, Mirror
     from comperbench.leaderboard.store import Store
     from comperbench.leaderboard.submission import SubmissionMeta
@@ -514,16 +614,9 @@ def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             launching.setenv(DIR_ENV, str(folder / "results"))
             launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
             app = build(store.path)
-            port = _free_port()
-            app.launch(
-                server_name="127.0.0.1",
-                server_port=port,
-                prevent_thread_lock=True,
-                quiet=True,
-                **launch_options(),
-            )
+            url = _launch(app)
         try:
-            yield {"url": f"http://127.0.0.1:{port}/", "store": store, "release": release}
+            yield {"url": url, "store": store, "release": release}
         finally:
             release.set()
             app.close()
