@@ -121,8 +121,10 @@ def upload_file(folder: Path, seed: int) -> str:
     return str(path)
 
 
-def form(file: str | None, account: str | None) -> tuple[Any, ...]:
-    return (file, "metric", "", "", "", False, [], None if account is None else profile(account))
+def form(file: str | None, account: str | None, family: str = "") -> tuple[Any, ...]:
+    """The upload form's values, in the order of `Page.on_upload`'s arguments."""
+    who = None if account is None else profile(account)
+    return (file, "metric", "", "", "", False, [], family, who)
 
 
 def test_the_handler_checks_records_the_account_and_deletes_the_upload(
@@ -149,9 +151,20 @@ def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) 
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(), sign_in=False)
     file = upload_file(tmp_path, 4)
-    assert page.on_upload(*form(file, None)).startswith("stored as submission #1")
-    assert [s["account"] for s in store.submissions()] == [None]
+    assert page.on_upload(*form(file, None)).startswith("stored as submission #1 (family: not")
     assert not Path(file).exists()
+    file = upload_file(tmp_path, 10)
+    assert page.on_upload(*form(file, None, "llm")).startswith(
+        "stored as submission #2 (family: llm)"
+    )
+    assert [(s["account"], s["family"]) for s in store.submissions()] == [
+        (None, "llm"),
+        (None, None),
+    ]
+    file = upload_file(tmp_path, 11)
+    refused = page.on_upload(*form(file, None, "neural"))
+    assert "field 'family': unknown family 'neural'" in refused
+    assert not Path(file).exists() and store.count() == 2
 
 
 def test_submissions_are_refused_while_the_restore_runs(tmp_path: Path, index: ItemIndex) -> None:
@@ -238,7 +251,7 @@ def test_the_api_alone_is_held_to_the_sign_in(served: dict[str, Any]) -> None:
     [path] = httpx.post(f"{base}/upload", files=upload, timeout=30).json()
     assert Path(path).is_relative_to(served["uploads"])
     file = {"path": path, "meta": {"_type": "gradio.FileData"}}
-    data = [file, "api-only", "", "", "", False, []]
+    data = [file, "api-only", "", "", "", False, [], "learned"]
     event = httpx.post(f"{base}/call/on_upload", json={"data": data}, timeout=30).json()
     stream = httpx.get(f"{base}/call/on_upload/{event['event_id']}", timeout=120).text
     [line] = [x for x in stream.splitlines() if x.startswith("data:")]

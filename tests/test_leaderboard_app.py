@@ -20,7 +20,7 @@ from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_html, item_vi
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
 from comperbench.leaderboard.service import pairwise_p_values, ranking, submit
 from comperbench.leaderboard.store import Store
-from comperbench.leaderboard.submission import SubmissionMeta
+from comperbench.leaderboard.submission import METRIC_FAMILIES, SubmissionMeta
 from comperbench.leaderboard.views import (
     FAMILIES,
     RANKING_COLUMNS,
@@ -54,7 +54,9 @@ def store(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Store:
         raw = "item_id,score\n" + "".join(
             f"{i},{float(s)!r}\n" for i, s in zip(bench.item_ids, scores, strict=True)
         )
-        meta = SubmissionMeta(name, trained_on=("usr-topical",) if k else ())
+        meta = SubmissionMeta(
+            name, trained_on=("usr-topical",) if k else (), family="learned" if k else None
+        )
         submit(f"{k}.csv", raw.encode(), meta, store, index, n_resamples=200)
     return store
 
@@ -87,20 +89,25 @@ def test_downloads_quote_formulas(tmp_path: Path) -> None:
 
 def test_ranking_search_filters_and_columns(store: Store) -> None:
     frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
-    assert frame["family"].tolist() == ["unknown", "unknown"]  # submissions record no family
+    assert frame["family"].tolist() == ["unknown", "learned"]  # as declared, if declared
     every = (RANKING_COLUMNS, FAMILIES)
     assert shown_ranking(frame, " NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
     assert shown_ranking(frame, "", "reference-free", every[1], every[0]).empty
     assert len(shown_ranking(frame, "", "reference-based", every[1], every[0])) == 2
     assert shown_ranking(frame, "", "all", ["ngram"], every[0]).empty
+    assert shown_ranking(frame, "", "all", ["learned"], every[0])["metric"].tolist() == ["noisy"]
     chosen = shown_ranking(frame, "", "all", every[1], ["value", "metric"])
     assert list(chosen.columns) == ["metric", "value"]
 
 
-def test_baselines_have_their_metric_family() -> None:
-    row = SimpleNamespace(metric="embedding-average", baseline=True)
+def test_baselines_have_their_metric_family_submissions_the_declared_one() -> None:
+    row = SimpleNamespace(metric="embedding-average", baseline=True, family=None)
     assert family(row) == "embedding"  # type: ignore[arg-type]
-    assert family(SimpleNamespace(metric="f1", baseline=False)) == "unknown"  # type: ignore[arg-type]
+    declared = SimpleNamespace(metric="f1", baseline=False, family="llm")
+    assert family(declared) == "llm"  # type: ignore[arg-type]
+    undeclared = SimpleNamespace(metric="f1", baseline=False, family=None)
+    assert family(undeclared) == "unknown"  # type: ignore[arg-type]
+    assert set(FAMILIES) == {*METRIC_FAMILIES, "unknown"}  # every family a row may show
 
 
 def test_statistics_offered_are_those_scored_at_the_level() -> None:
@@ -159,13 +166,14 @@ def test_metric_details_show_the_submission_escaped(data_root: Path, tmp_path: P
     bench = cached_benchmark("usr-topical", "turn")
     raw = "item_id,score\n" + "".join(f"{i},{j % 5}\n" for j, i in enumerate(bench.item_ids))
     link = "https://example.org/paper?a=1&b=2"
-    meta = SubmissionMeta(XSS, "A & B", link, f"first line {XSS}\nsecond line")
+    meta = SubmissionMeta(XSS, "A & B", link, f"first line {XSS}\nsecond line", family="llm")
     submit("d.csv", raw.encode(), meta, store, ItemIndex(["usr-topical"]), n_resamples=50)
     view = ("usr-topical", "turn", "overall", "pearson")
     [row] = [r.row for r in ranking(store, *view)]
     page = metric_details(store, *view, row.metric_id)
     assert XSS not in page and page.count("&lt;img src=x onerror=alert(1)&gt;") == 2
     assert "by A &amp; B" in page and "&gt;<br>second line" in page
+    assert "<p>Family: llm</p>" in page
     href = "https://example.org/paper?a=1&amp;b=2"
     assert f'<a href="{href}" rel="nofollow noopener noreferrer" target="_blank">{href}</a>' in page
     assert metric_details(store, *view, None) == ""

@@ -33,8 +33,9 @@ def test_template_then_submit_then_show(
     )
     db = str(tmp_path / "lb.sqlite")
     args = ["submit", str(filled), "--name", "word-count", "--reference-free", "--db", db]
-    assert main([*args, "--trained-on", "usr-topical"]) == 0
-    assert "300/300 items, ranked" in capsys.readouterr().out
+    assert main([*args, "--trained-on", "usr-topical", "--family", "ngram"]) == 0
+    out = capsys.readouterr().out
+    assert "stored as submission #1 (family: ngram)" in out and "300/300 items, ranked" in out
     assert main([*args, "--trained-on", "usr-topical"]) == 0
     assert "identical file already submitted as #1" in capsys.readouterr().out
 
@@ -48,12 +49,28 @@ def test_template_then_submit_then_show(
     expected = np.corrcoef(np.array(lengths, float)[kept], human)[0, 1]
     assert "protocol: every submission is correlated without Original Ground Truth" in out
     assert row.split()[:4] == ["1", "1-1", "word-count", f"{expected:.3f}"]
+    assert row.split()[-1] == "ngram"
     assert main(["leaderboard", "show", "usr-persona", "--db", db, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["protocol_excluded"] == ["Original Ground Truth"]
     assert shown["ranked"][0]["metric"] == "word-count" and shown["ranked"][0]["n"] == 240
+    assert shown["ranked"][0]["family"] == "ngram"
     stored = Store(db).submissions()[0]
     assert stored["reference_free"] == 1 and stored["trained_on"] == '["usr-topical"]'
+    assert stored["family"] == "ngram"
+
+
+def test_submit_refuses_a_family_the_registry_does_not_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "lb.sqlite"
+    with pytest.raises(SystemExit) as exited:
+        main(["submit", "x.csv", "--name", "x", "--family", "neural", "--db", str(db)])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--family: invalid choice: 'neural'" in err
+    assert "'ngram', 'embedding', 'learned', 'llm'" in err
+    assert not db.exists()
 
 
 def test_rejected_submission_exits_2_with_located_errors(

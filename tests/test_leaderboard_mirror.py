@@ -57,7 +57,7 @@ def _submit_two(store: Store, mirror: Mirror, index: ItemIndex) -> list[Outcome]
     first = submit(
         "good.csv",
         _file(1),
-        SubmissionMeta("good", authors="A. Author", trained_on=("usr-topical",)),
+        SubmissionMeta("good", authors="A. Author", trained_on=("usr-topical",), family="llm"),
         store,
         index,
         RESAMPLES,
@@ -86,7 +86,16 @@ def _results(store: Store) -> list[tuple[Any, ...]]:
 
 
 def _provenance(store: Store) -> list[tuple[Any, ...]]:
-    keys = ("id", "file_sha256", "file_name", "name", "authors", "trained_on", "created_at")
+    keys = (
+        "id",
+        "file_sha256",
+        "file_name",
+        "name",
+        "authors",
+        "trained_on",
+        "created_at",
+        "family",
+    )
     return [tuple(s[k] for k in keys) for s in store.submissions()]
 
 
@@ -109,6 +118,7 @@ def test_accepted_submissions_are_kept_as_files(tmp_path: Path, index: ItemIndex
         "reference_free": False,
         "trained_on": ["usr-topical"],
         "baseline": False,
+        "family": "llm",
     }
     assert kept["submission_id"] == good.stored.submission_id == 1
     assert kept["submitted_at"] == store.submissions()[-1]["created_at"]
@@ -187,6 +197,7 @@ def test_an_empty_store_is_restored(tmp_path: Path, index: ItemIndex) -> None:
     assert lines[0].startswith("restoring 2 kept submission(s) from")
     assert lines[1:] == ["restored 1/2: 'good' as #1", "restored 2/2: 'poor' as #2"]
     assert _provenance(fresh) == _provenance(store)
+    assert [s["family"] for s in fresh.submissions()] == [None, "llm"]
     assert _results(fresh) == _results(store) and len(_results(fresh)) == 2
     assert _files(mirror.folder) == files  # nothing written again
     assert restore(fresh, mirror, index, lines.append).restored == []  # not empty: left alone
@@ -201,6 +212,22 @@ def _kept_folder(root: Path, raw: bytes, name: str) -> Path:
     kept = {"file_name": "x.csv", "meta": meta, "submitted_at": 0.0, "submission_id": 9}
     (folder / RECORD).write_text(json.dumps({**kept, "n_resamples": RESAMPLES}))
     return folder
+
+
+def test_a_record_without_a_family_restores_as_undeclared(tmp_path: Path, index: ItemIndex) -> None:
+    mirror = Mirror(tmp_path / "results")
+    mirror.folder.mkdir()
+    older = _kept_folder(mirror.folder, _file(6), "older")
+    assert "family" not in json.loads((older / RECORD).read_text())["meta"]
+    unknown = _kept_folder(mirror.folder, _file(7), "unknown")
+    kept = json.loads((unknown / RECORD).read_text())
+    (unknown / RECORD).write_text(json.dumps({**kept, "meta": {**kept["meta"], "family": "x"}}))
+    store = Store(tmp_path / "lb.sqlite")
+    done = restore(store, mirror, index, lambda _: None)
+    assert [o.submission.meta.family for o in done.restored] == [None]
+    assert [(s["name"], s["family"]) for s in store.submissions()] == [("older", None)]
+    [(folder, why)] = done.failed
+    assert folder == unknown and "field 'family': unknown family 'x'" in why
 
 
 def test_broken_submissions_are_reported_and_the_others_restored(
@@ -364,7 +391,15 @@ def test_the_app_restores_its_submissions_after_a_restart(data_root: Path, tmp_p
     try:
         _wait_until_up(process, url, log)
         said = Client(url, verbose=False).predict(
-            handle_file(str(upload)), "restart-metric", "", "", "", False, [], api_name="/on_upload"
+            handle_file(str(upload)),
+            "restart-metric",
+            "",
+            "",
+            "",
+            False,
+            [],
+            "learned",
+            api_name="/on_upload",
         )
         assert said.startswith("stored as submission #1"), said
         before = (_provenance(Store(db)), _results(Store(db)))
@@ -381,5 +416,6 @@ def test_the_app_restores_its_submissions_after_a_restart(data_root: Path, tmp_p
         process.kill()
         process.wait()
     assert (_provenance(Store(db)), _results(Store(db))) == before
+    assert [s["family"] for s in Store(db).submissions()] == ["learned"]
     assert "restored 1/1: 'restart-metric' as #1" in log.read_text()
     assert len(Mirror(results).folders()) == 1

@@ -365,10 +365,10 @@ def test_a_constant_submission_is_listed_with_its_reason_never_ranked(
     out = capsys.readouterr().out
     assert "not ranked: constant (correlation undefined: metric scores are constant)" in out
     rows = [line.split() for line in out.splitlines() if line[:1].isdigit()]
-    assert [(row[2], row[-2]) for row in rows] == [
-        ("good", "leader"),
-        ("poor", "0.005"),
-    ]  # 1 / (200 + 1)
+    assert [(row[2], row[-3], row[-1]) for row in rows] == [
+        ("good", "leader", "unknown"),
+        ("poor", "0.005", "unknown"),
+    ]  # 1 / (200 + 1); p vs leader, n, family
 
 
 def test_system_rows_say_how_the_p_value_was_computed_and_flag_the_interval(
@@ -403,3 +403,46 @@ def test_the_app_notes_list_an_undefined_row_as_not_ranked(
     assert list(frame["metric"]) == ["good"]
     text = ranking_notes(store, "usr-topical", "turn", "overall", "pearson")
     assert "Not ranked: constant (correlation undefined: metric scores are constant" in text
+
+
+def test_the_declared_family_is_stored_with_the_submission(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    submit("good.csv", _file(index, 0.3, 1), SubmissionMeta("good", family="llm"), store, index)
+    submit("poor.csv", _file(index, 3.0, 2), SubmissionMeta("poor"), store, index)
+    assert [(s["name"], s["family"]) for s in store.submissions()] == [
+        ("poor", None),
+        ("good", "llm"),
+    ]
+    rows = store.view("usr-topical", "turn", "overall", "spearman")
+    assert [(r.metric, r.family) for r in rows] == [("good", "llm"), ("poor", None)]
+
+
+def _tables(path: Path) -> dict[str, list[tuple]]:
+    """Every row of every table, in storage order."""
+    with sqlite3.connect(path) as db:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {n: db.execute(f"SELECT * FROM {n} ORDER BY rowid").fetchall() for n in names}
+
+
+def test_a_version_4_database_gains_the_family_and_loses_nothing(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    path = tmp_path / "lb.sqlite"
+    submit("good.csv", _file(index, 0.3, 1), SubmissionMeta("good", "A."), Store(path), index)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE submissions DROP COLUMN family")
+        db.execute("PRAGMA user_version = 4")
+    before = _tables(path)
+    store = Store(path)
+    after = _tables(path)
+    assert [r[-1] for r in after["submissions"]] == [None]  # the family, added last
+    after["submissions"] = [r[:-1] for r in after["submissions"]]
+    assert after == before and before["results"]
+    [row] = store.view("usr-topical", "system", "overall", "kendall-b")
+    assert (row.metric, row.authors, row.family) == ("good", "A.", None)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    submit("poor.csv", _file(index, 3.0, 2), SubmissionMeta("poor", family="ngram"), store, index)
+    assert [s["family"] for s in store.submissions()] == ["ngram", None]

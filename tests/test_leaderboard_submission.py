@@ -200,6 +200,20 @@ def test_metadata_is_checked(index: ItemIndex) -> None:
     assert str(info.value).startswith("submission m.csv was rejected (3 problems): 3 metadata")
 
 
+def test_a_declared_family_is_one_the_registry_knows(index: ItemIndex) -> None:
+    from comperbench.metrics.registry import get
+
+    assert {get("bleu-4").family, get("embedding-average").family} <= set(sub.METRIC_FAMILIES)
+    for family in (None, *sub.METRIC_FAMILIES):
+        assert SubmissionMeta("m", family=family).problems(["usr-topical"]) == []
+    with pytest.raises(SubmissionError) as info:
+        parse("m.csv", b"item_id,score\n", SubmissionMeta("m", family="neural"), index)
+    assert _problems(info) == [
+        "field 'family': unknown family 'neural'; one of ngram, embedding, learned, llm"
+    ]
+    assert "unknown family ''" in str(SubmissionMeta("m", family="").problems([])[0])
+
+
 def test_huge_integers_are_located_errors(index: ItemIndex, topical_ids: list[str]) -> None:
     a, b = topical_ids[:2]
     huge = "9" * 400

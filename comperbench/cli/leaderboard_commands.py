@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from comperbench.cli.common import print_json
 from comperbench.leaderboard.scoring import leaderboard_statistics
+from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
@@ -43,6 +44,7 @@ def run_submit(args: argparse.Namespace) -> int:
         description=args.description,
         reference_free=args.reference_free,
         trained_on=tuple(t.strip() for t in args.trained_on.split(",") if t.strip()),
+        family=args.family,
     )
     store = _store(args)
     outcome = submit(path.name, path.read_bytes(), meta, store)
@@ -51,6 +53,7 @@ def run_submit(args: argparse.Namespace) -> int:
         print_json(
             {
                 "submission_id": outcome.stored.submission_id,
+                "family": meta.family,
                 "summary": outcome.summary(),
                 "statistic": args.statistic,
                 "results": placings,
@@ -193,6 +196,7 @@ def run_show(args: argparse.Namespace) -> int:
         set_apart,
         unranked,
     )
+    from comperbench.leaderboard.views import family
 
     meta = get_metadata(args.benchmark)
     level = args.level or stored_levels(args.benchmark)[0]
@@ -224,6 +228,7 @@ def run_show(args: argparse.Namespace) -> int:
             interval(r.row.ci_low, r.row.ci_high),
             "leader" if r.leader else p_value(r.p_vs_leader),
             r.row.n,
+            family(r.row),
         ]
         for r in ranked
     ]
@@ -235,7 +240,7 @@ def run_show(args: argparse.Namespace) -> int:
         )
     if note := references_note(args.benchmark, level):
         print(f"items: {note}")
-    headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n"]
+    headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n", "family"]
     print(format_table(headers, rows))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
         print(f"note: {note}")
@@ -253,6 +258,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _ranked_entry(r) -> dict:
+    from comperbench.leaderboard.views import family
+
     return {
         "rank": r.rank,
         "rank_range": [r.rank_low, r.rank_high],
@@ -263,6 +270,7 @@ def _ranked_entry(r) -> dict:
         "p_vs_leader": r.p_vs_leader,
         "leader": r.leader,
         "n": r.row.n,
+        "family": family(r.row),
         "p_value": r.row.p_value,
         "p_method": r.row.p_method,
         "signature": r.row.signature,
@@ -333,6 +341,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     submit.add_argument("--reference-free", action="store_true")
     submit.add_argument(
         "--trained-on", default="", help="comma-separated benchmarks used to train or tune it"
+    )
+    submit.add_argument(
+        "--family", choices=METRIC_FAMILIES, help="the metric's family (default: not declared)"
     )
     _statistic_option(submit, "the ranking statistic printed (kendall-b: system level only)")
     _db_option(submit)

@@ -1,10 +1,12 @@
 """The results folder: every accepted submission also kept as files, and mirrored to the Hub.
 
 One subfolder per submission, named after its file's SHA-256, holds the file as it was submitted
-(`scores` with the file's extension) and `record.json`: the metadata, the benchmark versions and
-levels it covers (and whether fully, see `submission.Coverage.full`), when it was stored and as which submission, the package version and resample
-count that scored it, and the submitting account if any. A subfolder is written under a temporary
-name and renamed into place, so it appears whole or not at all; an existing one is never replaced.
+(`scores` with the file's extension) and `record.json`: the metadata (an older record without
+the declared family reads as declaring none), the benchmark versions and levels it covers (and
+whether fully, see `submission.Coverage.full`), when it was stored and as which submission, the
+package version and resample count that scored it, and the submitting account if any. A
+subfolder is written under a temporary name and renamed into place, so it appears whole or not at
+all; an existing one is never replaced.
 
 COMPERBENCH_RESULTS_DIR names the folder. With COMPERBENCH_RESULTS_REPO, the folder (default: in
 the user data directory) is first filled from that Hub dataset repository, then pushed to it by a

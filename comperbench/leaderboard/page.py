@@ -139,10 +139,12 @@ class Page:
         description: str,
         reference_free: bool,
         trained_on: list[str],
+        family: str | None,
         profile: gr.OAuthProfile | None,
     ) -> str:
         """Check, validate, score and store an uploaded file as made by the signed-in account;
-        what happened to it, for the user. The file is deleted once handled."""
+        what happened to it, for the user (an empty `family` declares none). The file is
+        deleted once handled."""
         try:
             meta = SubmissionMeta(
                 name=name or "",
@@ -151,6 +153,7 @@ class Page:
                 description=description or "",
                 reference_free=reference_free,
                 trained_on=tuple(trained_on or ()),
+                family=family or None,
             )
             return self._submit(file, meta, None if profile is None else profile.username)
         finally:

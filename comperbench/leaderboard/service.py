@@ -111,7 +111,8 @@ class Outcome:
                 f"identical file already submitted as #{self.stored.submission_id} "
                 f"({self.stored.name!r}); nothing stored"
             )
-        lines = [f"stored as submission #{self.stored.submission_id}"]
+        family = self.submission.meta.family or "not declared"
+        lines = [f"stored as submission #{self.stored.submission_id} (family: {family})"]
         for metric, coverages in self.submission.metrics.items():
             for c in coverages:
                 state = "ranked" if c.full else "partial: listed, not ranked"

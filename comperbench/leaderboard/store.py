@@ -5,12 +5,12 @@ concurrent submissions of it leave exactly one row (the second one's insert is a
 its own `BEGIN IMMEDIATE` transaction). Each result stores the settings it was computed under as
 columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
 scoring version), with how its p-value was computed and why its value is undefined; a
-submission records the account that made it, if any. A metric keeps its results of every
-benchmark version, protocol and scoring version it was scored under (`service.rescore` adds
-the current ones), and one coverage per benchmark level: its scores aligned with the items of
-the version they were last validated against, and whether they cover it fully (see
-`submission.Coverage.full`). Databases written before those columns existed are migrated on
-opening (see `migrate`).
+submission records the account that made it, if any, and the metric family it declares, if
+any. A metric keeps its results of every benchmark version, protocol and scoring version it
+was scored under (`service.rescore` adds the current ones), and one coverage per benchmark
+level: its scores aligned with the items of the version they were last validated against, and
+whether they cover it fully (see `submission.Coverage.full`). Databases written before those
+columns existed are migrated on opening (see `migrate`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     baseline INTEGER NOT NULL,
     package_version TEXT NOT NULL,
     created_at REAL NOT NULL,
-    account TEXT
+    account TEXT,
+    family TEXT
 );
 CREATE TABLE IF NOT EXISTS metrics (
     id INTEGER PRIMARY KEY,
@@ -70,11 +71,12 @@ CREATE TABLE IF NOT EXISTS coverage (
     PRIMARY KEY (metric_id, benchmark, level)
 );
 """
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """PRAGMA user_version of the current schema (0: results carried a signature string only;
 1: settings as columns, without the p-value method and the reason of an undefined value;
 2: submissions without the submitting account; 3: one result per metric and view, without
-the scoring version, and coverages without their full flag)."""
+the scoring version, and coverages without their full flag; 4: submissions without the
+declared metric family)."""
 LEGACY_SCORING = 1
 """The scoring version of rows stored before it was (`scoring.SCORING_VERSION` was 1)."""
 LEGACY_P_METHOD = "scipy"
@@ -209,6 +211,13 @@ def _from_version_3(db: sqlite3.Connection) -> None:
     db.execute(_RESULTS_INDEX)
 
 
+def _from_version_4(db: sqlite3.Connection) -> None:
+    """Add the declared metric family (none declared for the submissions already there)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    if "family" not in columns:
+        db.execute("ALTER TABLE submissions ADD COLUMN family TEXT")
+
+
 def migrate(db: sqlite3.Connection) -> None:
     """Bring the database to SCHEMA_VERSION, inside the caller's transaction."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -220,6 +229,8 @@ def migrate(db: sqlite3.Connection) -> None:
         _from_version_2(db)
     if version < 4:
         _from_version_3(db)
+    if version < 5:
+        _from_version_4(db)
     if version < SCHEMA_VERSION:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -236,6 +247,8 @@ class Row:
     reference_free: bool
     trained_on: list[str]
     baseline: bool
+    family: str | None
+    """The metric family its submission declares (None: not declared)."""
     value: float
     p_value: float
     ci_low: float
@@ -378,7 +391,7 @@ class Store:
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
                 " link, description, reference_free, trained_on, baseline, package_version,"
-                " created_at, account) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                " created_at, account, family) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                 " ON CONFLICT (file_sha256) DO NOTHING",
                 (
                     submission.file_sha256,
@@ -395,6 +408,7 @@ class Store:
                     __version__,
                     created_at,
                     account,
+                    meta.family,
                 ),
             )
             if cursor.rowcount == 0:
@@ -427,7 +441,7 @@ class Store:
             "SELECT m.id, s.id, m.name, s.authors, s.link, s.reference_free, s.trained_on,"
             " s.baseline, r.value, r.p_value, r.ci_low, r.ci_high, r.n, r.replicates,"
             " r.resampling, r.n_resamples, r.seed, r.benchmark_tag, r.protocol,"
-            " s.package_version, r.p_method, r.reason, r.scoring FROM results r"
+            " s.package_version, r.p_method, r.reason, r.scoring, s.family FROM results r"
             " JOIN metrics m ON m.id = r.metric_id JOIN submissions s ON s.id = m.submission_id"
             " WHERE r.benchmark = ? AND r.level = ? AND r.aspect = ? AND r.statistic = ?"
         )
@@ -446,6 +460,7 @@ class Store:
                 reference_free=bool(r[5]),
                 trained_on=json.loads(r[6]),
                 baseline=bool(r[7]),
+                family=r[23],
                 value=_null_to_nan(r[8]),
                 p_value=_null_to_nan(r[9]),
                 ci_low=_null_to_nan(r[10]),

@@ -23,12 +23,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex
+from comperbench.metrics.base import Family
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
@@ -44,6 +46,8 @@ MAX_NAME_CHARS = 100
 MAX_AUTHORS_CHARS = 1_000
 MAX_LINK_CHARS = 2_000
 MAX_DESCRIPTION_CHARS = 5_000
+METRIC_FAMILIES: tuple[str, ...] = get_args(Family)
+"""The families a submission may declare: those of the metric registry's metrics."""
 SHOWN_CHARS = 100
 """Longest excerpt of a user's text (id, cell, link) quoted in an error message."""
 FORMATS = ("csv", "jsonl", "parquet")
@@ -92,7 +96,7 @@ class Problem:
     item_id: str | None = None
     column: str | None = None
     field_name: str | None = None
-    """The metadata field at fault (name, authors, link, description, trained_on)."""
+    """The metadata field at fault (name, authors, link, description, trained_on, family)."""
     kind: Kind = _FILE
 
     def __str__(self) -> str:
@@ -158,6 +162,8 @@ class SubmissionMeta:
     trained_on: tuple[str, ...] = ()
     """Benchmarks the metric was trained or tuned on (its results there are flagged)."""
     baseline: bool = False
+    family: str | None = None
+    """The metric's family, one of METRIC_FAMILIES (None: not declared)."""
 
     def problems(self, known_benchmarks: Sequence[str]) -> list[Problem]:
         """Every field that cannot be stored and shown as it is, with why."""
@@ -178,6 +184,9 @@ class SubmissionMeta:
         for benchmark in self.trained_on:
             if benchmark not in known_benchmarks:
                 reasons.append(("trained_on", f"unknown benchmark {_shown(benchmark)}"))
+        if self.family is not None and self.family not in METRIC_FAMILIES:
+            known = ", ".join(METRIC_FAMILIES)
+            reasons.append(("family", f"unknown family {_shown(str(self.family))}; one of {known}"))
         return [Problem(reason, field_name=name, kind=_FIELD) for name, reason in reasons]
 
 

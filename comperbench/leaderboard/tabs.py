@@ -16,6 +16,7 @@ from comperbench.leaderboard.overall import HEADLINE_STATISTIC, OVERALL_COLUMNS
 from comperbench.leaderboard.page import FAST, Listener, Page
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import submissions_per_day
+from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.leaderboard.views import (
     COLUMN_TYPES,
     FAMILIES,
@@ -268,9 +269,12 @@ def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
         with gr.Row():
             reference_free = gr.Checkbox(label="reference-free")
             trained_on = gr.Dropdown(page.benchmarks, multiselect=True, label="trained or tuned on")
+            family = gr.Dropdown(
+                [("not declared", ""), *METRIC_FAMILIES], value="", label="metric family"
+            )
         send = gr.Button("Submit", variant="primary")
         result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
-    fields = [upload, name, authors, link, description, reference_free, trained_on]
+    fields = [upload, name, authors, link, description, reference_free, trained_on, family]
     submitted = send.click(page.on_upload, fields, result, concurrency_limit=1)
     submitted.then(lambda: None, None, upload, **FAST)  # the handled upload is deleted
     return tab, submitted

@@ -35,7 +35,7 @@ from comperbench.leaderboard.service import (
     unranked,
 )
 from comperbench.leaderboard.store import Row, Store
-from comperbench.leaderboard.submission import MAX_FILE_BYTES
+from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
 from comperbench.stats.statistics import LEVELS
 
 RANKING_COLUMNS = [
@@ -57,7 +57,9 @@ RANKING_COLUMNS = [
 _TYPES = ["number", "str", "str", *["number"] * 4, "str", "number", *["str"] * 5]
 COLUMN_TYPES = dict(zip(RANKING_COLUMNS, _TYPES, strict=True))
 """Each ranking column's Dataframe datatype."""
-FAMILIES = ["ngram", "embedding", "learned", "llm", "unknown"]
+UNKNOWN_FAMILY = "unknown"
+FAMILIES = [*METRIC_FAMILIES, UNKNOWN_FAMILY]
+"""Every family the ranking's family column may show."""
 REFERENCES = ["all", "reference-free", "reference-based"]
 FORMAT_HELP = f"""
 **Submission format.** A CSV, JSONL or parquet file (optionally `.gz` or a `.zip` holding one
@@ -170,13 +172,15 @@ def _registered_family(name: str) -> str:
     try:
         return get(name).family
     except ComperbenchError:
-        return "unknown"
+        return UNKNOWN_FAMILY
 
 
 def family(row: Row) -> str:
-    """A baseline's metric family, from the metric registry; "unknown" for a submitted metric
-    (its metadata does not record a family)."""
-    return _registered_family(row.metric) if row.baseline else "unknown"
+    """A baseline's metric family, from the metric registry; a submitted metric's, as its
+    submission declares it ("unknown" when it declares none)."""
+    if row.baseline:
+        return _registered_family(row.metric)
+    return row.family or UNKNOWN_FAMILY
 
 
 def shown_ranking(
@@ -371,8 +375,8 @@ def metric_details(
     statistic: str,
     metric: int | str | None,
 ) -> str:
-    """The submission of one ranked metric as escaped HTML: name, number, authors, its link
-    (http(s) only, rel="nofollow noopener") and its description."""
+    """The submission of one ranked metric as escaped HTML: name, number, authors, family, its
+    link (http(s) only, rel="nofollow noopener") and its description."""
     row = ranked_row(store, benchmark, level, aspect, statistic, metric)
     if row is None:
         return ""
@@ -380,7 +384,8 @@ def metric_details(
     who = html.escape(str(sub["authors"]) or "no authors given")
     parts = [
         f"<p><strong>{html.escape(row.metric)}</strong>, submission #{row.submission_id} by "
-        f"{who}{' (baseline)' if row.baseline else ''}</p>"
+        f"{who}{' (baseline)' if row.baseline else ''}</p>",
+        f"<p>Family: {html.escape(family(row))}</p>",
     ]
     if urlparse(row.link).scheme in ("http", "https"):
         link = html.escape(row.link)
