@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import tomllib
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from comperbench.schema import Utterance
 
 MODELS = 'pip install "comperbench[models]"'
 APP = 'pip install "comperbench[app]"'
+PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 
 
 @pytest.fixture
@@ -32,7 +34,8 @@ def no_models(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_extra_module_has_one_extra() -> None:
     modules = [m for ms in extras.EXTRAS.values() for m in ms]
     assert len(modules) == len(set(modules))
-    assert set(extras.EXTRAS) == {"models", "app"}
+    declared = tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]
+    assert set(extras.EXTRAS) == set(declared) - {"all", "dev"}
 
 
 def test_requires_extra_names_the_extra_of_the_missing_module(
