@@ -107,3 +107,14 @@ def test_votes_written_from_a_benchmark_give_its_analysis(
     assert three["votes"] == 3 and sum(three.values()) - 3 == 15 * 60
     assert main(["human", "votes", "--file", str(path), "--resamples", "20"]) == 0
     assert "agreement of the votes on each item's pair" in capsys.readouterr().out
+
+
+def test_written_votes_never_replace_a_file(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "votes.csv"
+    path.write_text("mine\n", encoding="utf-8")
+    base = ["human", "votes", "--benchmark", "usr-topical", "--data-dir", str(data_root)]
+    assert main([*base, "--write-votes", str(path), "--resamples", "50"]) == 2
+    assert f"{path} exists; choose another name" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == "mine\n"

@@ -225,3 +225,13 @@ def test_show_says_dstc7_is_correlated_on_its_items_with_references(
     assert main(["leaderboard", "show", "dstc7", "--db", str(tmp_path / "lb.sqlite")]) == 0
     out = capsys.readouterr().out
     assert "items: every row is correlated on the 9,540 of 10,000 items with references" in out
+
+
+def test_a_template_file_is_never_replaced(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    template = tmp_path / "template.csv"
+    template.write_text("item_id,score\nmine,1\n", encoding="utf-8")
+    assert main(["template", "usr-persona", "--out", str(template)]) == 2
+    assert f"{template} exists; choose another name" in capsys.readouterr().err
+    assert template.read_text(encoding="utf-8") == "item_id,score\nmine,1\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from comperbench.cli.common import located
+from comperbench.cli.common import located, write_new_file
 from comperbench.errors import ComperbenchError
 from comperbench.human.templates import TEMPLATES, render
 
@@ -19,9 +19,7 @@ def run_template(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in SUFFIXES:
         raise ComperbenchError(f"{out}: write the template as .csv or .jsonl")
-    if out.exists():
-        raise ComperbenchError(f"{out} exists; choose another name or remove it first")
-    out.write_text(render(args.kind, out.suffix.lower()), encoding="utf-8")
+    write_new_file(out, render(args.kind, out.suffix.lower()))
     command = TEMPLATES[args.kind].command
     print(f"wrote {out}: fill it in, then run `comperbench human {command} --file {out}`")
     return 0

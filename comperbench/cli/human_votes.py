@@ -18,6 +18,7 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
+    write_new_file,
 )
 from comperbench.cli.human_common import (
     add_resampling_options,
@@ -80,7 +81,7 @@ def _benchmark_games(args: argparse.Namespace) -> Games:
         )
     per_judge = (judgments["judge"] != MEAN_JUDGE).any()
     if args.write_votes:
-        vote_rows_from_judgments(judgments).to_csv(args.write_votes, index=False)
+        write_new_file(args.write_votes, vote_rows_from_judgments(judgments).to_csv(index=False))
     games = as_comparisons(judgments)
     about = (
         f"{bench.label}, aspect {aspect}: {len(judgments)} preferences from "
@@ -308,7 +309,8 @@ def register(actions: argparse._SubParsersAction) -> None:
     votes.add_argument(
         "--write-votes",
         metavar="FILE.csv",
-        help="also write the benchmark's preferences as votes one per row (the --file format)",
+        help="also write the benchmark's preferences as votes one per row (the --file format) "
+        "to this new file",
     )
     add_rating_options(votes)
     add_test_options(

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from comperbench.cli.common import print_json
+from comperbench.cli.common import print_json, write_new_file
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.textutil import interval, number, p_value
@@ -166,7 +166,7 @@ def run_template(args: argparse.Namespace) -> int:
     if args.out == "-":
         sys.stdout.write(text)
     else:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_new_file(args.out, text)
         print(f"wrote {args.out} ({text.count(chr(10)) - 1} items; fill the score column)")
     return 0
 
@@ -353,7 +353,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     template = commands.add_parser("template", help="a submission file to fill for a benchmark")
     template.add_argument("name", metavar="NAME")
     template.add_argument("--level", choices=["turn", "dialogue"])
-    template.add_argument("--out", default="-", help="output file (default: standard output)")
+    template.add_argument("--out", default="-", help="a new output file (default: standard output)")
     template.set_defaults(run=run_template)
 
     board = commands.add_parser(
