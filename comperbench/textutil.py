@@ -65,3 +65,17 @@ def json_ready(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that names one key twice (json.loads would keep the last value silently)."""
+
+
+def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`json.loads`' `object_pairs_hook`: the object, refusing a key given twice."""
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in record:
+            raise DuplicateKeyError(f"key {key!r} appears twice in one object")
+        record[key] = value
+    return record

@@ -56,6 +56,12 @@ def test_jsonl_reads_like_csv(tmp_path: Path) -> None:
         ('{"item": 1}\n', "votes.jsonl", "line 1, field 'system_a': missing key"),
         ("[" * 100_000 + "\n", "votes.jsonl", "line 1.*not a JSON object"),
         (
+            '{"item": 1, "system_a": "x", "system_b": "y", "outcome": "a", "outcome": "b", '
+            '"annotator": "w"}\n',
+            "votes.jsonl",
+            "line 1.*key 'outcome' appears twice",
+        ),
+        (
             '{"item": {"a": 1}, "system_a": "x", "system_b": "y", "outcome": "a", "annotator": "w"}\n',
             "votes.jsonl",
             "line 1.*'item'.*nested",

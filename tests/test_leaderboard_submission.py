@@ -249,6 +249,13 @@ def _rejection(
     return str(info.value)
 
 
+def test_a_key_given_twice_is_a_located_error(index: ItemIndex, topical_ids: list[str]) -> None:
+    good = json.dumps({"item_id": topical_ids[0], "score": 1})
+    twice = json.dumps({"item_id": topical_ids[1], "score": 1})[:-1] + ', "score": 2}'
+    message = _rejection(f"{good}\n{twice}\n".encode(), index)
+    assert "line 2: invalid JSON (key 'score' appears twice in one object)" in message
+
+
 def test_deeply_nested_json_is_a_located_error(
     index: ItemIndex, topical_ids: list[str], tmp_path: Path
 ) -> None:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from comperbench.errors import DataFormatError
+from comperbench.textutil import DuplicateKeyError, object_without_duplicates
 
 Located = tuple[dict, dict]
 """({"line": n}, row): a row and where it is."""
@@ -53,8 +54,8 @@ def jsonl_rows(
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as exc:
+                row = json.loads(line, object_pairs_hook=object_without_duplicates)
+            except (json.JSONDecodeError, DuplicateKeyError, RecursionError) as exc:
                 raise DataFormatError(f"not a JSON object: {exc}", file=file, line=number) from None
             if not isinstance(row, dict):
                 raise DataFormatError("not a JSON object", file=file, line=number)

@@ -31,6 +31,7 @@ import numpy as np
 from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.items import ItemIndex
 from comperbench.metrics.base import Family
+from comperbench.textutil import DuplicateKeyError, object_without_duplicates
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
@@ -450,9 +451,11 @@ def _json_record(line: str) -> dict[str, object] | str:
     if _too_deep(line):
         return f"JSON nested deeper than {MAX_JSON_DEPTH} levels; write one flat object per line"
     try:
-        record = json.loads(line)
+        record = json.loads(line, object_pairs_hook=object_without_duplicates)
     except json.JSONDecodeError as exc:
         return f"invalid JSON ({exc.msg}, column {exc.colno})"
+    except DuplicateKeyError as exc:
+        return f"invalid JSON ({exc})"
     except ValueError:  # an integer beyond Python's digit limit for int parsing
         return "invalid JSON (a number with too many digits)"
     return record if isinstance(record, dict) else "each line must be a JSON object"
