@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import islice
 from typing import Any, ClassVar, Literal
 
@@ -19,8 +19,8 @@ from comperbench.metrics.base import DialogueItem, Item, Metric, Need, TurnItem
 from comperbench.metrics.embedding import ContextCosine
 from comperbench.metrics.llm_cpdscore import SYSTEM_SPEAKER
 from comperbench.metrics.llm_judge import as_dialogue
-from comperbench.metrics.ngram import Distinct, Length, _no_argument
-from comperbench.metrics.registry import register_metric
+from comperbench.metrics.ngram import Distinct, Length
+from comperbench.metrics.registry import register_metric, register_plain_metric
 
 SYSTEM_TURNS = f"turns whose speaker is {SYSTEM_SPEAKER!r} (the rated chatbot)"
 
@@ -130,16 +130,9 @@ class DialogueCoherence(SystemTurnsMean):
 
 
 def _register() -> None:
-    def without_argument(name: str, build: Callable[[], Metric]) -> None:
-        def factory(arg: str | None) -> Metric:
-            _no_argument(name, arg)
-            return build()
-
-        register_metric(name)(factory)
-
     for n in (1, 2):
-        without_argument(f"dialogue-distinct-{n}", lambda n=n: DialogueDistinct(n))
-    without_argument("dialogue-length", DialogueLength)
+        register_plain_metric(f"dialogue-distinct-{n}", lambda n=n: DialogueDistinct(n))
+    register_plain_metric("dialogue-length", DialogueLength)
     register_metric("dialogue-coherence")(DialogueCoherence)
 
 

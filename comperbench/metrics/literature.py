@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import warnings
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -28,8 +28,8 @@ from typing import IO, Any
 
 from comperbench.errors import ComperbenchError
 from comperbench.metrics.base import Item, Metric, check_turn_items, nonblank_references
-from comperbench.metrics.ngram import _no_argument, _ReferenceMetric, unreadable_item
-from comperbench.metrics.registry import register_metric
+from comperbench.metrics.ngram import _ReferenceMetric, unreadable_item
+from comperbench.metrics.registry import register_plain_metric
 from comperbench.metrics.scripts import has_unsegmented
 
 ORDERS = (1, 2, 3, 4)
@@ -286,18 +286,11 @@ class CocoMeteor(Metric):
 
 
 def _register() -> None:
-    def simple(name: str, build: Callable[[], Metric]) -> None:
-        def factory(arg: str | None) -> Metric:
-            _no_argument(name, arg)
-            return build()
-
-        register_metric(name)(factory)
-
     for order in ORDERS:
-        simple(f"nltk-bleu-{order}", lambda order=order: NltkBleu(order))
-        simple(f"coco-bleu-{order}", lambda order=order: CocoBleu(order))
-    simple("coco-rouge-l", CocoRougeL)
-    simple("coco-meteor", CocoMeteor)
+        register_plain_metric(f"nltk-bleu-{order}", lambda order=order: NltkBleu(order))
+        register_plain_metric(f"coco-bleu-{order}", lambda order=order: CocoBleu(order))
+    register_plain_metric("coco-rouge-l", CocoRougeL)
+    register_plain_metric("coco-meteor", CocoMeteor)
 
 
 _register()

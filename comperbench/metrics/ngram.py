@@ -18,17 +18,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
-from comperbench.metrics.registry import register_metric
+from comperbench.metrics.registry import register_metric, register_plain_metric
 from comperbench.metrics.scripts import has_words, spaced, unicode_tokens
 
 REFS: frozenset[Need] = frozenset({"response", "references"})
-
-
-def _no_argument(name: str, arg: str | None) -> None:
-    if arg is not None:
-        from comperbench.errors import UnknownNameError
-
-        raise UnknownNameError(f"metric {name!r} takes no bracketed argument (got [{arg}])")
 
 
 @cache
@@ -847,25 +840,18 @@ def _rouge(rouge_type: str, arg: str | None) -> Rouge:
 
 
 def _register() -> None:
-    def simple(name: str, build: Callable[[], Metric]) -> None:
-        def factory(arg: str | None) -> Metric:
-            _no_argument(name, arg)
-            return build()
-
-        register_metric(name)(factory)
-
     for order in (1, 2, 3, 4):
-        simple(f"bleu-{order}", lambda order=order: SentenceBleu(order))
-    simple("corpus-bleu", CorpusBleu)
-    simple("chrf", lambda: Chrf(0))
-    simple("chrf++", lambda: Chrf(2))
+        register_plain_metric(f"bleu-{order}", lambda order=order: SentenceBleu(order))
+    register_plain_metric("corpus-bleu", CorpusBleu)
+    register_plain_metric("chrf", lambda: Chrf(0))
+    register_plain_metric("chrf++", lambda: Chrf(2))
     for rouge_type in ROUGE_TYPES:
         register_metric(Rouge(rouge_type).name)(partial(_rouge, rouge_type))
-    simple("meteor", Meteor)
-    simple("f1", WordF1)
-    simple("distinct-1", lambda: Distinct(1))
-    simple("distinct-2", lambda: Distinct(2))
-    simple("length", Length)
+    register_plain_metric("meteor", Meteor)
+    register_plain_metric("f1", WordF1)
+    register_plain_metric("distinct-1", lambda: Distinct(1))
+    register_plain_metric("distinct-2", lambda: Distinct(2))
+    register_plain_metric("length", Length)
 
 
 _register()

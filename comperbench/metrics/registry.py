@@ -27,6 +27,17 @@ def register_metric(base_name: str) -> Callable[[MetricFactory], MetricFactory]:
     return METRICS.register(base_name)
 
 
+def register_plain_metric(name: str, build: Callable[[], Metric]) -> None:
+    """Register a metric whose name takes no bracketed argument; `build` makes it."""
+
+    def factory(arg: str | None) -> Metric:
+        if arg is not None:
+            raise UnknownNameError(f"metric {name!r} takes no bracketed argument (got [{arg}])")
+        return build()
+
+    register_metric(name)(factory)
+
+
 def get(name: str) -> Metric:
     """The metric called `name`; text in brackets selects a model or variant
     (`fed-overall[path]`)."""
