@@ -62,6 +62,8 @@ class Entry:
     submitted_at: float
     submission_id: int
     n_resamples: int
+    account: str | None
+    """The account recorded with it (None when none, or not a name)."""
 
 
 def scores_name(file_name: str) -> str:
@@ -170,6 +172,7 @@ class Mirror:
                 submitted_at=float(kept["submitted_at"]),
                 submission_id=int(kept["submission_id"]),
                 n_resamples=int(kept["n_resamples"]),
+                account=_account(kept.get("account")),
             )
         except KeyError as exc:
             raise MirrorError(f"{folder}: {RECORD} has no field {exc}") from exc
@@ -178,6 +181,10 @@ class Mirror:
         if hashlib.sha256(entry.raw).hexdigest() != folder.name:
             raise MirrorError(f"{folder}: the file's SHA-256 is not the folder's name (altered)")
         return entry
+
+
+def _account(recorded: object) -> str | None:
+    return recorded if isinstance(recorded, str) else None
 
 
 def default_folder() -> Path:

@@ -10,7 +10,6 @@ and no limit."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
@@ -31,7 +30,7 @@ from comperbench.leaderboard.items import (
     protocol_tag,
     stored_levels,
 )
-from comperbench.leaderboard.mirror import RECORD, Mirror, MirrorError, configured
+from comperbench.leaderboard.mirror import Mirror, MirrorError, configured
 from comperbench.leaderboard.records import Correlation
 from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
@@ -204,15 +203,6 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _kept_account(folder: Path) -> str | None:
-    """The account recorded with a kept submission, if any."""
-    try:
-        account = json.loads((folder / RECORD).read_text(encoding="utf-8")).get("account")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return account if isinstance(account, str) else None
-
-
 def restore(
     store: Store,
     mirror: Mirror,
@@ -220,10 +210,10 @@ def restore(
     report: Callable[[str], None] = _stderr,
 ) -> Restoration:
     """Rebuild an empty store from the results folder: every kept submission accepted again as
-    on upload (validated, scored with its recorded resample count, stored at its recorded
-    time by its recorded account), oldest first, with a line each to `report`. A kept submission that cannot be read or
-    no longer validates is reported with its folder and the reason and left out. A store that
-    has submissions is left as it is, and nothing is written to the folder."""
+    on upload (validated, scored with its recorded resample count, stored at its recorded time
+    by its recorded account), oldest first, with a line each to `report`. A kept submission that
+    cannot be read or no longer validates is reported with its folder and the reason and left
+    out. A store that has submissions is left as it is, and nothing is written to the folder."""
     done = Restoration()
     folders = mirror.folders()
     if store.count() or not folders:
@@ -247,7 +237,7 @@ def restore(
                 index,
                 entry.n_resamples,
                 entry.submitted_at,
-                _kept_account(entry.folder),
+                entry.account,
             )
         except (ComperbenchError, ValueError) as exc:
             done.failed.append((entry.folder, str(exc)))
