@@ -148,11 +148,22 @@ def _legacy_settings(signature: str) -> tuple[str, int | None, int | None, str]:
     return fields.get("resample", ""), integer("n"), integer("seed"), fields.get("bench", "")
 
 
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _add_column(db: sqlite3.Connection, table: str, column: str, declaration: str) -> bool:
+    """Add `column` to `table` unless it is there; whether it was added."""
+    if column in _columns(db, table):
+        return False
+    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+    return True
+
+
 def _from_version_0(db: sqlite3.Connection) -> None:
     """Results kept their settings in a signature string: rebuild the table with one column
     per setting, parsed from the string once."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-    if "signature" not in columns:
+    if "signature" not in _columns(db, "results"):
         return
     old = db.execute(
         "SELECT metric_id, benchmark, level, aspect, statistic, value, p_value, ci_low, ci_high,"
@@ -164,7 +175,14 @@ def _from_version_0(db: sqlite3.Connection) -> None:
     db.executemany(
         _INSERT_RESULT,
         [
-            (*row[:11], *_legacy_settings(row[11]), "", _legacy_p_method(row[6]), None, 1)
+            (
+                *row[:11],
+                *_legacy_settings(row[11]),
+                "",
+                _legacy_p_method(row[6]),
+                None,
+                LEGACY_SCORING,
+            )
             for row in old
         ],
     )
@@ -176,29 +194,22 @@ def _legacy_p_method(p_value: float | None) -> str | None:
 
 def _from_version_1(db: sqlite3.Connection) -> None:
     """Add the p-value method (scipy's for the rows already there) and the undefined reason."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-    if "p_method" not in columns:
-        db.execute("ALTER TABLE results ADD COLUMN p_method TEXT")
+    if _add_column(db, "results", "p_method", "TEXT"):
         db.execute("UPDATE results SET p_method = ? WHERE p_value IS NOT NULL", (LEGACY_P_METHOD,))
-    if "reason" not in columns:
-        db.execute("ALTER TABLE results ADD COLUMN reason TEXT")
+    _add_column(db, "results", "reason", "TEXT")
 
 
 def _from_version_2(db: sqlite3.Connection) -> None:
     """Add the submitting account (none recorded for the submissions already there)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
-    if "account" not in columns:
-        db.execute("ALTER TABLE submissions ADD COLUMN account TEXT")
+    _add_column(db, "submissions", "account", "TEXT")
 
 
 def _from_version_3(db: sqlite3.Connection) -> None:
     """Key results by benchmark version, protocol and scoring version too (the rows there are
     of the first scoring version), and flag full coverages (those covering every item)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(coverage)")}
-    if "full" not in columns:
-        db.execute("ALTER TABLE coverage ADD COLUMN full INTEGER NOT NULL DEFAULT 0")
+    if _add_column(db, "coverage", "full", "INTEGER NOT NULL DEFAULT 0"):
         db.execute("UPDATE coverage SET full = (covered = total)")
-    if "scoring" in {row[1] for row in db.execute("PRAGMA table_info(results)")}:
+    if "scoring" in _columns(db, "results"):
         return
     db.execute("ALTER TABLE results RENAME TO results_v3")
     db.execute(_RESULTS)
@@ -213,9 +224,7 @@ def _from_version_3(db: sqlite3.Connection) -> None:
 
 def _from_version_4(db: sqlite3.Connection) -> None:
     """Add the declared metric family (none declared for the submissions already there)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
-    if "family" not in columns:
-        db.execute("ALTER TABLE submissions ADD COLUMN family TEXT")
+    _add_column(db, "submissions", "family", "TEXT")
 
 
 def migrate(db: sqlite3.Connection) -> None:
