@@ -42,10 +42,10 @@ from comperbench.leaderboard import scoring
 from comperbench.leaderboard.baselines import BASELINE_METRICS
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.scoring import N_RESAMPLES, SEED
-from comperbench.leaderboard.service import submit
+from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
-from comperbench.leaderboard.views import heatmap_html, ranking_frame, ranking_notes
+from comperbench.leaderboard.views import comparison, ranking_frame, ranking_notes
 from comperbench.metrics.runner import NGRAM_SUITE
 
 REFERENCE_SAMPLE = 50
@@ -226,9 +226,11 @@ def app_speed(name: str, level: str, n: int) -> None:
         meta = cached_benchmark(target, stored_levels(target)[0]).metadata
         start = time.perf_counter()
         lvl = stored_levels(target)[0]
-        ranking_frame(store, target, lvl, meta.default_aspect, "spearman")
-        ranking_notes(store, target, lvl)
-        heatmap_html(store, target, lvl, meta.default_aspect, "spearman")
+        view = (target, lvl, meta.default_aspect, "spearman")
+        ranked = ranking(store, *view)
+        ranking_frame(ranked, target)
+        ranking_notes(store, *view)
+        comparison(ranked, *view)
         switches.append(time.perf_counter() - start)
     print(
         f"switch benchmark (ranking + partial list + heatmap, server side): "

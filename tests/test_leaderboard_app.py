@@ -62,7 +62,9 @@ def store(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Store:
 
 
 def test_ranking_frame(store: Store) -> None:
-    frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
+    frame = ranking_frame(
+        ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
+    )
     assert list(frame.columns) == RANKING_COLUMNS
     assert frame["metric"].tolist() == [XSS, "noisy"]
     assert frame["rank"].tolist() == [1, 2]
@@ -88,7 +90,9 @@ def test_downloads_quote_formulas(tmp_path: Path) -> None:
 
 
 def test_ranking_search_filters_and_columns(store: Store) -> None:
-    frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
+    frame = ranking_frame(
+        ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
+    )
     assert frame["family"].tolist() == ["unknown", "learned"]  # as declared, if declared
     every = (RANKING_COLUMNS, FAMILIES)
     assert shown_ranking(frame, " NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
@@ -115,13 +119,17 @@ def test_statistics_offered_are_those_scored_at_the_level() -> None:
     assert "kendall-b" in [name for _, name in statistic_choices("system")]
 
 
+def _comparison(store: Store, *view: str) -> tuple[str, str | None]:
+    return comparison(ranking(store, *view), *view)
+
+
 def test_heatmap_escapes_names(store: Store) -> None:
-    page, path = comparison(store, "usr-topical", "turn", "overall", "spearman")
+    page, path = _comparison(store, "usr-topical", "turn", "overall", "spearman")
     assert XSS not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert page.count("<td") == 4
     assert path is not None and XSS in Path(path).read_text(encoding="utf-8")
-    page, path = comparison(store, "usr-persona", "turn", "overall", "spearman")
+    page, path = _comparison(store, "usr-persona", "turn", "overall", "spearman")
     assert page.startswith("<p>At least two") and path is None
 
 
@@ -255,7 +263,7 @@ def test_heatmap_colours_are_graded_by_p() -> None:
 
 
 def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
-    page = comparison(store, "usr-topical", "turn", "overall", "spearman")[0]
+    page = _comparison(store, "usr-topical", "turn", "overall", "spearman")[0]
     cell = "padding:3px 5px;text-align:center"
     ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
     p = pairwise_p_values([r.row for r in ranked])

@@ -399,7 +399,9 @@ def test_the_app_notes_list_an_undefined_row_as_not_ranked(
     constant = "item_id,score\n" + "".join(f"{i},1.0\n" for i in bench.item_ids)
     submit("const.csv", constant.encode(), SubmissionMeta("constant"), store, index)
     submit("good.csv", _file(index, 0.3, 1), SubmissionMeta("good"), store, index)
-    frame = ranking_frame(store, "usr-topical", "turn", "overall", "pearson")
+    frame = ranking_frame(
+        ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
+    )
     assert list(frame["metric"]) == ["good"]
     text = ranking_notes(store, "usr-topical", "turn", "overall", "pearson")
     assert "Not ranked: constant (correlation undefined: metric scores are constant" in text

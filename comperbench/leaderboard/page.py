@@ -96,17 +96,16 @@ class Page:
         statistics = statistic_choices(level)
         if statistic not in [name for _, name in statistics]:
             statistic = statistics[0][1]
-        frame = ranking_frame(self.store, benchmark, level, aspect, statistic)
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         choices = metric_choices(ranked)
         sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
         notes = ranking_notes(self.store, benchmark, level, aspect, statistic)
         return (
-            frame,
+            ranking_frame(ranked, benchmark),
             f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
             sig,
             gr.update(choices=choices, value=choices[0][1] if choices else None),
-            *comparison(self.store, benchmark, level, aspect, statistic),
+            *comparison(ranked, benchmark, level, aspect, statistic),
             gr.update(choices=statistics, value=statistic),
         )
 
@@ -116,7 +115,8 @@ class Page:
         """The ranking of one view (benchmark, level, aspect and correlation, as in the page's
         controls) as one record per ranked metric, keyed by the table's column names; a value
         not computed (the leader's p-value) is null."""
-        frame = ranking_frame(self.store, benchmark, level, aspect, statistic)
+        ranked = ranking(self.store, benchmark, level, aspect, statistic)
+        frame = ranking_frame(ranked, benchmark)
         return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
 
     @property

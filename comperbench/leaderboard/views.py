@@ -137,12 +137,11 @@ def source_level(benchmark: str, level: str) -> str:
     return stored_levels(benchmark)[0] if level == "system" else level
 
 
-def ranking_frame(
-    store: Store, benchmark: str, level: str, aspect: str, statistic: str
-) -> pd.DataFrame:
-    """The ranked metrics of one view as the table's rows, in `RANKING_COLUMNS`."""
+def ranking_frame(ranked: list[Ranked], benchmark: str) -> pd.DataFrame:
+    """The ranked metrics of a view of `benchmark` (`service.ranking`) as the table's rows, in
+    `RANKING_COLUMNS`."""
     rows = []
-    for r in ranking(store, benchmark, level, aspect, statistic):
+    for r in ranked:
         rows.append(
             [
                 r.rank,
@@ -244,11 +243,11 @@ def p_colour(p: float) -> tuple[str, str]:
 
 
 def comparison(
-    store: Store, benchmark: str, level: str, aspect: str, statistic: str
+    ranked: list[Ranked], benchmark: str, level: str, aspect: str, statistic: str
 ) -> tuple[str, str | None]:
-    """The heatmap of a view's paired bootstrap p-values of 'row better than column' (escaped
-    HTML) and their CSV file (None under two ranked metrics)."""
-    ranked = ranking(store, benchmark, level, aspect, statistic)
+    """The heatmap of the paired bootstrap p-values of 'row better than column' between the
+    ranked metrics of a view (escaped HTML) and their CSV file, named by the view (None under
+    two ranked metrics)."""
     if len(ranked) < 2:
         return "<p>At least two ranked metrics are needed for a comparison.</p>", None
     names = [r.row.metric for r in ranked]
