@@ -93,8 +93,8 @@ def _installed(name: str) -> str:
 
 
 def app_requirements() -> list[str]:
-    """The requirements of comperbench's `app` extra, as the installed package declares them,
-    gradio with its `oauth` extra (the Space signs in with Hugging Face)."""
+    """The requirements of comperbench's `app` extra, as the installed package declares them
+    (gradio with its `oauth` extra: the Space signs in with Hugging Face)."""
     from packaging.requirements import Requirement
 
     out = []
@@ -103,8 +103,6 @@ def app_requirements() -> list[str]:
         if requirement.marker is None or not requirement.marker.evaluate({"extra": "app"}):
             continue
         requirement.marker = None
-        if requirement.name == "gradio":
-            requirement.extras.add("oauth")
         out.append(str(requirement))
     return out
 
