@@ -9,6 +9,28 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+local"
 
+from typing import TYPE_CHECKING, Any
+
 from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
 
-__all__ = ["Benchmark", "__version__", "get_metadata", "list_benchmarks", "load_benchmark"]
+if TYPE_CHECKING:
+    from comperbench.results import Evaluation, evaluate
+
+__all__ = [
+    "Benchmark",
+    "Evaluation",
+    "__version__",
+    "evaluate",
+    "get_metadata",
+    "list_benchmarks",
+    "load_benchmark",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """`evaluate` and `Evaluation`, imported on first use: they load the metrics."""
+    if name in ("evaluate", "Evaluation"):
+        from comperbench import results
+
+        return getattr(results, name)
+    raise AttributeError(f"module 'comperbench' has no attribute {name!r}")

@@ -78,7 +78,7 @@ def protocol_groups(result: RunResult, apply_protocol: bool = True) -> list[Prot
 
 
 @dataclass(frozen=True)
-class _Inputs:
+class GroupInputs:
     """What `correlation_table` is given for one protocol group and one statistic."""
 
     scores: dict[str, np.ndarray]
@@ -92,9 +92,9 @@ class _Inputs:
 _NO_CONTEXTS = "a corpus-level metric has no scores per context"
 
 
-def _group_inputs(
+def group_inputs(
     result: RunResult, group: ProtocolGroup, aspect: str, grouped: bool, over_contexts: bool
-) -> _Inputs:
+) -> GroupInputs:
     """Metric scores, human scores, dialogue groups and system units of one protocol group:
     system means at system level, items (with their system and context) otherwise and for a
     statistic over contexts."""
@@ -105,7 +105,7 @@ def _group_inputs(
         human = bench.systems()[aspect].reindex(frame.index).to_numpy(dtype=float)
         units = np.arange(len(frame))  # one unit per system: the frame already holds the means
         scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics}
-        return _Inputs(scores, human, None, units)
+        return GroupInputs(scores, human, None, units)
     keep = ~np.isin(np.asarray(result.item_systems), group.excluded)
     frame = result.item_frame()[keep]
     human = bench.human_scores(aspect)[keep]
@@ -113,7 +113,9 @@ def _group_inputs(
     scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics if name in frame}
     without = {name: _NO_CONTEXTS for name in group.metrics if name not in frame}
     systems = frame["system"].to_numpy()
-    return _Inputs(scores, human, dialogues if grouped or over_contexts else None, systems, without)
+    return GroupInputs(
+        scores, human, dialogues if grouped or over_contexts else None, systems, without
+    )
 
 
 def evaluate_run(
@@ -150,13 +152,11 @@ def evaluate_run(
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
-        by_kind: dict[bool, _Inputs] = {}  # built once per group for each kind of statistic
+        by_kind: dict[bool, GroupInputs] = {}  # built once per group for each kind of statistic
         for method in table.statistics:
             over_contexts = get_statistic(method).over_contexts is not None
             if over_contexts not in by_kind:
-                by_kind[over_contexts] = _group_inputs(
-                    result, group, aspect, grouped, over_contexts
-                )
+                by_kind[over_contexts] = group_inputs(result, group, aspect, grouped, over_contexts)
             inputs = by_kind[over_contexts]
             for name, reason in inputs.without.items():
                 rows[name].update(_undefined_columns(method, reason))

@@ -47,7 +47,7 @@ def test_a_sample_is_seeded_stratified_recorded_and_cited(
 ) -> None:
     spec = "cpdscore-simple[http:seeded,n=1]"
     base = ["--benchmark", "holistic-context", "--metrics", spec, "--data-dir", str(data_root)]
-    status, out = _evaluate([*base, "--sample", "20", "--out", str(tmp_path / "a")], capsys)
+    status, out = _evaluate([*base, "--sample", "20", "--out", str(tmp_path / "a"), "-v"], capsys)
     assert status == 0
     assert "items: a sample of 20 of 200 items (seed 0, stratified by system" in out
     document = json.loads((tmp_path / "a" / "table.json").read_text())

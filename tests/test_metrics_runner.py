@@ -263,9 +263,7 @@ def test_evaluate_command_prints_and_writes(
     assert main([*args, "--data-dir", str(data_root)]) == 0
     printed = capsys.readouterr().out
     assert "usr-topical" in printed and "pearson" in printed and "bleu-2" in printed
-    assert (
-        "95% CI" in printed and "stat:pearson|level:turn|resample:bootstrap-percentile" in printed
-    )
+    assert "95% CI" in printed and "signatures and metric settings: table.json, or -v" in printed
     scores = pd.read_parquet(out / "scores.parquet")
     assert list(scores.columns) == ["item_id", "system", "bleu-2", "f1", "length"]
     assert len(scores) == 360
@@ -273,6 +271,7 @@ def test_evaluate_command_prints_and_writes(
     bench = load_benchmark("usr-topical", data_dir=data_root)
     assert table["fingerprint"] == bench.fingerprint
     assert table["metrics"]["bleu-2"]["config"]["smooth_method"] == "exp"
+    assert "stat:pearson|level:turn|resample:bootstrap-percentile" in str(table["signatures"])
     row = {r["metric"]: r for r in table["rows"]}["length"]
     assert row["spearman"] == pytest.approx(
         stats.spearmanr(scores["length"], bench.human_scores("overall"))[0]
@@ -300,7 +299,7 @@ def test_evaluate_prints_the_protocol_and_all_systems_opts_out(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-2", "--resamples", "0"]
-    args += ["--data-dir", str(data_root)]
+    args += ["--data-dir", str(data_root), "-v"]
     assert main([*args, "--out", str(tmp_path / "p")]) == 0
     printed = capsys.readouterr().out
     assert "leave out Original Ground Truth (60 items): its response is the reference" in printed

@@ -220,7 +220,7 @@ def test_evaluate_grouped_under_mt_metrics_eval_conventions(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "length", "--grouped"]
-    args += ["--data-dir", str(data_root), "--resamples", "0", "--out", str(tmp_path / "a")]
+    args += ["--data-dir", str(data_root), "--resamples", "0", "--out", str(tmp_path / "a"), "-v"]
     assert main([*args, "--convention", "mt-metrics-eval", "--undefined-groups", "zero"]) == 0
     out = capsys.readouterr().out
     assert "correlations within each dialogue averaged (undefined-as-0+groups-of-2)" in out

@@ -5,36 +5,35 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from comperbench.benchmark import VERIFIED, Benchmark
+from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
     add_convention_arguments,
     add_exclude_argument,
     conventions_from_arguments,
-    load_from_arguments,
+    refuse_existing,
 )
 from comperbench.cli.judge_output import print_issue_reports
 from comperbench.errors import ComperbenchError, UnknownNameError
-from comperbench.evaluation import (
-    EvaluationTable,
-    default_statistics,
-    evaluate_run,
-    issue_reports,
-    table_document,
+from comperbench.evaluation import default_statistics
+from comperbench.evaluation_text import (
+    header_lines,
+    metric_lines,
+    run_notes,
+    signature_lines,
+    table_cells,
+    table_notes,
+    wrapped,
 )
 from comperbench.explanations import explanation_columns
-from comperbench.metrics.cache import ScoreCache
-from comperbench.metrics.cluster import SCHEDULER_ENV, connect, scheduler_address
+from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm_settings import CLI_OPTIONS
-from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
-from comperbench.stats.averaging import Averaging
+from comperbench.metrics.runner import RunResult
+from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
 from comperbench.stats.statistics import get_statistic, statistic_names
-from comperbench.textutil import interval, number, p_value, slug
+from comperbench.textutil import slug
 from comperbench.textutil import table as format_table
 
 
@@ -51,61 +50,6 @@ def statistic_list(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(error)) from error
 
 
-def _human(result: RunResult, aspect: str) -> np.ndarray:
-    bench = result.benchmark
-    if result.level == "system":
-        return bench.systems()[aspect].reindex(result.systems).to_numpy(dtype=float)
-    return bench.human_scores(aspect)
-
-
-def _ci(bounds: list[float] | None) -> str:
-    return "-" if bounds is None else interval(*bounds)
-
-
-def render(rows: list[dict[str, Any]], statistics: tuple[str, ...]) -> str:
-    headers = ["metric", "n"]
-    for method in statistics:
-        headers += [method, "95% CI", "p"]
-    headers.append("NaN")
-    body = []
-    for r in rows:
-        line = [r["metric"], r["n"]]
-        for method in statistics:
-            line += [number(r[method]), _ci(r[f"{method}_ci"]), p_value(r[f"{method}_p"])]
-        body.append([*line, r["nan_scores"]])
-    return format_table(headers, body)
-
-
-_JUDGE_COUNTS = ("first_answers", "first_answers_rejected")
-
-
-def notes_summary(notes: dict[str, Any]) -> str:
-    """The non-zero counts of a metric's run notes and its first error, on one line."""
-    counts = [
-        f"{key.replace('_', ' ')} {value}"
-        for key, value in notes.items()
-        if isinstance(value, int)
-        and not isinstance(value, bool)
-        and value
-        and key not in ("n", "seed", *_JUDGE_COUNTS)
-    ]
-    errors = notes.get("errors") or []
-    return "; ".join([*counts, *([f"first error: {errors[0]}"] if errors else [])])
-
-
-def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
-    """A judge's share of unusable first answers, and why answers stayed unusable after every
-    retry."""
-    if not notes.get("first_answers"):
-        return []
-    first, rejected = notes["first_answers"], notes["first_answers_rejected"]
-    lines = [f"first answers unusable: {rejected} of {first} ({100 * rejected / first:.1f}%)"]
-    if reasons := notes.get("rejected_by_reason"):
-        text = ", ".join(f"{reason} {count}" for reason, count in reasons.items())
-        lines.append(f"unusable after every retry: {text}")
-    return lines
-
-
 def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tuple[Path, Path]:
     """scores.parquet (items or systems x metrics) and table.json (correlations + provenance)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -117,141 +61,6 @@ def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tup
     frame.to_parquet(scores_path, index=False)
     table_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
     return scores_path, table_path
-
-
-def protocol_lines(table: EvaluationTable, result: RunResult) -> list[str]:
-    """What the benchmark's evaluation protocol left out, for whom and why, or that it was not
-    applied."""
-    protocol = table.protocol
-    if not protocol.reference_excluded_systems:
-        return []
-    if not table.protocol_applied:
-        return ["protocol not applied (--all-systems): every metric is correlated on every system"]
-    excluded = table.excluded_items(result)
-    if not excluded:
-        return [f"protocol: {protocol.source}; no metric here needs references"]
-    left_out = ", ".join(f"{s} ({n} items)" for s, n in excluded.items())
-    return [
-        f"protocol: metrics needing references leave out {left_out}: {protocol.reason}",
-        f"protocol source: {protocol.source} (--all-systems keeps every system)",
-    ]
-
-
-def _print_header(
-    args: argparse.Namespace, result: RunResult, table: EvaluationTable, averaging: Averaging
-) -> None:
-    bench, level, aspect = result.benchmark, result.level, table.aspect
-    human_n = len(result.systems) if level == "system" else len(bench)
-    grouped = ", correlations within each dialogue averaged" if args.grouped else ""
-    if args.grouped and averaging.label:
-        grouped += f" ({averaging.label})"
-    print(
-        f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect {aspect}: "
-        f"{human_n} {'systems' if level == 'system' else 'items'}"
-    )
-    if bench.provenance != VERIFIED:
-        print(f"data: {bench.provenance}")
-    if bench.selection:
-        print(f"items: {bench.selection.describe()}")
-    for line in protocol_lines(table, result):
-        print(line)
-    for name, reason in result.skipped.items():
-        print(f"skipped {name}: {reason}")
-    for run in result.runs:
-        if summary := notes_summary(run.notes):
-            print(f"note: {run.metric.name}: {summary}")
-        for line in judge_answer_lines(run.notes):
-            print(f"note: {run.metric.name}: {line}")
-        if run.nans:
-            print(
-                f"note: {run.metric.name} scored NaN on {run.nans} of {len(run.scores)} (left out)"
-            )
-    missing = int(np.isnan(_human(result, aspect)).sum())
-    if missing:
-        unit = "systems" if level == "system" else "items"
-        print(f"note: {missing} {unit} without a human {aspect} score are left out")
-
-
-def row_notes(row: dict[str, Any], statistics: tuple[str, ...]) -> list[str]:
-    """Why a row's values are undefined or weak, one line per distinct reason, and the tie
-    threshold a calibrated statistic chose."""
-    reasons: dict[str, list[str]] = {}
-    for method in statistics:
-        if note := row.get(f"{method}_note"):
-            reasons.setdefault(note, []).append(method)
-    lines = [
-        f"note: {row['metric']} ({', '.join(labels)}): {note}" for note, labels in reasons.items()
-    ]
-    chose: dict[str, list[str]] = {}
-    for method in statistics:
-        if (epsilon := row.get(f"{method}_epsilon")) is not None:
-            chose.setdefault(f"{epsilon:.4g}", []).append(method)
-    for epsilon, labels in chose.items():
-        lines.append(
-            f"note: {row['metric']} ({', '.join(labels)}): tie threshold epsilon {epsilon}"
-        )
-    for method in statistics:
-        if (contexts := row.get(f"{method}_contexts")) is not None:
-            left_out = row[f"{method}_dropped"]
-            lines.append(
-                f"note: {row['metric']} ({method}): on the {contexts} contexts every system "
-                f"answered with both scores ({left_out} items in other contexts left out)"
-            )
-    return lines
-
-
-def _print_table(table: EvaluationTable) -> None:
-    if not table.rows:
-        print("no metric could run on this benchmark")
-        return
-    print()
-    print(render(table.rows, table.statistics))
-    for row in table.rows:
-        for line in row_notes(row, table.statistics):
-            print(line)
-    several = len(table.groups) > 1
-    for signed in table.signatures:
-        prefix = ""
-        if several:
-            prefix = (
-                "without " + ", ".join(signed.excluded) + ": "
-                if signed.excluded
-                else "all systems: "
-            )
-        print(prefix + signed.signature)
-
-
-def _print_metric_signatures(result: RunResult) -> None:
-    for run in result.runs:
-        print(f"metric {run.metric.signature()}")
-
-
-def _run_settings(
-    args: argparse.Namespace,
-    bench: Benchmark,
-    level: str,
-    aspect: str,
-    metrics: list[str],
-    statistics: list[str],
-    averaging: Averaging,
-) -> dict[str, Any]:
-    """Everything that changes the table besides the data: two runs with equal settings on the
-    same benchmark version write the same table."""
-    return {
-        "benchmark": bench.tag,
-        "split": bench.split,
-        "level": level,
-        "aspect": aspect,
-        "metrics": sorted(metrics),
-        "grouped": args.grouped,
-        "resamples": args.resamples,
-        "seed": args.seed,
-        "ci": args.ci,
-        "protocol_applied": not args.all_systems,
-        "statistics": statistics,
-        "averaging": averaging.label if args.grouped else "",
-        "judge_options": judge_options(args),
-    }
 
 
 def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspect: str) -> Path:
@@ -289,58 +98,77 @@ def _refuse_overwrite(out: Path, run: dict[str, Any], force: bool) -> None:
         )
 
 
-def run_evaluate(args: argparse.Namespace) -> int:
-    bench_level = None if args.level == "system" else args.level
-    bench = selected(load_from_arguments(args, bench_level), args)
-    level = args.level or bench.level
-    aspect = bench.metadata.aspect(args.aspect, level).name
-    metrics = resolve_metrics(args.metrics, level, judge_options(args))
-    statistics = args.statistics or list(default_statistics())
-    averaging = conventions_from_arguments(args).averaging
-    run = _run_settings(
-        args, bench, level, aspect, [m.name for m in metrics], statistics, averaging
-    )
-    out = _output_folder(args, bench, level, aspect)
-    _refuse_overwrite(out, run, args.force)
-    cache = None if args.no_cache else ScoreCache()
-    address = scheduler_address(args.scheduler)
-    with connect(address) if address else nullcontext() as client:
-        result = run_metrics(
-            bench,
-            metrics,
-            level,
-            cache=cache,
-            batch_size=args.batch_size,
-            workers=args.workers,
-            client=client,
-        )
-    table = evaluate_run(
-        result,
-        aspect,
-        n_resamples=args.resamples,
-        ci=args.ci,
+def _plan(args: argparse.Namespace) -> EvaluationPlan:
+    return plan_evaluation(
+        args.benchmark,
+        args.metrics,
+        level=args.level,
+        aspect=args.aspect,
+        statistics=args.statistics,
+        resamples=args.resamples,
         seed=args.seed,
+        ci=args.ci,
         grouped=args.grouped,
-        apply_protocol=not args.all_systems,
-        statistics=statistics,
-        averaging=averaging,
+        all_systems=args.all_systems,
+        exclude_systems=args.exclude_system or (),
+        split=args.split,
+        data_dir=args.data_dir,
+        sample=args.sample,
+        sample_seed=args.sample_seed,
+        limit=args.limit,
+        conventions=conventions_from_arguments(args),
+        judge_options=judge_options(args),
     )
-    issues = issue_reports(result, args.resamples, args.seed)
-    document = {"run": run, **table_document(result, table, issues)}
-    if not args.json:
-        _print_header(args, result, table, averaging)
-        _print_table(table)
-        print_issue_reports(issues)
-        _print_metric_signatures(result)
-    cached = sum(r.cached for r in result.runs)
-    computed = sum(r.computed for r in result.runs)
-    scores_path, table_path = write_outputs(out, result, document)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    out = _output_folder(args, plan.benchmark, plan.level, plan.aspect)
+    _refuse_overwrite(out, plan.settings(), args.force)
+    report = Path(args.report) if args.report else None
+    refuse_existing(report)
+    evaluation = run_plan(
+        plan,
+        cache=not args.no_cache,
+        batch_size=args.batch_size,
+        workers=args.workers,
+        scheduler=scheduler_address(args.scheduler),
+    )
+    document = evaluation.document()
+    scores_path, table_path = write_outputs(out, evaluation.result, document)
+    if report is not None:
+        evaluation.report(report)
     if args.json:
         print(json.dumps(document, indent=2, default=str))
-        return _all_nan_status(result)
+        return _all_nan_status(evaluation.result)
+    _print_evaluation(evaluation, args.verbose)
+    result = evaluation.result
+    cached = sum(r.cached for r in result.runs)
+    computed = sum(r.computed for r in result.runs)
     print(f"\n{computed} scores computed{_places(result)}, {cached} from the cache")
-    print(f"wrote {scores_path} and {table_path}")
+    print(f"wrote {scores_path} and {table_path}" + (f" and {report}" if report else ""))
     return _all_nan_status(result)
+
+
+def _print_evaluation(evaluation: Evaluation, verbose: bool) -> None:
+    """The header, the table, then the notes; signatures and metric settings with -v."""
+    for line in wrapped(header_lines(evaluation)):
+        print(line)
+    table = evaluation.table
+    if table.rows:
+        print()
+        print(format_table(*table_cells(table.rows, table.statistics)))
+    else:
+        print("no metric could run on this benchmark")
+    for line in wrapped(run_notes(evaluation) + table_notes(table)):
+        print(line)
+    print_issue_reports(evaluation.issues)
+    if verbose:
+        print()
+        for line in signature_lines(table) + metric_lines(evaluation.result):
+            print(line)
+    elif table.signatures:
+        print("signatures and metric settings: table.json, or -v")
 
 
 def _places(result: RunResult) -> str:
@@ -352,15 +180,6 @@ def _places(result: RunResult) -> str:
     if set(counts) <= {"this process"}:
         return ""
     return " (" + ", ".join(f"{n} on {place}" for place, n in counts.items()) + ")"
-
-
-def selected(bench: Benchmark, args: argparse.Namespace) -> Benchmark:
-    """The benchmark, or the sample or first items that --sample or --limit keep."""
-    if args.sample is not None:
-        return bench.sample(args.sample, args.sample_seed)
-    if args.limit is not None:
-        return bench.head(args.limit)
-    return bench
 
 
 def judge_options(args: argparse.Namespace) -> dict[str, str]:
@@ -454,6 +273,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument(
         "--json", action="store_true", help="print table.json's document instead of the table"
+    )
+    evaluate.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the signatures and each metric's settings (always in table.json)",
+    )
+    evaluate.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write the table and its figures as one self-contained HTML page (a new file)",
     )
     evaluate.set_defaults(run=run_evaluate)
 

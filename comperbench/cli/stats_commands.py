@@ -19,7 +19,7 @@ from comperbench.cli.common import (
     located,
     print_json,
 )
-from comperbench.errors import ComperbenchError, DataFormatError
+from comperbench.errors import ComperbenchError
 from comperbench.stats import multiplicity
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import CorrelationResult, correlation_table
@@ -31,50 +31,14 @@ from comperbench.textutil import table as format_table
 
 def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
     """Metric columns of a parquet/CSV file keyed by item_id, aligned with the benchmark items."""
+    from comperbench.metrics.provided import aligned_scores
+
     file = Path(path)
     if not file.is_file():
         raise ComperbenchError(f"scores file {path} does not exist")
-    frame = pd.read_parquet(file) if file.suffix == ".parquet" else pd.read_csv(file)
-    if "item_id" not in frame.columns:
-        raise DataFormatError("no 'item_id' column", file=path)
-    line = (lambda i: i + 2) if file.suffix != ".parquet" else (lambda i: i + 1)
-    ids = frame["item_id"].astype(str)
-    duplicated = ids.duplicated()
-    if duplicated.any():
-        i = int(np.flatnonzero(duplicated)[0])
-        raise DataFormatError(f"duplicate item_id {ids.iloc[i]!r}", file=path, line=line(i))
-    known = set(bench.item_ids)
-    unknown = ~ids.isin(known)
-    if unknown.any():
-        i = int(np.flatnonzero(unknown)[0])
-        raise DataFormatError(
-            f"item_id {ids.iloc[i]!r} is not an item of {bench.name}", file=path, line=line(i)
-        )
-    missing = known - set(ids)
-    if missing:
-        raise DataFormatError(
-            f"{len(missing)} item(s) of {bench.name} have no scores, e.g. {sorted(missing)[:3]}",
-            file=path,
-        )
-    frame = frame.set_index(ids).reindex(bench.item_ids)
-    scores = {}
-    for column in frame.columns:
-        if column in ("item_id", "system"):
-            continue
-        values = pd.to_numeric(frame[column], errors="coerce")
-        bad = values.isna() & frame[column].notna()
-        if bad.any():
-            item = values.index[int(np.flatnonzero(bad)[0])]
-            raise DataFormatError(
-                f"value {frame.at[item, column]!r} is not a number",
-                file=path,
-                record=item,
-                field=column,
-            )
-        scores[column] = values.to_numpy(dtype=float)
-    if not scores:
-        raise DataFormatError("no metric columns besides item_id", file=path)
-    return scores
+    if file.suffix == ".parquet":
+        return aligned_scores(pd.read_parquet(file), bench, path)
+    return aligned_scores(pd.read_csv(file), bench, path, line=lambda i: i + 2)
 
 
 def _metric_scores(

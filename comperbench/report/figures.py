@@ -161,7 +161,7 @@ def scatter_plot(
             zorder=3,
         )
         ax.legend(loc="lower right", fontsize="small", frameon=False)
-    for i in range(len(xs)):
+    for rank, i in enumerate(np.argsort(ys, kind="stable")):
         if labels is None and not out[i]:
             continue
         name = "" if labels is None else str(labels[i])
@@ -169,7 +169,7 @@ def scatter_plot(
         ax.annotate(
             text,
             (xs[i], ys[i]),
-            xytext=(5, 4),
+            xytext=(5, 4 if rank % 2 else -10),  # neighbours in height alternate sides
             textcoords="offset points",
             fontsize="small",
             color=LEFT_OUT if out[i] else "#333333",
@@ -264,3 +264,27 @@ def png(figure: Figure, dpi: int = 150) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+def p_value_heatmap(
+    labels: Sequence[str],
+    p_values: Sequence[Sequence[float]] | np.ndarray,
+    *,
+    colorbar_label: str,
+    title: str | None = None,
+) -> Figure:
+    """`heatmap` of a square matrix of p-values (row against column), each written in its cell
+    (`<0.001` below), dark where small; the diagonal and undefined tests grey."""
+    matrix = np.asarray(p_values, dtype=float)
+    text = [["<0.001" if p < 1e-3 else f"{p:.3f}" for p in row] for row in matrix]
+    return heatmap(
+        matrix,
+        labels,
+        labels,
+        cell_text=text,
+        colorbar_label=colorbar_label,
+        vmin=0.0,
+        vmax=1.0,
+        cmap="Blues_r",
+        title=title,
+    )
