@@ -470,7 +470,7 @@ class Evaluation:
         return p_value_heatmap(
             sig.metrics,
             adjusted,
-            colorbar_label="Holm-adjusted p, row better than column",
+            colorbar_label="Holm-adjusted p",
             title=f"{self.benchmark.label}: PERM-BOTH on {sig.n} {sig.unit}",
         )
 

@@ -244,6 +244,10 @@ def run_votes(args: argparse.Namespace) -> int:
         expected=args.expected,
         alternative=args.alternative,
     )
+    if args.report:
+        from comperbench.report.pages import write_votes_report
+
+        write_votes_report(args.report, result, about)
     if args.json:
         print_json({**pairwise_payload(result, about), "agreement": found.agreement})
         return 0
@@ -311,6 +315,11 @@ def register(actions: argparse._SubParsersAction) -> None:
         metavar="FILE.csv",
         help="also write the benchmark's preferences as votes one per row (the --file format) "
         "to this new file",
+    )
+    votes.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write the ratings and the pairwise p-value heatmap as one HTML page (a new file)",
     )
     add_rating_options(votes)
     add_test_options(

@@ -18,6 +18,7 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
+    refuse_existing,
 )
 from comperbench.errors import ComperbenchError
 from comperbench.stats import multiplicity
@@ -170,6 +171,7 @@ def run_compare(args: argparse.Namespace) -> int:
     all_scores, needs_references = _metric_scores(args, bench)
     level = args.level or bench.level
     aspect = bench.metadata.aspect(args.aspect, level).name
+    refuse_existing(args.report)
     kept, keep, protocol_lines = _protocol_subset(args, bench, needs_references)
     scores = {name: values[keep] for name, values in all_scores.items()}
     human = kept.human_scores(aspect)
@@ -201,6 +203,14 @@ def run_compare(args: argparse.Namespace) -> int:
             **options,
         )
         adjusted = multiplicity.adjust_matrix(sig.p_values, args.correction)
+    if args.report:
+        from comperbench.report.pages import write_comparison_report
+
+        header = [("benchmark", kept.tag), ("aspect", aspect), ("level", level)]
+        header += [("protocol", line.strip().removeprefix("protocol: ")) for line in protocol_lines]
+        write_comparison_report(
+            args.report, header, correlations, args.method, sig, adjusted, args.correction
+        )
     if args.json:
         print_json(_compare_document(protocol_lines, correlations, sig, adjusted, args.correction))
         return 0
@@ -302,6 +312,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="ignore the benchmark's evaluation protocol (keep e.g. USR's ground truth)",
     )
     compare.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    compare.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write the correlations and the p-value heatmap as one HTML page (a new file)",
+    )
     compare.set_defaults(run=located(run_compare))
 
     agree = commands.add_parser("agreement", help="inter-annotator agreement per aspect")
