@@ -146,7 +146,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     cached = sum(r.cached for r in result.runs)
     computed = sum(r.computed for r in result.runs)
     print(f"\n{computed} scores computed{_places(result)}, {cached} from the cache")
-    print(f"wrote {scores_path} and {table_path}" + (f" and {report}" if report else ""))
+    for path in (scores_path, table_path, report):
+        if path is not None:
+            print(f"wrote {path}")
     return _all_nan_status(result)
 
 

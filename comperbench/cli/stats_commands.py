@@ -38,7 +38,7 @@ def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
     if not file.is_file():
         raise ComperbenchError(f"scores file {path} does not exist")
     if file.suffix == ".parquet":
-        return aligned_scores(pd.read_parquet(file), bench, path)
+        return aligned_scores(pd.read_parquet(file), bench, path, line=lambda i: i + 1)
     return aligned_scores(pd.read_csv(file), bench, path, line=lambda i: i + 2)
 
 

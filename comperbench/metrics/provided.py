@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from comperbench.errors import DataFormatError
+from comperbench.errors import ComperbenchError, DataFormatError
 from comperbench.metrics.base import Family, Item, Metric, Need
 
 if TYPE_CHECKING:
@@ -29,28 +29,26 @@ def aligned_scores(
     line: Callable[[int], int] | None = None,
 ) -> dict[str, np.ndarray]:
     """Each metric column of `frame` (an `item_id` column plus one column per metric) as floats
-    in the order of the benchmark's items. `source` names the input in errors; `line` maps a row
-    position to its line in a file."""
+    in the order of the benchmark's items. `source` names the input in errors: a file, whose
+    row positions `line` maps to line numbers, or (without `line`) an object in memory, whose
+    rows are counted from 0."""
+    fail = _failure(source, line)
     if "item_id" not in frame.columns:
-        raise DataFormatError("no 'item_id' column", file=source)
-    where = line or (lambda i: i + 1)
+        raise fail("no 'item_id' column")
     ids = frame["item_id"].astype(str)
     duplicated = ids.duplicated()
     if duplicated.any():
         i = int(np.flatnonzero(duplicated)[0])
-        raise DataFormatError(f"duplicate item_id {ids.iloc[i]!r}", file=source, line=where(i))
+        raise fail(f"duplicate item_id {ids.iloc[i]!r}", i)
     known = set(bench.item_ids)
     unknown = ~ids.isin(known)
     if unknown.any():
         i = int(np.flatnonzero(unknown)[0])
-        raise DataFormatError(
-            f"item_id {ids.iloc[i]!r} is not an item of {bench.name}", file=source, line=where(i)
-        )
+        raise fail(f"item_id {ids.iloc[i]!r} is not an item of {bench.name}", i)
     missing = known - set(ids)
     if missing:
-        raise DataFormatError(
-            f"{len(missing)} item(s) of {bench.name} have no scores, e.g. {sorted(missing)[:3]}",
-            file=source,
+        raise fail(
+            f"{len(missing)} item(s) of {bench.name} have no scores, e.g. {sorted(missing)[:3]}"
         )
     frame = frame.set_index(ids).reindex(bench.item_ids)
     scores = {}
@@ -61,16 +59,31 @@ def aligned_scores(
         bad = values.isna() & frame[column].notna()
         if bad.any():
             item = values.index[int(np.flatnonzero(bad)[0])]
-            raise DataFormatError(
-                f"value {frame.at[item, column]!r} is not a number",
-                file=source,
-                record=item,
-                field=str(column),
-            )
+            value = frame.at[item, column]
+            raise fail(f"value {value!r} is not a number", record=str(item), field=str(column))
         scores[str(column)] = values.to_numpy(dtype=float)
     if not scores:
-        raise DataFormatError("no metric columns besides item_id", file=source)
+        raise fail("no metric columns besides item_id")
     return scores
+
+
+def _failure(source: str, line: Callable[[int], int] | None) -> Callable[..., ComperbenchError]:
+    """The error of a problem in row `i`, or the `record` (item) and `field`, of the scores
+    from `source`."""
+
+    def fail(
+        message: str, i: int | None = None, record: str | None = None, field: str | None = None
+    ) -> ComperbenchError:
+        if line is not None:
+            where = None if i is None else line(i)
+            return DataFormatError(message, file=source, line=where, record=record, field=field)
+        place = [source]
+        place += [f"row {i}"] if i is not None else []
+        place += [f"item {record!r}"] if record is not None else []
+        place += [f"column {field!r}"] if field is not None else []
+        return DataFormatError(f"{', '.join(place)}: {message}")
+
+    return fail
 
 
 def given_scores(
@@ -79,7 +92,7 @@ def given_scores(
     """`aligned_scores` of a DataFrame (`item_id` and one column per metric) or of a mapping
     from metric name to a Series indexed by item_id."""
     if isinstance(scores, pd.DataFrame):
-        return aligned_scores(scores, bench, "the scores DataFrame")
+        return aligned_scores(scores, bench, "scores")
     aligned: dict[str, np.ndarray] = {}
     for name, series in scores.items():
         if not isinstance(series, pd.Series):

@@ -1,0 +1,191 @@
+"""`comperbench.evaluate` and the `evaluate` command agree; the user's own scores; the figures
+of an evaluation; the HTML reports; the quiet table of `evaluate`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import comperbench
+from comperbench.cli import main
+from comperbench.errors import ComperbenchError, DataFormatError
+from comperbench.results import Evaluation
+
+METRICS = ["meteor", "length"]
+NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+
+
+@pytest.fixture(scope="module")
+def evaluation(data_root: Path) -> Evaluation:
+    return comperbench.evaluate("usr-topical", METRICS, data_dir=data_root)
+
+
+def _cli_document(data_root: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", ",".join(METRICS)]
+    assert main([*args, "--out", str(out), "--data-dir", str(data_root), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_python_and_the_command_give_the_same_table(
+    evaluation: Evaluation, data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = _cli_document(data_root, tmp_path / "cli", capsys)
+    frame = evaluation.to_pandas().set_index("metric")
+    assert list(frame.index) == METRICS
+    assert frame.at["meteor", "n"] == 300 and frame.at["length", "n"] == 360  # the protocol
+    assert frame.at["meteor", "protocol_excluded"] == "Original Ground Truth"
+    signatures = {
+        (s["statistic"], tuple(s["protocol_excluded"])): s["signature"]
+        for s in document["signatures"]
+    }
+    for row in document["rows"]:
+        name = row["metric"]
+        assert frame.at[name, "n"] == row["n"]
+        for statistic in ("pearson", "spearman", "kendall-b"):
+            assert frame.at[name, statistic] == row[statistic]
+            assert [
+                frame.at[name, f"{statistic}_ci_low"],
+                frame.at[name, f"{statistic}_ci_high"],
+            ] == (row[f"{statistic}_ci"])
+            assert frame.at[name, f"{statistic}_p"] == row[f"{statistic}_p"]
+            signature = signatures[(statistic, tuple(row["protocol_excluded"]))]
+            assert frame.at[name, f"{statistic}_signature"] == signature
+            assert f"bench:usr-topical@{document['fingerprint']}" in signature
+    assert evaluation.document()["run"] == document["run"]
+    assert json.loads(json.dumps(evaluation.document()["rows"])) == document["rows"]
+
+
+def test_top_level_import_stays_light() -> None:
+    code = (
+        "import sys, comperbench\n"
+        "assert 'matplotlib' not in sys.modules and 'comperbench.results' not in sys.modules\n"
+        "from comperbench import evaluate, Evaluation\n"
+        "assert evaluate.__module__ == 'comperbench.results'\n"
+        "assert 'matplotlib' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_own_scores_give_the_table_of_the_metric_that_made_them(
+    evaluation: Evaluation, data_root: Path
+) -> None:
+    items = evaluation.result.item_frame()
+    own = comperbench.evaluate(
+        "usr-topical", scores=items[["item_id", "meteor"]], data_dir=data_root
+    )
+    assert own.table.rows[0]["n"] == 300  # taken to need references, as meteor does
+    for key in ("pearson", "pearson_ci", "spearman_p"):
+        assert own.table.rows[0][key] == evaluation.table.rows[0][key]
+    series = {"mine": items.set_index("item_id")["meteor"]}
+    free = comperbench.evaluate(
+        "usr-topical", scores=series, reference_free=True, data_dir=data_root, resamples=0
+    )
+    assert free.table.rows[0]["metric"] == "mine" and free.table.rows[0]["n"] == 360
+
+
+def test_own_scores_are_checked_against_the_items(evaluation: Evaluation, data_root: Path) -> None:
+    items = evaluation.result.item_frame()[["item_id", "meteor"]]
+    unknown = pd.concat([items, pd.DataFrame({"item_id": ["nope"], "meteor": [0.5]})])
+    with pytest.raises(DataFormatError, match=r"^scores, row 360: item_id 'nope' is not an item"):
+        comperbench.evaluate("usr-topical", scores=unknown, data_dir=data_root)
+    with pytest.raises(
+        DataFormatError, match=r"^scores\['m'\]: 1 item\(s\) of usr-topical have no scores"
+    ):
+        short = {"m": items.set_index("item_id")["meteor"].iloc[1:]}
+        comperbench.evaluate("usr-topical", scores=short, data_dir=data_root)
+    with pytest.raises(ComperbenchError, match="give metrics or scores, not both"):
+        comperbench.evaluate("usr-topical", ["meteor"], scores=items, data_dir=data_root)
+
+
+def _texts(figure) -> list[str]:
+    return [t.get_text() for ax in figure.axes for t in ax.texts]
+
+
+def test_scatter_draws_the_left_out_system_apart(evaluation: Evaluation) -> None:
+    points = evaluation.system_points("meteor")
+    assert points["left_out"].sum() == 1 and points.loc["Original Ground Truth", "left_out"]
+    texts = _texts(evaluation.plot_scatter("meteor"))
+    assert "Original Ground Truth (left out)" in texts
+    (annotation,) = [t for t in texts if t.startswith("Pearson r = ")]
+    assert "n = 5 systems" in annotation
+    kept = points[~points["left_out"]]
+    r = np.corrcoef(kept["metric"], kept["human"])[0, 1]
+    assert annotation.startswith(f"Pearson r = {r:.3f} [")
+    assert not evaluation.system_points("length")["left_out"].any()  # needs no references
+
+
+def test_forest_and_significance_figures(evaluation: Evaluation) -> None:
+    forest = evaluation.plot_forest("spearman")
+    assert [t.get_text() for t in forest.axes[0].get_yticklabels()] == METRICS
+    sig, adjusted = evaluation.significance("pearson")
+    assert sig.n == 300 and "~without:original-ground-truth" in sig.signature
+    assert np.isnan(np.diag(adjusted)).all() and (adjusted[~np.eye(2, dtype=bool)] >= 0).all()
+    heat = evaluation.plot_significance("pearson")
+    assert heat.axes[0].images[0].get_array().shape == (2, 2)
+    with pytest.raises(ComperbenchError, match="acc-eq was not computed"):
+        evaluation.plot_forest("acc-eq")
+
+
+def test_report_is_one_self_contained_page(evaluation: Evaluation, tmp_path: Path) -> None:
+    path = evaluation.report(tmp_path / "report.html")
+    text = path.read_text()
+    assert text.count("<svg") == 4  # forest, two scatter plots, significance heatmap
+    assert "<table>" in text and "<td>meteor</td>" in text and "<td>300</td>" in text
+    assert "<script" not in text and "<link" not in text
+    assert set(re.findall(r"https?://[^\"'\s<>)]+", text)) <= NAMESPACES
+    assert "Original Ground Truth (left out)" in text
+    assert evaluation.benchmark.fingerprint in text and "stat:pearson|" in text
+    with pytest.raises(ComperbenchError, match="exists; choose another name"):
+        evaluation.report(path)
+
+
+def test_evaluate_prints_the_table_first_and_short_lines(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-4,length", "--grouped"]
+    args += ["--statistics", "pearson,acc-eq", "--resamples", "100", "--data-dir", str(data_root)]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 120, [line for line in lines if len(line) > 120]
+    table = lines.index(next(line for line in lines if line.startswith("metric  n ")))
+    notes = [i for i, line in enumerate(lines) if line.startswith("note: ")]
+    assert notes and table < min(notes)
+    assert any(line.startswith("protocol: ") for line in lines[:table])
+    assert not any("stat:pearson" in line or line.startswith("metric bleu-4|") for line in lines)
+    assert main([*args, "--out", str(tmp_path / "a"), "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert "stat:pearson-grouped" in verbose and "\nmetric bleu-4|sacrebleu==" in verbose
+
+
+def test_report_options_write_new_pages_only(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--benchmark", "usr-topical", "--data-dir", str(data_root)]
+    page = tmp_path / "evaluate.html"
+    args = ["evaluate", *common, "--metrics", "length", "--resamples", "50"]
+    assert main([*args, "--out", str(tmp_path / "a"), "--report", str(page)]) == 0
+    assert "<svg" in page.read_text()
+    capsys.readouterr()
+    assert main([*args, "--out", str(tmp_path / "b"), "--report", str(page)]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"comperbench: error: {page} exists; choose another name or remove it first"
+    ]
+    assert not (tmp_path / "b").exists()  # refused before scoring
+    compare = tmp_path / "compare.html"
+    args = ["compare", *common, "--metrics", "bleu-4,length", "--resamples", "50"]
+    assert main([*args, "--report", str(compare)]) == 0
+    text = compare.read_text()
+    assert text.count("<svg") == 1 and "<td>bleu-4</td>" in text
+    votes = tmp_path / "votes.html"
+    args = ["human", "votes", *common, "--resamples", "20", "--permutations", "20"]
+    assert main([*args, "--report", str(votes)]) == 0
+    text = votes.read_text()
+    assert text.count("<svg") == 4 and "Bradley-Terry" in text and "rank 1-1" in text
+    assert set(re.findall(r"https?://[^\"'\s<>)]+", text)) <= NAMESPACES
