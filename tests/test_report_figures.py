@@ -71,8 +71,9 @@ def test_scatter_plot_draws_left_out_points_apart_and_labels_them():
     assert out.get_facecolors().size == 0  # hollow
     texts = _texts(figure)
     assert "ground truth (left out)" in texts and "s1" in texts
-    assert "r = 0.52 [0.31, 0.70], n = 3 systems" in texts
-    assert [t.get_text() for t in ax.get_legend().get_texts()][1] == "left out by the protocol"
+    legend = ax.get_legend()
+    assert legend.get_title().get_text() == "r = 0.52 [0.31, 0.70], n = 3 systems"
+    assert [t.get_text() for t in legend.get_texts()] == ["correlated", "left out by the protocol"]
 
 
 def test_heatmap_greys_nan_cells_and_marks_them():

@@ -140,7 +140,8 @@ def scatter_plot(
     annotation: str | None = None,
 ) -> Figure:
     """The points (x, y), each named by its label; points in `left_out` are drawn hollow and grey
-    and labelled as left out. `annotation` (e.g. the correlation) is written in a corner."""
+    and labelled as left out. `annotation` (e.g. the correlation) heads the legend, placed
+    where it hides the fewest points."""
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.shape != ys.shape or xs.ndim != 1:
         raise ValueError("scatter_plot: x and y must be sequences of one length")
@@ -160,7 +161,6 @@ def scatter_plot(
             label="left out by the protocol",
             zorder=3,
         )
-        ax.legend(loc="lower right", fontsize="small", frameon=False)
     for rank, i in enumerate(np.argsort(ys, kind="stable")):
         if labels is None and not out[i]:
             continue
@@ -175,8 +175,11 @@ def scatter_plot(
             color=LEFT_OUT if out[i] else "#333333",
         )
     ax.margins(0.12)  # room for the labels of the outermost points
-    if annotation:
-        ax.text(0.02, 0.97, annotation, transform=ax.transAxes, va="top", fontsize="small")
+    if annotation or out.any():
+        legend = ax.legend(
+            loc="best", fontsize="small", title=annotation, title_fontsize="small", framealpha=0.9
+        )
+        legend.get_title().set_multialignment("left")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(color="#eeeeee")
