@@ -189,3 +189,12 @@ def test_report_options_write_new_pages_only(
     text = votes.read_text()
     assert text.count("<svg") == 4 and "Bradley-Terry" in text and "rank 1-1" in text
     assert set(re.findall(r"https?://[^\"'\s<>)]+", text)) <= NAMESPACES
+
+
+def test_correlation_table_names_the_benchmark_it_is_given(evaluation: Evaluation) -> None:
+    from comperbench.stats import correlation_table
+
+    bench = evaluation.benchmark
+    scores = {"length": evaluation.result.item_frame()["length"].to_numpy()}
+    (result,) = correlation_table(scores, bench.human_scores("overall"), benchmark=bench)
+    assert f"|bench:usr-topical@{bench.fingerprint}|" in result.signature

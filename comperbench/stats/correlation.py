@@ -31,7 +31,7 @@ from comperbench.stats.resampling import (
     over_chunks,
     percentile_interval,
 )
-from comperbench.stats.signature import Signature
+from comperbench.stats.signature import Signature, Tagged, signed_benchmark
 from comperbench.stats.statistics import LEVELS, Point, Statistic, get_statistic
 from comperbench.stats.vectorised import Groups
 
@@ -131,7 +131,7 @@ def correlation_table(
     ci: CIMethod | None = "percentile",
     confidence: float = 0.95,
     seed: int = 0,
-    benchmark: str | None = None,
+    benchmark: str | Tagged | None = None,
     averaging: Averaging | None = None,
 ) -> list[CorrelationResult]:
     """Correlation of every metric with the human scores, one result per metric.
@@ -142,8 +142,11 @@ def correlation_table(
     over contexts (soft pairwise accuracy), over the systems x contexts matrices (`groups` names
     each item's context). The bootstrap resamples items, groups, systems or contexts
     accordingly, with one index matrix shared by all metrics. `averaging` says how per-group
-    values are combined (default: the mean of defined groups).
+    values are combined (default: the mean of defined groups). `benchmark` (a Benchmark, or its
+    tag) is named in every signature; the arrays are taken as given, so a benchmark's evaluation
+    protocol is not applied here (`comperbench.evaluate` applies it).
     """
+    benchmark = signed_benchmark(benchmark)
     statistic = resolve(method, level, averaging)
     names, X = _as_matrix(metric_scores)
     y = np.asarray(human_scores, dtype=float)
@@ -399,7 +402,7 @@ def correlate(
     confidence: float = 0.95,
     seed: int = 0,
     metric: str = "metric",
-    benchmark: str | None = None,
+    benchmark: str | Tagged | None = None,
     averaging: Averaging | None = None,
 ) -> CorrelationResult:
     """One metric's correlation with the human scores (see `correlation_table`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,18 @@ def benchmark_tag(name: str | None, fingerprint: str | None) -> str | None:
     if name and fingerprint:
         return f"{name}@{fingerprint}"
     return name or fingerprint
+
+
+class Tagged(Protocol):
+    """A benchmark as a signature names it (`comperbench.Benchmark`)."""
+
+    @property
+    def tag(self) -> str: ...
+
+
+def signed_benchmark(benchmark: str | Tagged | None) -> str | None:
+    """The benchmark part of a signature: a Benchmark's `tag` (`name@fingerprint`, plus the
+    systems and items it leaves out), or the text given."""
+    if benchmark is None or isinstance(benchmark, str):
+        return benchmark
+    return benchmark.tag
