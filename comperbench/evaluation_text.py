@@ -11,6 +11,7 @@ import numpy as np
 
 from comperbench.benchmark import VERIFIED
 from comperbench.textutil import interval, number
+from comperbench.textutil import table as format_table
 
 if TYPE_CHECKING:
     from comperbench.evaluation import EvaluationTable
@@ -38,14 +39,14 @@ def _p_cell(value: float) -> str:
 
 
 def table_cells(
-    rows: list[dict[str, Any]], statistics: tuple[str, ...]
+    rows: list[dict[str, Any]], statistics: tuple[str, ...], nan_column: bool = True
 ) -> tuple[list[str], list[list[str]]]:
     """Headers and cells of the correlation table: metric, n, per statistic its value, 95%
     interval and p-value, and the count of NaN scores; one number format per column."""
     headers = ["metric", "n"]
     for method in statistics:
         headers += [method, "95% CI", "p"]
-    headers.append("NaN")
+    headers += ["NaN"] if nan_column else []
     body = []
     for r in rows:
         line = [r["metric"], str(r.get("n", "-"))]
@@ -56,8 +57,41 @@ def table_cells(
                 "-" if bounds is None else interval(*bounds),
                 _p_cell(r.get(f"{method}_p", math.nan)),
             ]
-        body.append([*line, str(r["nan_scores"])])
+        body.append([*line, str(r["nan_scores"])] if nan_column else line)
     return headers, body
+
+
+NAME_WIDTH = 40
+"""Longest metric name in a text table; longer ones are shortened in the middle."""
+
+
+def _short(name: str) -> str:
+    if len(name) <= NAME_WIDTH:
+        return name
+    half = (NAME_WIDTH - 1) // 2
+    return f"{name[:half]}…{name[-(NAME_WIDTH - 1 - half) :]}"
+
+
+def text_tables(
+    rows: list[dict[str, Any]], statistics: tuple[str, ...], width: int = WIDTH
+) -> list[str]:
+    """The correlation table as text no wider than `width`: the statistics that do not fit
+    beside the first ones go into further tables of the same rows, and metric names longer
+    than `NAME_WIDTH` are shortened in the middle (table.json has them in full)."""
+    shown = [dict(r, metric=_short(r["metric"])) for r in rows]
+
+    def render(block: list[str], last: bool) -> str:
+        return format_table(*table_cells(shown, tuple(block), nan_column=last))
+
+    blocks: list[list[str]] = [[]]
+    for method in statistics:
+        trial = [*blocks[-1], method]
+        too_wide = max(map(len, render(trial, True).splitlines())) > width
+        if too_wide and blocks[-1]:
+            blocks.append([method])
+        else:
+            blocks[-1] = trial
+    return [render(block, i == len(blocks) - 1) for i, block in enumerate(blocks)]
 
 
 def protocol_lines(table: EvaluationTable, result: RunResult) -> list[str]:

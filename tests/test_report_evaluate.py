@@ -198,3 +198,22 @@ def test_correlation_table_names_the_benchmark_it_is_given(evaluation: Evaluatio
     scores = {"length": evaluation.result.item_frame()["length"].to_numpy()}
     (result,) = correlation_table(scores, bench.human_scores("overall"), benchmark=bench)
     assert f"|bench:usr-topical@{bench.fingerprint}|" in result.signature
+
+
+def test_a_wide_table_is_split_by_statistic_and_long_names_shortened() -> None:
+    from comperbench.evaluation_text import text_tables
+
+    statistics = ("pearson", "spearman", "kendall-b")
+    row = {"n": 300, "nan_scores": 2}
+    for s in statistics:
+        row |= {s: 0.25, f"{s}_ci": [0.1, 0.4], f"{s}_p": 0.0004}
+    names = ["bertscore-f1[all-MiniLM-L6-v2:L6]", "cpdscore-simple[http:gpt-4o,n=5,seed=1,t=0.7]"]
+    tables = text_tables([dict(row, metric=name) for name in names], statistics)
+    assert len(tables) == 2
+    assert all(len(line) <= 120 for text in tables for line in text.splitlines())
+    first, second = (text.splitlines() for text in tables)
+    assert first[0].split()[2:] == ["pearson", "95%", "CI", "p", "spearman", "95%", "CI", "p"]
+    assert second[0].split() == ["metric", "n", "kendall-b", "95%", "CI", "p", "NaN"]
+    assert first[2].split()[:4] == ["bertscore-f1[all-MiniLM-L6-v2:L6]", "300", "0.250", "[0.100,"]
+    assert first[3].split()[0] == "cpdscore-simple[htt…4o,n=5,seed=1,t=0.7]"  # 40 characters
+    assert first[2].split()[-1] == "<0.001" and second[2].split()[-1] == "2"

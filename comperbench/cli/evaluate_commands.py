@@ -23,8 +23,8 @@ from comperbench.evaluation_text import (
     metric_lines,
     run_notes,
     signature_lines,
-    table_cells,
     table_notes,
+    text_tables,
     wrapped,
 )
 from comperbench.explanations import explanation_columns
@@ -34,7 +34,6 @@ from comperbench.metrics.runner import RunResult
 from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import slug
-from comperbench.textutil import table as format_table
 
 
 def optional_statistics() -> list[str]:
@@ -158,8 +157,9 @@ def _print_evaluation(evaluation: Evaluation, verbose: bool) -> None:
         print(line)
     table = evaluation.table
     if table.rows:
-        print()
-        print(format_table(*table_cells(table.rows, table.statistics)))
+        for text in text_tables(table.rows, table.statistics):
+            print()
+            print(text)
     else:
         print("no metric could run on this benchmark")
     for line in wrapped(run_notes(evaluation) + table_notes(table)):
