@@ -31,6 +31,7 @@ from comperbench.evaluation import (
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import DEFAULT_BATCH, RunResult, resolve_metrics, run_metrics
+from comperbench.outputs import write_new_file
 from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.correlation import correlation_table
 from comperbench.stats.resampling import CIMethod
@@ -476,7 +477,6 @@ class Evaluation:
 
     def report(self, path: str | Path) -> Path:
         """Write the evaluation as one self-contained HTML page to `path` (a new file)."""
-        from comperbench.cli.common import write_new_file
         from comperbench.report.html import evaluation_page
 
         write_new_file(path, evaluation_page(self))

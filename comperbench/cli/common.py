@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from comperbench.benchmark import Benchmark, load_benchmark
@@ -97,23 +96,3 @@ def located(run):
 def print_json(payload: Any) -> None:
     """A command's result as JSON on standard output (NaN as null)."""
     print(json.dumps(json_ready(payload), indent=2, allow_nan=False, default=str))
-
-
-def _exists(path: str | Path) -> ComperbenchError:
-    return ComperbenchError(f"{path} exists; choose another name or remove it first")
-
-
-def refuse_existing(path: str | Path | None) -> None:
-    """Refuse an output file that exists before any work is done for it (`write_new_file`
-    checks again when writing)."""
-    if path is not None and Path(path).exists():
-        raise _exists(path)
-
-
-def write_new_file(path: str | Path, text: str) -> None:
-    """Write `text` to a file that must not exist yet: an existing one is never replaced."""
-    try:
-        with open(path, "x", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    except FileExistsError:
-        raise _exists(path) from None

@@ -13,7 +13,6 @@ from comperbench.cli.common import (
     add_convention_arguments,
     add_exclude_argument,
     conventions_from_arguments,
-    refuse_existing,
 )
 from comperbench.cli.judge_output import print_issue_reports
 from comperbench.errors import ComperbenchError, UnknownNameError
@@ -31,6 +30,7 @@ from comperbench.explanations import explanation_columns
 from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm_settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult
+from comperbench.outputs import refuse_existing
 from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import slug

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from comperbench.cli.common import located, write_new_file
+from comperbench.cli.common import located
 from comperbench.errors import ComperbenchError
 from comperbench.human.templates import TEMPLATES, render
+from comperbench.outputs import write_new_file
 
 SUFFIXES = (".csv", ".jsonl")
 

@@ -18,7 +18,6 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
-    write_new_file,
 )
 from comperbench.cli.human_common import (
     add_resampling_options,
@@ -37,6 +36,7 @@ from comperbench.human.votes import (
     read_vote_rows,
     vote_rows_from_judgments,
 )
+from comperbench.outputs import write_new_file
 from comperbench.stats.judgments import (
     MEAN_JUDGE,
     as_comparisons,

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from comperbench.cli.common import print_json, write_new_file
+from comperbench.cli.common import print_json
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
+from comperbench.outputs import write_new_file
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 

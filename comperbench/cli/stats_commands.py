@@ -18,9 +18,9 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
-    refuse_existing,
 )
 from comperbench.errors import ComperbenchError
+from comperbench.outputs import refuse_existing
 from comperbench.stats import multiplicity
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import CorrelationResult, correlation_table

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from comperbench.cli.common import write_new_file
+from comperbench.outputs import write_new_file
 from comperbench.report.html import figure, lines, page, section, table
 from comperbench.textutil import interval, number, p_value
 
