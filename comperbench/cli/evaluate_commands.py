@@ -33,6 +33,7 @@ from comperbench.metrics.cluster import SCHEDULER_ENV, connect, scheduler_addres
 from comperbench.metrics.llm_settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult, resolve_metrics, run_metrics
 from comperbench.stats.averaging import Averaging
+from comperbench.stats.settings import SETTINGS
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import interval, number, p_value, slug
 from comperbench.textutil import table as format_table
@@ -426,9 +427,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "in this process",
     )
     evaluate.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)"
+        "--resamples",
+        type=int,
+        default=SETTINGS.n_resamples,
+        help="bootstrap resamples (0: no intervals)",
     )
-    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    evaluate.add_argument("--seed", type=int, default=SETTINGS.seed, help="bootstrap seed")
     evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     evaluate.add_argument(
         "--statistics",

@@ -42,8 +42,9 @@ from comperbench.leaderboard.scoring import (
 )
 from comperbench.leaderboard.store import Row, Store, Stored, StoredCoverage
 from comperbench.leaderboard.submission import Coverage, Submission, SubmissionMeta, parse
+from comperbench.stats.settings import SETTINGS
 
-SIGNIFICANCE = 0.05
+SIGNIFICANCE = SETTINGS.alpha
 SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
 PER_DAY_ENV = "COMPERBENCH_SUBMISSIONS_PER_DAY"
 PER_DAY = 5
