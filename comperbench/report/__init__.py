@@ -1,0 +1,1 @@
+"""Results people can see: figures of an evaluation and a self-contained HTML report."""

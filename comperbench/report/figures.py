@@ -1,0 +1,266 @@
+"""Figures of an evaluation as matplotlib Figures, exported as static SVG or PNG.
+
+The functions take plain sequences and return a `matplotlib.figure.Figure` drawn on the Agg
+canvas. Figures are made without pyplot, so none is kept in a global registry: a figure's
+memory is freed as soon as nothing refers to it. matplotlib is imported when a figure is made,
+so `import comperbench` does not load it.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+POINT = "#1f5fa8"
+HIGHLIGHT = "#d1495b"
+LEFT_OUT = "#8c8c8c"
+MISSING = "#d9d9d9"
+WIDTH = 7.5
+"""Inches: every figure is this wide, so they line up on a page."""
+
+
+def _figure(height: float) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(WIDTH, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _defined(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def forest_plot(
+    labels: Sequence[str],
+    values: Sequence[float],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    xlabel: str,
+    title: str | None = None,
+    rank_ranges: Sequence[str] | None = None,
+    highlight: str | None = None,
+) -> Figure:
+    """One row per label, top to bottom in the given order: the value as a point and its interval
+    as a whisker. A NaN value is written "undefined" (nothing is drawn); a row without an interval
+    shows its point and says "no interval". `rank_ranges` are written at the right; the row
+    labelled `highlight` is marked."""
+    n = len(labels)
+    if not len(values) == len(lows) == len(highs) == n:
+        raise ValueError("forest_plot: labels, values, lows and highs differ in length")
+    if rank_ranges is not None and len(rank_ranges) != n:
+        raise ValueError("forest_plot: rank_ranges and labels differ in length")
+    figure = _figure(1.1 + 0.32 * max(n, 1))
+    ax = figure.add_subplot()
+    ys = np.arange(n)[::-1].astype(float)
+    drawn = [i for i in range(n) if _defined(values[i])]
+    whiskers = [i for i in drawn if _defined(lows[i]) and _defined(highs[i])]
+    ax.hlines(
+        [ys[i] for i in whiskers],
+        [float(lows[i]) for i in whiskers],  # type: ignore[arg-type]
+        [float(highs[i]) for i in whiskers],  # type: ignore[arg-type]
+        color=POINT,
+        linewidth=1.6,
+        label="interval",
+    )
+    ax.plot(
+        [float(values[i]) for i in drawn],
+        [ys[i] for i in drawn],
+        "o",
+        color=POINT,
+        markersize=5,
+        label="value",
+    )
+    label_axis = ax.get_yaxis_transform()  # x in axes fractions, y in data
+    for i in range(n):
+        if i not in drawn:
+            ax.text(0.01, ys[i], "undefined", transform=label_axis, va="center", color=LEFT_OUT)
+        elif i not in whiskers:
+            ax.annotate(
+                "no interval",
+                (float(values[i]), ys[i]),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                color=LEFT_OUT,
+                fontsize="small",
+            )
+    if rank_ranges is not None:
+        for i, text in enumerate(rank_ranges):
+            ax.text(1.01, ys[i], text, transform=label_axis, va="center", fontsize="small")
+    ax.set_yticks(ys, [str(label) for label in labels])
+    ax.set_ylim(-0.7, n - 0.3)
+    if highlight is not None:
+        _highlight_row(ax, list(labels), highlight, ys)
+    _zero_line(ax)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="#eeeeee")
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(title, loc="left")
+    return figure
+
+
+def _highlight_row(ax: Axes, labels: list[str], highlight: str, ys: np.ndarray) -> None:
+    if highlight not in labels:
+        raise ValueError(f"forest_plot: highlight {highlight!r} is not one of the labels")
+    i = labels.index(highlight)
+    ax.axhspan(ys[i] - 0.45, ys[i] + 0.45, color=HIGHLIGHT, alpha=0.12, linewidth=0)
+    tick = ax.get_yticklabels()[i]
+    tick.set_color(HIGHLIGHT)
+    tick.set_fontweight("bold")
+
+
+def _zero_line(ax: Axes) -> None:
+    """A thin line at 0 when the axis spans it (no correlation)."""
+    low, high = ax.get_xlim()
+    if low < 0 < high:
+        ax.axvline(0, color="#999999", linewidth=0.8, linestyle="--", zorder=0)
+
+
+def scatter_plot(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    labels: Sequence[str] | None = None,
+    left_out: Sequence[bool] | None = None,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+    annotation: str | None = None,
+) -> Figure:
+    """The points (x, y), each named by its label; points in `left_out` are drawn hollow and grey
+    and labelled as left out. `annotation` (e.g. the correlation) is written in a corner."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xs.shape != ys.shape or xs.ndim != 1:
+        raise ValueError("scatter_plot: x and y must be sequences of one length")
+    out = np.zeros(len(xs), bool) if left_out is None else np.asarray(left_out, dtype=bool)
+    if out.shape != xs.shape or (labels is not None and len(labels) != len(xs)):
+        raise ValueError("scatter_plot: labels and left_out must have one entry per point")
+    figure = _figure(4.8)
+    ax = figure.add_subplot()
+    ax.scatter(xs[~out], ys[~out], color=POINT, s=36, label="correlated", zorder=3)
+    if out.any():
+        ax.scatter(
+            xs[out],
+            ys[out],
+            facecolors="none",
+            edgecolors=LEFT_OUT,
+            s=36,
+            label="left out by the protocol",
+            zorder=3,
+        )
+        ax.legend(loc="lower right", fontsize="small", frameon=False)
+    for i in range(len(xs)):
+        if labels is None and not out[i]:
+            continue
+        name = "" if labels is None else str(labels[i])
+        text = f"{name} (left out)".strip() if out[i] else name
+        ax.annotate(
+            text,
+            (xs[i], ys[i]),
+            xytext=(5, 4),
+            textcoords="offset points",
+            fontsize="small",
+            color=LEFT_OUT if out[i] else "#333333",
+        )
+    ax.margins(0.12)  # room for the labels of the outermost points
+    if annotation:
+        ax.text(0.02, 0.97, annotation, transform=ax.transAxes, va="top", fontsize="small")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(color="#eeeeee")
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(title, loc="left")
+    return figure
+
+
+def heatmap(
+    values: Sequence[Sequence[float]] | np.ndarray,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    cell_text: Sequence[Sequence[str]] | None = None,
+    colorbar_label: str,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    cmap: str = "viridis_r",
+    title: str | None = None,
+) -> Figure:
+    """A matrix of colours with a colour bar; NaN cells are grey and marked "–". `cell_text`
+    (one string per cell) is written in the cells."""
+    import matplotlib as mpl
+
+    matrix = np.asarray(values, dtype=float)
+    if matrix.shape != (len(row_labels), len(col_labels)):
+        raise ValueError(
+            f"heatmap: values are {matrix.shape}, labels {len(row_labels)} x {len(col_labels)}"
+        )
+    if cell_text is not None and np.shape(np.asarray(cell_text, dtype=object)) != matrix.shape:
+        raise ValueError("heatmap: cell_text must have one string per cell")
+    rows, cols = matrix.shape
+    figure = _figure(1.6 + 0.34 * max(rows, 1) + 0.06 * max(map(len, col_labels), default=0))
+    ax = figure.add_subplot()
+    colours = mpl.colormaps[cmap].with_extremes(bad=MISSING)
+    image = ax.imshow(
+        np.ma.masked_invalid(matrix), cmap=colours, vmin=vmin, vmax=vmax, aspect="auto"
+    )
+    figure.colorbar(image, ax=ax, label=colorbar_label, shrink=0.9)
+    ax.set_xticks(range(cols), [str(c) for c in col_labels], rotation=45, ha="right")
+    ax.set_yticks(range(rows), [str(r) for r in row_labels])
+    ax.tick_params(length=0)
+    size = "small" if max(rows, cols) <= 12 else "x-small"
+    for i in range(rows):
+        for j in range(cols):
+            if math.isnan(matrix[i, j]):
+                text = "–"
+            elif cell_text is not None:
+                text = str(cell_text[i][j])
+            else:
+                continue
+            ax.text(j, i, text, ha="center", va="center", fontsize=size, color=_ink(image, i, j))
+    if title:
+        ax.set_title(title, loc="left")
+    return figure
+
+
+def _ink(image, i: int, j: int) -> str:
+    """Black or white, whichever reads on the cell's colour."""
+    value = image.get_array()[i, j]
+    if np.ma.is_masked(value):
+        return "#333333"
+    red, green, blue, _ = image.to_rgba(value)
+    return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+
+
+_NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
+
+
+def svg(figure: Figure) -> str:
+    """The figure as an `<svg>` element, ready to inline in HTML or save as a file: text stays
+    text, nothing refers outside it (no DTD, no metadata links)."""
+    import matplotlib as mpl
+
+    buffer = io.StringIO()
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "comperbench"}):
+        figure.savefig(buffer, format="svg", metadata=_NO_METADATA)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def png(figure: Figure, dpi: int = 150) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

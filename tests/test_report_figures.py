@@ -1,0 +1,108 @@
+"""Figures drawn from hand data: what is drawn, what is written, and static SVG export."""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from matplotlib.collections import LineCollection, PathCollection
+
+from comperbench.report.figures import forest_plot, heatmap, png, scatter_plot, svg
+
+NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+
+
+def _texts(figure) -> list[str]:
+    return [t.get_text() for ax in figure.axes for t in ax.texts]
+
+
+def _forest():
+    return forest_plot(
+        ["bleu", "meteor", "judge", "rouge"],
+        [0.30, math.nan, 0.10, -0.20],
+        [0.10, None, None, -0.40],
+        [0.50, None, None, 0.05],
+        xlabel="Spearman",
+        rank_ranges=["1-2", "–", "1-3", "3-4"],
+        highlight="judge",
+    )
+
+
+def test_forest_plot_draws_each_interval_at_its_row_and_says_what_is_missing():
+    figure = _forest()
+    ax = figure.axes[0]
+    (whiskers,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    ends = [tuple(map(tuple, segment)) for segment in whiskers.get_segments()]
+    assert ends == [((0.10, 3.0), (0.50, 3.0)), ((-0.40, 0.0), (0.05, 0.0))]
+    (points,) = [line for line in ax.lines if line.get_label() == "value"]
+    assert list(points.get_xdata()) == [0.30, 0.10, -0.20]  # the NaN row is not drawn
+    assert list(points.get_ydata()) == [3.0, 1.0, 0.0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["bleu", "meteor", "judge", "rouge"]
+    texts = _texts(figure)
+    assert texts.count("undefined") == 1 and texts.count("no interval") == 1
+    assert {"1-2", "–", "1-3", "3-4"} <= set(texts)
+    assert ax.get_yticklabels()[2].get_fontweight() == "bold"
+
+
+def test_forest_plot_refuses_an_unknown_highlight_and_uneven_lengths():
+    with pytest.raises(ValueError, match="'nope' is not one of the labels"):
+        forest_plot(["a"], [0.1], [0.0], [0.2], xlabel="x", highlight="nope")
+    with pytest.raises(ValueError, match="differ in length"):
+        forest_plot(["a", "b"], [0.1], [0.0], [0.2], xlabel="x")
+
+
+def test_scatter_plot_draws_left_out_points_apart_and_labels_them():
+    figure = scatter_plot(
+        [1.0, 2.0, 3.0, 4.0],
+        [2.0, 3.0, 1.0, 5.0],
+        labels=["s1", "s2", "s3", "ground truth"],
+        left_out=[False, False, False, True],
+        xlabel="metric",
+        ylabel="human",
+        annotation="r = 0.52 [0.31, 0.70], n = 3 systems",
+    )
+    ax = figure.axes[0]
+    kept, out = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert kept.get_offsets().tolist() == [[1.0, 2.0], [2.0, 3.0], [3.0, 1.0]]
+    assert out.get_offsets().tolist() == [[4.0, 5.0]]
+    assert out.get_facecolors().size == 0  # hollow
+    texts = _texts(figure)
+    assert "ground truth (left out)" in texts and "s1" in texts
+    assert "r = 0.52 [0.31, 0.70], n = 3 systems" in texts
+    assert [t.get_text() for t in ax.get_legend().get_texts()][1] == "left out by the protocol"
+
+
+def test_heatmap_greys_nan_cells_and_marks_them():
+    values = np.array([[math.nan, 0.01], [0.4, math.nan]])
+    figure = heatmap(
+        values,
+        ["a", "b"],
+        ["a", "b"],
+        cell_text=[["", "0.01"], ["0.40", ""]],
+        colorbar_label="p (Holm)",
+        vmin=0,
+        vmax=1,
+    )
+    ax = figure.axes[0]
+    image = ax.images[0]
+    assert image.get_array().mask.tolist() == [[True, False], [False, True]]
+    assert sorted(_texts(figure)) == ["0.01", "0.40", "–", "–"]
+    assert figure.axes[1].get_ylabel() == "p (Holm)"
+    with pytest.raises(ValueError, match=r"values are \(2, 2\), labels 3 x 2"):
+        heatmap(values, ["a", "b", "c"], ["a", "b"], colorbar_label="p")
+
+
+def test_svg_is_self_contained_xml_with_text_as_text():
+    text = svg(_forest())
+    root = ET.fromstring(text)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert set(re.findall(r"https?://[^\"'\s<>)]+", text)) <= NAMESPACES
+    assert "meteor" in text and "undefined" in text  # text kept as text, not glyph paths
+    assert "<!DOCTYPE" not in text and "<metadata" not in text
+
+
+def test_png_is_a_png():
+    assert png(_forest()).startswith(b"\x89PNG\r\n\x1a\n")
