@@ -14,7 +14,7 @@ import pytest
 from comperbench import __version__
 from comperbench.leaderboard import service
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.service import pairwise_p_values, ranking
+from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.store import DB_ENV, SCHEMA_VERSION, Store, default_path
 from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse
 
@@ -60,8 +60,6 @@ def test_round_trip_from_file_to_ranking(tmp_path: Path, index: ItemIndex) -> No
     assert len(provenance["file_sha256"]) == 64
     system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
     assert len(system) == 2 and system[0].row.n == 5
-    p = pairwise_p_values([r.row for r in table])
-    assert np.isnan(p[0, 0]) and p[1, 0] > 0.95 and p[0, 1] < 0.05
 
 
 def test_identical_file_is_recognised(tmp_path: Path, index: ItemIndex) -> None:
@@ -212,8 +210,6 @@ def test_rows_under_other_resampling_settings_are_set_apart(
     table = ranking(store, "usr-topical", "turn", "overall", "spearman")
     assert sorted(r.row.metric for r in table) == ["good", "poor"]
     assert all(len(r.row.replicates) == 200 for r in table)
-    p = pairwise_p_values([r.row for r in table])
-    assert p.shape == (2, 2)
     [odd] = service.set_apart(store, "usr-topical", "turn", "overall", "spearman")
     assert odd.metric == "odd" and len(odd.replicates) == 50
     assert service.describe_apart(odd).startswith("odd (resamples 50, seed 0, usr-topical@")

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 POLL_SECONDS = 2.0
 """How often an open page asks whether the background restore is done."""
+RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
+"""The upload's result is set in a fixed-width font, so that its table of placings lines up."""
 UPLOADS_KEPT = (900, 3600)
 """Every 15 minutes, uploads older than an hour are deleted from Gradio's temporary folder (those
 never submitted; a handled upload is deleted at once)."""
@@ -144,6 +146,7 @@ def launch_options() -> dict[str, Any]:
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {"middleware": [Middleware(BoundedBody)]},
         "footer_links": [],
+        "css": RESULT_CSS,
     }
 
 

@@ -87,8 +87,8 @@ def ranking_tab() -> RankingTab:
             elem_id="ranking-table",
         )
         download = gr.DownloadButton("Download CSV", elem_id="ranking-csv", size="sm")
-        gr.Markdown(glossary(), elem_id="ranking-glossary")
         forest = gr.HTML(elem_id="ranking-forest")
+        gr.Markdown(glossary(), elem_id="ranking-glossary")
         notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
         signature = gr.Textbox(label="signature", interactive=False)
     show: Listener = {
