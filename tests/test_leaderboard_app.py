@@ -19,6 +19,7 @@ from comperbench.leaderboard.app import build
 from comperbench.leaderboard.comparison import pairwise_tests
 from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_html, item_view, system_choices
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+from comperbench.leaderboard.page import row_link
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import METRIC_FAMILIES, SubmissionMeta
@@ -302,3 +303,8 @@ def test_the_leaderboard_imports_without_gradio(tmp_path: Path) -> None:
     assert done.stdout.strip() == (
         'the leaderboard app needs gradio, which is not installed: pip install "comperbench[app]"'
     )
+
+
+def test_a_row_link_names_the_view_and_the_metric() -> None:
+    placing = {"benchmark": "usr-topical", "level": "turn", "aspect": "overall", "metric_id": 7}
+    assert row_link(placing) == "?benchmark=usr-topical&level=turn&aspect=overall&metric=7"

@@ -310,6 +310,10 @@ def _heatmap_of(page: Any, count: int) -> Any:
 
 def test_every_tab_fits_1400_px(page: Any) -> None:
     _choose(page, "benchmark", "usr-persona")  # 20 ranked metrics in its heatmap
+    page.wait_for_function(
+        "() => document.querySelector('#ranking-forest').innerText.includes('noisy-human-copy-17')",
+        timeout=60_000,
+    )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for tab in TABS:
         page.get_by_role("tab", name=tab).click()
@@ -325,6 +329,9 @@ def test_heatmap_of_20_metrics_is_readable_at_1400_px(page: Any) -> None:
     _choose(page, "benchmark", "usr-persona")
     page.get_by_role("tab", name="Comparison").click()
     labels = _heatmap_of(page, 20)
+    caption = page.locator("#heatmap p").first.inner_text()
+    assert "over 380 one-sided pairwise tests" in caption  # Holm over every ordered pair
+    assert "smallest Holm p-value is 0.380, so no pair can be told apart at 0.05" in caption
     box = page.locator("#heatmap .heatmap-scroll")
     fits = box.evaluate("b => b.scrollWidth <= b.clientWidth")
     assert fits or box.evaluate("b => getComputedStyle(b).overflowX") == "auto"
@@ -434,7 +441,11 @@ def test_markup_in_a_name_is_shown_as_text(page: Any, server: dict[str, Any]) ->
     assert XSS_NAME in _metric_cells(page)
     assert page.locator("img[src=x]").count() == 0
     page.get_by_role("tab", name="Comparison").click()
-    assert XSS_NAME in page.locator("#heatmap").inner_text()
+    page.wait_for_function(
+        "(name) => document.querySelector('#heatmap').innerText.includes(name)",
+        arg=XSS_NAME,
+        timeout=120_000,
+    )
     assert page.locator("img[src=x]").count() == 0
 
 
@@ -542,6 +553,7 @@ def test_ranking_shows_a_forest_plot_and_its_glossary(page: Any) -> None:
 
 def _open_metric(page: Any, name: str) -> None:
     page.get_by_role("tab", name="Metric").click()
+    page.locator("#metric-placing").wait_for(timeout=60_000)  # the page drawn on opening
     page.locator("#metric-choice input").click()
     page.get_by_role("option", name=name, exact=True).click()
     page.wait_for_function(
@@ -577,7 +589,7 @@ def test_an_upload_shows_its_value_interval_and_rank_and_links_to_its_row(
     line = next(
         line for line in message.splitlines() if re.search(r"usr-topical\s+turn\s+overall", line)
     )
-    assert re.search(r"0\.\d+\s+\[0\.\d+, 0\.\d+\]\s+300\s+1/\d+\s+1-\d+", line), line
+    assert re.search(r"0\.\d+\s+\[0\.\d+, 0\.\d+\]\s+300\s+\d+/\d+\s+\d+-\d+", line), line
     link = page.locator("#result-links a", has_text="usr-topical (turn)")
     href = str(link.get_attribute("href"))
     assert href.startswith("?benchmark=usr-topical&level=turn&aspect=overall&metric=")

@@ -313,6 +313,14 @@ def comparison(
         f"{SETTINGS.test.upper()} over {sig.n} {sig.unit} ({SETTINGS.n_resamples} permutations, "
         f"seed {SETTINGS.seed}), {described}, as <code>comperbench compare</code> prints them"
     )
+    tests = multiplicity.family_size(adjusted)
+    floor = tests / (SETTINGS.n_resamples + 1)
+    if SETTINGS.correction == "holm" and floor > SETTINGS.alpha:
+        caption += (
+            f". With {tests} tests and {SETTINGS.n_resamples} permutations the smallest Holm "
+            f"p-value is {floor:.3f}, so no pair can be told apart at {SETTINGS.alpha:g} here "
+            "(<code>comperbench compare --resamples</code> draws more)"
+        )
     names = [html.escape(n) for n in sig.metrics]
     return heatmap_table(names, adjusted, caption), csv_file(frame, stem)
 
