@@ -189,7 +189,8 @@ class MetricTab:
 
 
 def metric_tab(page: Page) -> MetricTab:
-    """The metric page: drawn on opening it and on choosing its metric."""
+    """The metric page: drawn on opening it and on choosing its metric (which is only done on
+    the open page, so it is drawn whether or not the drawing on opening is done)."""
     with gr.Tab("Metric", id="metric") as tab:
         metric = gr.Dropdown([], label="metric", elem_id="metric-choice")
         details = gr.HTML(elem_id="submission-details")
@@ -203,9 +204,9 @@ def metric_tab(page: Page) -> MetricTab:
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = gr.State(False)
     shown = MetricTab(page, tab, metric, details, numbers, scatter, means, is_open)
-    metric.input(**shown.redraw_listener)
-    outputs = [is_open, details, numbers, scatter, means]
-    tab.select(shown.open_metric, [*page.view, metric], outputs)
+    drawn = [details, numbers, scatter, means]
+    metric.input(shown.drawn, [*page.view, metric], drawn)  # chosen on the open page
+    tab.select(shown.open_metric, [*page.view, metric], [is_open, *drawn])
     return shown
 
 
