@@ -45,7 +45,7 @@ from comperbench.leaderboard.scoring import N_RESAMPLES, SEED
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
-from comperbench.leaderboard.views import comparison, ranking_frame, ranking_notes
+from comperbench.leaderboard.views import forest, ranking_frame, ranking_notes
 from comperbench.metrics.runner import NGRAM_SUITE
 
 REFERENCE_SAMPLE = 50
@@ -230,10 +230,10 @@ def app_speed(name: str, level: str, n: int) -> None:
         ranked = ranking(store, *view)
         ranking_frame(ranked, target)
         ranking_notes(store, *view)
-        comparison(ranked, *view)
+        forest(ranked, "spearman")
         switches.append(time.perf_counter() - start)
     print(
-        f"switch benchmark (ranking + partial list + heatmap, server side): "
+        f"switch benchmark (ranking + partial list + forest plot, server side): "
         f"median {np.median(switches) * 1000:.0f} ms, max {max(switches) * 1000:.0f} ms "
         f"(target < 500 ms)"
     )

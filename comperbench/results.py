@@ -35,6 +35,7 @@ from comperbench.outputs import write_new_file
 from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.correlation import correlation_table
 from comperbench.stats.resampling import CIMethod
+from comperbench.stats.settings import SETTINGS
 from comperbench.stats.statistics import get_statistic
 from comperbench.textutil import interval, number
 
@@ -57,8 +58,8 @@ class EvaluationPlan:
     aspect: str
     metrics: list[Metric]
     statistics: list[str]
-    resamples: int = 1000
-    seed: int = 0
+    resamples: int = SETTINGS.n_resamples
+    seed: int = SETTINGS.seed
     ci: CIMethod = "percentile"
     grouped: bool = False
     apply_protocol: bool = True
@@ -95,8 +96,8 @@ def plan_evaluation(
     level: str | None = None,
     aspect: str | None = None,
     statistics: Sequence[str] | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
+    resamples: int = SETTINGS.n_resamples,
+    seed: int = SETTINGS.seed,
     ci: CIMethod = "percentile",
     grouped: bool = False,
     all_systems: bool = False,
@@ -235,8 +236,8 @@ def evaluate(
     level: str | None = None,
     aspect: str | None = None,
     statistics: Sequence[str] | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
+    resamples: int = SETTINGS.n_resamples,
+    seed: int = SETTINGS.seed,
     ci: CIMethod = "percentile",
     grouped: bool = False,
     all_systems: bool = False,

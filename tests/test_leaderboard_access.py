@@ -121,6 +121,11 @@ def upload_file(folder: Path, seed: int) -> str:
     return str(path)
 
 
+def result(page: Any, *values: Any) -> str:
+    """What `Page.on_upload` says about the upload (its links to the rows left aside)."""
+    return str(page.on_upload(*values)[0])
+
+
 def form(file: str | None, account: str | None, family: str = "") -> tuple[Any, ...]:
     """The upload form's values, in the order of `Page.on_upload`'s arguments."""
     who = None if account is None else profile(account)
@@ -134,14 +139,14 @@ def test_the_handler_checks_records_the_account_and_deletes_the_upload(
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(), sign_in=True)
     file = upload_file(tmp_path, 1)
-    assert page.on_upload(*form(file, None)) == "refused: sign in with Hugging Face to submit"
+    assert result(page, *form(file, None)) == "refused: sign in with Hugging Face to submit"
     assert not Path(file).exists() and store.count() == 0
     file = upload_file(tmp_path, 2)
-    assert page.on_upload(*form(file, ACCOUNT)).startswith("stored as submission #1")
+    assert result(page, *form(file, ACCOUNT)).startswith("stored as submission #1")
     assert not Path(file).exists()
     assert [s["account"] for s in store.submissions()] == [ACCOUNT]
     file = upload_file(tmp_path, 3)
-    refused = page.on_upload(*form(file, ACCOUNT))
+    refused = result(page, *form(file, ACCOUNT))
     assert refused.startswith("refused: alice has stored 1 submission(s) in the last 24 hours")
     assert "the next one is allowed at" in refused
     assert not Path(file).exists() and store.count() == 1
@@ -151,10 +156,10 @@ def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) 
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(), sign_in=False)
     file = upload_file(tmp_path, 4)
-    assert page.on_upload(*form(file, None)).startswith("stored as submission #1 (family: not")
+    assert result(page, *form(file, None)).startswith("stored as submission #1 (family: not")
     assert not Path(file).exists()
     file = upload_file(tmp_path, 10)
-    assert page.on_upload(*form(file, None, "llm")).startswith(
+    assert result(page, *form(file, None, "llm")).startswith(
         "stored as submission #2 (family: llm)"
     )
     assert [(s["account"], s["family"]) for s in store.submissions()] == [
@@ -162,7 +167,7 @@ def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) 
         (None, None),
     ]
     file = upload_file(tmp_path, 11)
-    refused = page.on_upload(*form(file, None, "neural"))
+    refused = result(page, *form(file, None, "neural"))
     assert "field 'family': unknown family 'neural'" in refused
     assert not Path(file).exists() and store.count() == 2
 
@@ -174,7 +179,7 @@ def test_submissions_are_refused_while_the_restore_runs(tmp_path: Path, index: I
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(3, thread), sign_in=True)
     file = upload_file(tmp_path, 5)
-    assert page.on_upload(*form(file, ACCOUNT)) == (
+    assert result(page, *form(file, ACCOUNT)) == (
         "refused: Restoring 3 saved submission(s)… the ranking is incomplete."
         " Submit again in a few minutes."
     )
@@ -255,7 +260,7 @@ def test_the_api_alone_is_held_to_the_sign_in(served: dict[str, Any]) -> None:
     event = httpx.post(f"{base}/call/on_upload", json={"data": data}, timeout=30).json()
     stream = httpx.get(f"{base}/call/on_upload/{event['event_id']}", timeout=120).text
     [line] = [x for x in stream.splitlines() if x.startswith("data:")]
-    assert json.loads(line[5:]) == ["refused: sign in with Hugging Face to submit"]
+    assert json.loads(line[5:]) == ["refused: sign in with Hugging Face to submit", ""]
     assert served["store"].count() == 0
     handled = list(served["uploads"].rglob("scores.csv"))
     assert handled == [], "the handled upload was kept"

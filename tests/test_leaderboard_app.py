@@ -16,9 +16,11 @@ import pytest
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.app import build
+from comperbench.leaderboard.comparison import pairwise_tests
 from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_html, item_view, system_choices
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.service import pairwise_p_values, ranking, submit
+from comperbench.leaderboard.page import row_link
+from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import METRIC_FAMILIES, SubmissionMeta
 from comperbench.leaderboard.views import (
@@ -75,12 +77,14 @@ def test_ranking_frame(store: Store) -> None:
 
 
 def test_overall_table_and_its_csv(store: Store) -> None:
-    frame, notes, path = overall_table(store, "spearman")
+    frame, notes, path, figure = overall_table(store, "spearman")
     assert sorted(frame["metric"]) == sorted([XSS, "noisy"])
-    assert "Common set" in notes
+    assert "Coverage groups" in notes
     text = Path(path).read_text(encoding="utf-8")
-    assert text.splitlines()[0].startswith("rank,rank range,metric,benchmarks covered")
+    assert text.splitlines()[0].startswith("rank,rank range,metric,coverage,benchmarks covered")
     assert XSS in text
+    assert '<figure id="overall-heatmap"' in figure and XSS not in figure
+    assert html.escape(XSS) in figure  # the SVG's text is escaped
 
 
 def test_downloads_quote_formulas(tmp_path: Path) -> None:
@@ -120,7 +124,7 @@ def test_statistics_offered_are_those_scored_at_the_level() -> None:
 
 
 def _comparison(store: Store, *view: str) -> tuple[str, str | None]:
-    return comparison(ranking(store, *view), *view)
+    return comparison(store, ranking(store, *view), *view)
 
 
 def test_heatmap_escapes_names(store: Store) -> None:
@@ -137,7 +141,10 @@ def test_metric_view_and_items(store: Store) -> None:
     ranked = ranking(store, "usr-topical", "turn", "overall", "pearson")
     [noisy] = [r.row.metric_id for r in ranked if r.row.metric == "noisy"]
     scatter, means = metric_view(store, "usr-topical", "turn", "overall", "pearson", noisy)
-    assert len(scatter) == 360 and list(means["items"]) == [60] * 6
+    assert len(scatter) == 300 and list(means["items"]) == [60] * 6  # the protocol's items
+    assert "Original Ground Truth" not in set(scatter["system"])
+    left_out = means.loc[means["in the correlation"] != "yes", "system"].tolist()
+    assert left_out == ["Original Ground Truth"]
     page, counter = item_view("usr-topical", "turn", ALL_SYSTEMS, 3)
     bench = cached_benchmark("usr-topical", "turn")
     row = bench.table.slice(3, 1).to_pylist()[0]
@@ -222,9 +229,9 @@ def test_metric_page_is_keyed_by_metric_id(data_root: Path, tmp_path: Path) -> N
         scatter, _ = metric_view(store, "usr-topical", "turn", "overall", "pearson", metric_id)
         expected = store.item_scores(metric_id, "usr-topical", "turn")
         assert expected is not None
-        np.testing.assert_array_equal(
-            scatter["metric score"].to_numpy(), expected[~np.isnan(bench.human_scores("overall"))]
-        )
+        kept = ~np.isnan(bench.human_scores("overall"))
+        kept &= np.asarray(bench.table.column("system").to_pylist()) != "Original Ground Truth"
+        np.testing.assert_array_equal(scatter["metric score"].to_numpy(), expected[kept])
     first, second = (
         metric_view(store, "usr-topical", "turn", "overall", "pearson", c[1])[0] for c in choices
     )
@@ -240,7 +247,7 @@ def test_metric_page_is_redrawn_when_the_view_changes(store: Store) -> None:
         ids.setdefault(
             label, component["id"]
         )  # the first "benchmark" is the view's, not the dataset tab's
-    scatter = ids["metric vs human"]
+    scatter = ids["metric vs human per item (the items the protocol correlates)"]
     deps = config["dependencies"]
     for label in ("benchmark", "level", "aspect", "correlation", "metric"):
         [first] = [d for d in deps if (ids[label], "input") in [tuple(t) for t in d["targets"]]]
@@ -265,8 +272,14 @@ def test_heatmap_colours_are_graded_by_p() -> None:
 def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
     page = _comparison(store, "usr-topical", "turn", "overall", "spearman")[0]
     cell = "padding:3px 5px;text-align:center"
-    ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
-    p = pairwise_p_values([r.row for r in ranked])
+    view = ("usr-topical", "turn", "overall", "spearman")
+    ranked = ranking(store, *view)
+    metrics = tuple(
+        (r.row.metric_id, label, r.row.settings.benchmark)
+        for r, (label, _) in zip(ranked, metric_choices(ranked), strict=True)
+    )
+    p = pairwise_tests(store, *view, metrics)[1]
+    assert "PERM-BOTH" in page and "Holm" in page
     for i, j in ((0, 1), (1, 0)):
         shade, colour = p_colour(float(p[i, j]))
         assert f'<td style="background:{shade};color:{colour};{cell}">{p[i, j]:.3f}</td>' in page
@@ -290,3 +303,8 @@ def test_the_leaderboard_imports_without_gradio(tmp_path: Path) -> None:
     assert done.stdout.strip() == (
         'the leaderboard app needs gradio, which is not installed: pip install "comperbench[app]"'
     )
+
+
+def test_a_row_link_names_the_view_and_the_metric() -> None:
+    placing = {"benchmark": "usr-topical", "level": "turn", "aspect": "overall", "metric_id": 7}
+    assert row_link(placing) == "?benchmark=usr-topical&level=turn&aspect=overall&metric=7"

@@ -151,13 +151,14 @@ def test_a_new_scoring_version_rescores(
     store = Store(tmp_path / "lb.sqlite")
     _two(store, topical)
     before = _spearman(store)
+    newer = scoring.SCORING_VERSION + 1
     for module in (scoring, service, store_module):
-        monkeypatch.setattr(module, "SCORING_VERSION", 2)
+        monkeypatch.setattr(module, "SCORING_VERSION", newer)
     assert len(rescore(store, index=topical[0], report=lambda _: None).rescored) == 2
     rows = store.view("usr-topical", "turn", "overall", "spearman")
-    assert sorted(r.scoring for r in rows) == [1, 1, 2, 2]
+    assert sorted(r.scoring for r in rows) == [newer - 1, newer - 1, newer, newer]
     ranked = ranking(store, "usr-topical", "turn", "overall", "spearman")
-    assert [(r.row.metric, r.row.scoring) for r in ranked] == [("m0", 2), ("m1", 2)]
+    assert [(r.row.metric, r.row.scoring) for r in ranked] == [("m0", newer), ("m1", newer)]
     assert [(r.row.metric, r.row.value, r.row.replicates.tobytes()) for r in ranked] == before
 
 

@@ -390,7 +390,7 @@ def test_the_app_restores_its_submissions_after_a_restart(data_root: Path, tmp_p
     process = _serve(db, results, port, log)
     try:
         _wait_until_up(process, url, log)
-        said = Client(url, verbose=False).predict(
+        said, links = Client(url, verbose=False).predict(
             handle_file(str(upload)),
             "restart-metric",
             "",
@@ -402,6 +402,7 @@ def test_the_app_restores_its_submissions_after_a_restart(data_root: Path, tmp_p
             api_name="/on_upload",
         )
         assert said.startswith("stored as submission #1"), said
+        assert "?benchmark=usr-topical&amp;level=turn" in links  # the links to its rows
         before = (_provenance(Store(db)), _results(Store(db)))
     finally:
         process.kill()

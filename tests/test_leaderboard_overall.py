@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 
 from comperbench.leaderboard.items import level_items, protocol_tag
-from comperbench.leaderboard.overall import OVERALL_COLUMNS, headline_cell, overall_view
+from comperbench.leaderboard.overall import (
+    OVERALL_COLUMNS,
+    headline_cell,
+    overall_matrix,
+    overall_view,
+)
 from comperbench.leaderboard.records import Correlation, Settings
 from comperbench.leaderboard.scoring import RESAMPLING, SEED
 from comperbench.leaderboard.store import Store
@@ -90,7 +95,8 @@ def test_means_ranks_and_intervals_by_hand(store: Store) -> None:
         ("m3", 3, 0.0, 3.0),
     ]:
         row = rows[name]
-        assert row["rank"] == rank and row["benchmarks covered"] == "3 of 3"
+        assert row["rank"] == rank and row["coverage"] == "3 of 3"
+        assert row["benchmarks covered"] == f"{C}, {A}, {B}"  # in the view's order
         assert row["mean correlation"] == pytest.approx(round(mean, 4))
         assert row["mean rank"] == pytest.approx(round(mean_rank, 2))
         averaged = np.mean([REPLICATES[b][name] for b in (A, B, C)], axis=0)
@@ -107,16 +113,14 @@ def test_means_ranks_and_intervals_by_hand(store: Store) -> None:
     assert [rows[m]["rank range"] for m in ("m1", "m2", "m3")] == ["1-3", "1-2", "1-3"]
 
 
-def test_partial_coverage_is_listed_not_ranked(store: Store) -> None:
+def test_partial_coverage_is_ranked_in_its_own_coverage_group(store: Store) -> None:
     frame, notes = overall_view(store)
+    assert list(frame["coverage"]) == ["3 of 3"] * 3 + ["1 of 3"]
     partial = _by_metric(frame)["partial"]
-    assert partial["rank range"] == "not ranked" and partial["benchmarks covered"] == "1 of 3"
-    assert pd.isna(partial["rank"]) and pd.isna(partial["mean correlation"])
-    assert "Common set: a metric is ranked overall only if it is ranked on every benchmark" in notes
-    assert (
-        "Not ranked: partial (ranked on 1 of the 3 benchmarks of the view; "
-        "not on fed-turn, usr-topical)." in notes
-    )
+    assert partial["benchmarks covered"] == A and partial["rank"] == 1
+    assert partial["mean correlation"] == 0.75 and partial["rank range"] == "1-1"
+    assert "means over different sets of benchmarks are never compared" in notes
+    assert "Not ranked" not in notes
 
 
 def test_a_view_of_fewer_benchmarks_ranks_on_them_only(store: Store) -> None:
@@ -124,9 +128,9 @@ def test_a_view_of_fewer_benchmarks_ranks_on_them_only(store: Store) -> None:
     frame, notes = overall_view(store, benchmarks=[A, B])
     rows = _by_metric(frame)
     assert [rows[m]["rank"] for m in ("m1", "m2", "m3")] == [1, 2, 3]
-    assert rows["m1"]["mean correlation"] == 0.625 and rows["m1"]["benchmarks covered"] == "2 of 2"
-    assert rows["partial"]["benchmarks covered"] == "1 of 2"
-    assert rows["elsewhere"]["benchmarks covered"] == "0 of 2"
+    assert rows["m1"]["mean correlation"] == 0.625 and rows["m1"]["coverage"] == "2 of 2"
+    assert rows["partial"]["coverage"] == "1 of 2" and rows["partial"]["rank"] == 1
+    assert rows["elsewhere"]["coverage"] == "0 of 2" and pd.isna(rows["elsewhere"]["rank"])
     assert "Not ranked: elsewhere (ranked on none of the 2 benchmarks of the view)." in notes
     assert "usr-persona (turn, overall); usr-topical (turn, overall)" in notes
 
@@ -158,3 +162,11 @@ def test_an_empty_store_has_an_empty_view(tmp_path: Path) -> None:
     frame, notes = overall_view(Store(tmp_path / "lb.sqlite"))
     assert frame.empty and list(frame.columns) == OVERALL_COLUMNS
     assert notes == "No benchmark has a ranked metric yet."
+
+
+def test_the_heatmap_matrix_holds_each_ranked_cell_with_its_interval(store: Store) -> None:
+    names, values, text = overall_matrix(store, "spearman", [A, C], ["m1", "partial"])
+    assert names == [A, C]
+    assert values[0].tolist() == [0.5, 0.25] and values[1, 0] == 0.75
+    assert np.isnan(values[1, 1]) and text[1][1] == ""
+    assert text[0][0] == "0.50\n[nan, nan]"  # the tiny store keeps no interval

@@ -14,7 +14,7 @@ import pytest
 from comperbench import __version__
 from comperbench.leaderboard import service
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.service import pairwise_p_values, ranking
+from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.store import DB_ENV, SCHEMA_VERSION, Store, default_path
 from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse
 
@@ -54,14 +54,12 @@ def test_round_trip_from_file_to_ranking(tmp_path: Path, index: ItemIndex) -> No
     assert second.p_vs_leader < 0.05
     assert leader.row.ci_low < leader.row.value < leader.row.ci_high
     assert leader.row.n == 300  # the protocol leaves USR's ground truth out
-    assert "n:200|seed:12345" in leader.row.signature
+    assert "n:200|seed:0" in leader.row.signature
     provenance = store.submissions()[-1]
     assert provenance["package_version"] == __version__
     assert len(provenance["file_sha256"]) == 64
     system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
     assert len(system) == 2 and system[0].row.n == 5
-    p = pairwise_p_values([r.row for r in table])
-    assert np.isnan(p[0, 0]) and p[1, 0] > 0.95 and p[0, 1] < 0.05
 
 
 def test_identical_file_is_recognised(tmp_path: Path, index: ItemIndex) -> None:
@@ -212,11 +210,9 @@ def test_rows_under_other_resampling_settings_are_set_apart(
     table = ranking(store, "usr-topical", "turn", "overall", "spearman")
     assert sorted(r.row.metric for r in table) == ["good", "poor"]
     assert all(len(r.row.replicates) == 200 for r in table)
-    p = pairwise_p_values([r.row for r in table])
-    assert p.shape == (2, 2)
     [odd] = service.set_apart(store, "usr-topical", "turn", "overall", "spearman")
     assert odd.metric == "odd" and len(odd.replicates) == 50
-    assert service.describe_apart(odd).startswith("odd (resamples 50, seed 12345, usr-topical@")
+    assert service.describe_apart(odd).startswith("odd (resamples 50, seed 0, usr-topical@")
     system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
     assert sorted(r.row.metric for r in system) == ["good", "poor"]
     from comperbench.leaderboard.views import ranking_notes
@@ -282,8 +278,8 @@ def test_a_version_0_database_is_migrated_and_keeps_working(
     row = after[0].row
     # a version 0 database never stored a protocol: its rows say none was applied
     assert row.settings == replace(before[0].row.settings, protocol="")
-    assert (row.settings.n_resamples, row.settings.seed, row.settings.protocol) == (200, 12345, "")
-    assert service.settings(row)[:3] == (200, 12345, f"usr-topical@{row.settings.benchmark[12:]}")
+    assert (row.settings.n_resamples, row.settings.seed, row.settings.protocol) == (200, 0, "")
+    assert service.settings(row)[:3] == (200, 0, f"usr-topical@{row.settings.benchmark[12:]}")
     # rows scored before the p-value method was stored say it was scipy's
     old = signatures[(row.metric_id, "turn", "overall", "spearman")]
     assert row.p_method == "scipy" and row.signature == old.replace("|aspect:", "|p:scipy|aspect:")

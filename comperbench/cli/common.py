@@ -10,6 +10,7 @@ from typing import Any
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
+from comperbench.stats.settings import SETTINGS
 from comperbench.textutil import json_ready
 
 
@@ -27,9 +28,14 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
     parser.add_argument("--split", help="only this split")
     parser.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap/permutation resamples"
+        "--resamples",
+        type=int,
+        default=SETTINGS.n_resamples,
+        help=f"bootstrap/permutation resamples (default {SETTINGS.n_resamples})",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=SETTINGS.seed, help=f"resampling seed (default {SETTINGS.seed})"
+    )
     parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     add_exclude_argument(parser)
 

@@ -32,6 +32,7 @@ from comperbench.metrics.llm_settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult
 from comperbench.outputs import refuse_existing
 from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
+from comperbench.stats.settings import SETTINGS
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import slug
 
@@ -247,9 +248,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "in this process",
     )
     evaluate.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples (0: no intervals)"
+        "--resamples",
+        type=int,
+        default=SETTINGS.n_resamples,
+        help="bootstrap resamples (0: no intervals)",
     )
-    evaluate.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    evaluate.add_argument("--seed", type=int, default=SETTINGS.seed, help="bootstrap seed")
     evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     evaluate.add_argument(
         "--statistics",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from comperbench.cli.common import print_json
 from comperbench.leaderboard.scoring import leaderboard_statistics
@@ -16,8 +16,7 @@ from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
 if TYPE_CHECKING:
-    from comperbench.leaderboard.service import Outcome
-    from comperbench.leaderboard.store import Row, Store
+    from comperbench.leaderboard.store import Store
 
 
 def _store(args: argparse.Namespace) -> Store:
@@ -27,6 +26,7 @@ def _store(args: argparse.Namespace) -> Store:
 
 
 def run_submit(args: argparse.Namespace) -> int:
+    from comperbench.leaderboard.placings import placings_of, placings_text
     from comperbench.leaderboard.service import submit
     from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
 
@@ -49,7 +49,7 @@ def run_submit(args: argparse.Namespace) -> int:
     )
     store = _store(args)
     outcome = submit(path.name, path.read_bytes(), meta, store)
-    placings = _placings(store, outcome, args.statistic)
+    placings = placings_of(store, outcome, args.statistic)
     if args.json:
         print_json(
             {
@@ -63,100 +63,8 @@ def run_submit(args: argparse.Namespace) -> int:
         return 0
     print(outcome.summary())
     if placings:
-        print(f"{args.statistic} with the human scores; rank among the ranked stored metrics:")
-        print(format_table(PLACING_HEADERS, [_placing_cells(p) for p in placings], indent=2))
-    for note in dict.fromkeys(p["ci_note"] for p in placings if p["ci_note"]):
-        print(f"note: {note}")
+        print(placings_text(placings, args.statistic))
     return 0
-
-
-PLACING_HEADERS = [
-    "metric",
-    "benchmark",
-    "level",
-    "aspect",
-    "value",
-    "95% CI",
-    "n",
-    "rank",
-    "range",
-]
-
-
-def _scored_views(outcome: Outcome) -> list[tuple[str, str]]:
-    """The (benchmark, level) views the submission's full coverages are scored in: each covered
-    level, and system level from a benchmark's first stored level."""
-    from comperbench.leaderboard.items import stored_levels
-
-    views: dict[tuple[str, str], None] = {}
-    for coverages in outcome.submission.metrics.values():
-        for c in coverages:
-            if c.full:
-                views[(c.benchmark, c.level)] = None
-                if c.level == stored_levels(c.benchmark)[0]:
-                    views[(c.benchmark, "system")] = None
-    return list(views)
-
-
-def _placings(store: Store, outcome: Outcome, statistic: str) -> list[dict[str, Any]]:
-    """The submission's stored correlations of `statistic` in every view it is scored in, metric
-    by metric, each with its place: rank among the ranked rows and rank range, or why it is not
-    ranked (undefined, or scored under other settings)."""
-    from comperbench.benchmark import get_metadata
-    from comperbench.leaderboard.scoring import scored_at
-    from comperbench.leaderboard.service import ranking, set_apart, unranked
-    from comperbench.stats.statistics import get_statistic
-
-    own = outcome.stored.submission_id
-    found: list[tuple[int, dict[str, Any]]] = []
-    for benchmark, level in _scored_views(outcome):
-        if not scored_at(get_statistic(statistic), level):
-            continue
-        for aspect in get_metadata(benchmark).aspect_names:
-            view = (store, benchmark, level, aspect, statistic)
-            ranked = ranking(*view)
-            places = [
-                (
-                    r.row,
-                    {"rank": r.rank, "of": len(ranked), "rank_range": [r.rank_low, r.rank_high]},
-                )
-                for r in ranked
-            ]
-            places += [(row, {"not_ranked": _undefined(row)}) for row in unranked(*view)]
-            places += [(row, {"not_ranked": "other scoring settings"}) for row in set_apart(*view)]
-            found += [
-                (row.metric_id, _placing(row, benchmark, aspect, place))
-                for row, place in places
-                if row.submission_id == own
-            ]
-    return [placing for _, placing in sorted(found, key=lambda f: f[0])]
-
-
-def _undefined(row: Row) -> str:
-    return f"correlation undefined ({row.reason or 'reason not recorded'})"
-
-
-def _placing(row: Row, benchmark: str, aspect: str, place: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "metric": row.metric,
-        "benchmark": benchmark,
-        "level": row.settings.level,
-        "aspect": aspect,
-        "value": row.value,
-        "ci": [row.ci_low, row.ci_high],
-        "ci_note": row.ci_note,
-        "n": row.n,
-        **place,
-    }
-
-
-def _placing_cells(p: dict[str, Any]) -> list[object]:
-    if "rank" in p:
-        rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
-    else:
-        rank, span = "-", f"not ranked: {p['not_ranked']}"
-    where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
-    return [*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span]
 
 
 def run_template(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from comperbench.outputs import refuse_existing
 from comperbench.stats import multiplicity
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import CorrelationResult, correlation_table
+from comperbench.stats.settings import SETTINGS
 from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import interval, number, p_value
@@ -277,8 +278,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     compare.add_argument(
         "--test",
         choices=TESTS,
-        default="perm-both",
-        help="perm-both swaps the two metrics' scores per item; pairwise-permutation swaps their "
+        default=SETTINGS.test,
+        help="perm-both (the default) swaps the two metrics' scores per item; pairwise-permutation swaps their "
         "verdicts per pair of items, each metric at its own tie threshold (acc-eq, acc23, "
         "tau-eq, kendall-like); paired-bootstrap; williams (Pearson only). For spa (system "
         "level) perm-both swaps each system's score on each context and paired-bootstrap "
@@ -293,11 +294,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_convention_arguments(compare)
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
-    compare.add_argument("--alpha", type=float, default=0.05)
+    compare.add_argument("--alpha", type=float, default=SETTINGS.alpha)
     compare.add_argument(
         "--correction",
         choices=multiplicity.CORRECTIONS,
-        default="holm",
+        default=SETTINGS.correction,
         help="multiplicity correction over the pairwise tests, printed beside the raw p-values "
         "(default: holm)",
     )

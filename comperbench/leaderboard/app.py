@@ -23,12 +23,15 @@ from comperbench.leaderboard.mirror import configured
 from comperbench.leaderboard.service import restore_in_background, sign_in_required
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
+from comperbench.stats.settings import SETTINGS
 
 if TYPE_CHECKING:
     from gradio import Blocks
 
 POLL_SECONDS = 2.0
 """How often an open page asks whether the background restore is done."""
+RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
+"""The upload's result is set in a fixed-width font, so that its table of placings lines up."""
 UPLOADS_KEPT = (900, 3600)
 """Every 15 minutes, uploads older than an hour are deleted from Gradio's temporary folder (those
 never submitted; a handled upload is deleted at once)."""
@@ -60,12 +63,13 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
     ) as app:
         gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
         page = view_controls(store, restoring, sign_in_required())
+        gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
         timer = gr.Timer(POLL_SECONDS, active=restoring.running)
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             ranked = ranking_tab()
             overall, draw_overall = overall_tab(page)
             metric = metric_tab(page)
-            comparison, heatmap, p_values = comparison_tab()
+            compared = comparison_tab(page)
             dataset, show_item = dataset_tab(page)
             upload, submitted = upload_tab(page)
             about = about_tab()
@@ -75,11 +79,9 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             ranked.notes,
             ranked.signature,
             metric.metric,
-            heatmap,
-            p_values,
+            ranked.forest,
             page.statistic,
         ]
-        redraw = metric.redraw_listener
         switched = page.benchmark.input(
             page.switch,
             [page.benchmark, page.statistic],
@@ -90,8 +92,10 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             control.input(page.refresh, page.view, outputs, **FAST)
             for control in (page.level, page.aspect, page.statistic)
         ]
-        for other in (ranked.tab, overall, comparison, dataset, upload, about):
+        for other in (ranked.tab, overall, compared.tab, dataset, upload, about):
             other.select(lambda: False, None, metric.is_open, **FAST)
+        for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
+            other.select(lambda: False, None, compared.is_open, **FAST)
         polled = timer.tick(page.poll, page.view, [*outputs, timer], **FAST)
         for event in (
             switched,
@@ -99,11 +103,26 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             submitted.then(page.refresh, page.view, outputs),
             polled,
         ):
-            event.then(**redraw)
+            event.then(**metric.redraw_listener)
+            event.then(**compared.redraw_listener)
             event.then(**ranked.show, **FAST)
         gr.api(page.ranked_rows, api_name="ranking", queue=False)
-        loaded = app.load(page.refresh, page.view, outputs)
+        asked = gr.State(False)
+        loaded = app.load(
+            page.opened,
+            page.statistic,
+            [page.benchmark, page.level, page.aspect, *outputs, asked],
+        )
         loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
+        loaded.then(
+            lambda wanted, *view: (
+                (gr.Tabs(selected="metric"), *metric.open_metric(*view))
+                if wanted
+                else (gr.update(), *(gr.update() for _ in range(5)))
+            ),
+            [asked, *page.view, metric.metric],
+            [tabs, metric.is_open, metric.details, metric.numbers, metric.scatter, metric.means],
+        )
     return app
 
 
@@ -127,6 +146,7 @@ def launch_options() -> dict[str, Any]:
         "max_file_size": MAX_FILE_BYTES,
         "app_kwargs": {"middleware": [Middleware(BoundedBody)]},
         "footer_links": [],
+        "css": RESULT_CSS,
     }
 
 

@@ -2,8 +2,9 @@
 
 Each benchmark contributes one headline cell (`headline_cell`) and, there, the rows that
 benchmark's own ranking ranks (full coverage, defined correlation, its reference resampling
-settings). A metric is ranked overall only on the common set: it must be ranked on every
-benchmark of the view, so that every ranked row averages over the same benchmarks.
+settings). Metrics are ranked within coverage groups (`COVERAGE_RULE`): those ranked on the
+same benchmarks of the view, on the mean over exactly those, so that every rank compares means
+over one set of benchmarks.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ OVERALL_COLUMNS = [
     "rank",
     "rank range",
     "metric",
+    "coverage",
     "benchmarks covered",
     "mean correlation",
     "95% CI",
@@ -95,7 +97,9 @@ def _interval(replicates: np.ndarray, digits: int) -> str:
     return f"[{ci.low:.{digits}f}, {ci.high:.{digits}f}]"
 
 
-def _ranked_rows(o: _Overall, labels: dict[Key, str], covered: str) -> list[list[object]]:
+def _ranked_rows(
+    o: _Overall, labels: dict[Key, str], covered: str, names: str
+) -> list[list[object]]:
     """Table rows of the ranked metrics, best mean rank first (ties by mean correlation)."""
     places = [s for s in standings(-o.rank, -o.rank_replicates) if s is not None]
     order = sorted(range(len(places)), key=lambda i: (places[i].rank, -o.correlation[i]))
@@ -105,6 +109,7 @@ def _ranked_rows(o: _Overall, labels: dict[Key, str], covered: str) -> list[list
             f"{places[i].rank_low}-{places[i].rank_high}",
             labels[o.keys[i]],
             covered,
+            names,
             round(float(o.correlation[i]), 4),
             _interval(o.correlation_replicates[i], 4),
             round(float(o.rank[i]), 2),
@@ -123,15 +128,7 @@ def _labels(keys: Sequence[Key]) -> dict[Key, str]:
     }
 
 
-def _missing_reason(key: Key, cells: Sequence[_Cell]) -> str:
-    missing = [c.benchmark for c in cells if key not in c.rows]
-    view = f"the {len(cells)} benchmarks of the view"
-    if len(missing) == len(cells):
-        return f"ranked on none of {view}"
-    return f"ranked on {len(cells) - len(missing)} of {view}; not on {', '.join(missing)}"
-
-
-def _notes(cells: Sequence[_Cell], statistic: str, ranked: bool, unranked: dict[str, str]) -> str:
+def _notes(cells: Sequence[_Cell], statistic: str, unranked: dict[str, str]) -> str:
     if not cells:
         return "No benchmark has a ranked metric yet."
     cells_text = "; ".join(
@@ -139,19 +136,61 @@ def _notes(cells: Sequence[_Cell], statistic: str, ranked: bool, unranked: dict[
     )
     parts = [
         f"Overall {statistic} on each benchmark's headline cell (level, aspect): {cells_text}.",
-        "Common set: a metric is ranked overall only if it is ranked on every benchmark of the "
-        "view (full coverage, defined correlation, that benchmark's resampling settings), so "
-        "every ranked row averages over the same benchmarks. Metrics are matched by name and "
-        "authors; the newest submission counts where one was submitted again.",
-        "Mean rank: the mean of each metric's rank on each benchmark among the ranked metrics "
-        "(ties share the best place); the overall rank orders the mean ranks. Intervals and "
-        "rank ranges are 95% bootstrap ranges: replicate r of a mean averages each benchmark's "
-        "stored replicate r (paired across metrics, independent across benchmarks).",
+        COVERAGE_RULE,
+        "Metrics are matched by name and authors; the newest submission counts where one was "
+        "submitted again.",
+        "Mean rank: the mean of each metric's rank on each benchmark among the metrics of its "
+        "coverage group (ties share the best place); the rank orders the mean ranks. Intervals "
+        "and rank ranges are 95% bootstrap ranges: replicate r of a mean averages each "
+        "benchmark's stored replicate r (paired across metrics, independent across benchmarks).",
     ]
-    if not ranked:
-        parts.append("No metric is ranked on every benchmark of the view.")
     parts.extend(f"Not ranked: {label} ({reason})." for label, reason in unranked.items())
     return "\n\n".join(parts)
+
+
+COVERAGE_RULE = (
+    "Coverage groups: a metric is ranked among the metrics ranked on exactly the same selected "
+    "benchmarks, on the mean over those benchmarks; means over different sets of benchmarks are "
+    "never compared (benchmarks differ in difficulty), so each group has its own ranks 1, 2, ... "
+    "Choose fewer benchmarks to put more metrics in one group."
+)
+"""How the overall view treats partial coverage, shown under its table."""
+
+
+def _group_rows(
+    cells: Sequence[_Cell], keys: list[Key], labels: dict[Key, str], total: int
+) -> list[list[object]]:
+    """The rows of one coverage group: the metrics ranked on exactly `cells` of the view."""
+    names = ", ".join(c.benchmark for c in cells)
+    return _ranked_rows(_overall(cells, keys), labels, f"{len(cells)} of {total}", names)
+
+
+def coverage_groups(
+    cells: Sequence[_Cell], keys: Sequence[Key]
+) -> list[tuple[list[_Cell], list[Key]]]:
+    """The metrics of `keys` grouped by the cells they are ranked on (none: left out), the
+    groups covering the most benchmarks first (then in the order of their first metric)."""
+    groups: dict[tuple[int, ...], list[Key]] = {}
+    for key in keys:
+        covered = tuple(i for i, c in enumerate(cells) if key in c.rows)
+        if covered:
+            groups.setdefault(covered, []).append(key)
+    ordered = sorted(groups.items(), key=lambda g: -len(g[0]))
+    return [([cells[i] for i in covered], members) for covered, members in ordered]
+
+
+def _view(
+    store: Store, statistic: str, benchmarks: Sequence[str] | None
+) -> tuple[list[_Cell], list[Key]]:
+    """The cells of the view (default: every benchmark with a ranked row at its headline cell)
+    and every metric ranked on a stored benchmark."""
+    known = set(list_benchmarks())
+    stored = [b for b in store.ranked_benchmarks() if b in known]
+    chosen = [b for b in (benchmarks or []) if b in known]
+    found = {b: _cell(store, b, statistic) for b in dict.fromkeys([*stored, *chosen])}
+    view = chosen if benchmarks is not None else [b for b in stored if found[b].rows]
+    keys = list(dict.fromkeys(k for c in found.values() for k in c.rows))
+    return [found[b] for b in view], keys
 
 
 def overall_view(
@@ -160,26 +199,39 @@ def overall_view(
     """The overall ranking (`OVERALL_COLUMNS`) over `benchmarks` (default: every benchmark with
     a ranked row at its headline cell) and the notes shown under it.
 
-    Metrics ranked on only part of the view, or on other benchmarks only, are listed after the
-    ranked ones without numbers, and the notes say why.
+    Every metric ranked on some benchmark of the view is ranked within its coverage group
+    (`COVERAGE_RULE`); metrics ranked on other benchmarks only are listed last without numbers.
     """
-    known = set(list_benchmarks())
-    stored = [b for b in store.ranked_benchmarks() if b in known]
-    found = {b: _cell(store, b, statistic) for b in dict.fromkeys([*stored, *(benchmarks or [])])}
-    view = list(benchmarks) if benchmarks is not None else [b for b in stored if found[b].rows]
-    cells = [found[b] for b in view]
-    keys = list(dict.fromkeys(k for c in found.values() for k in c.rows))
-    ranked = [k for k in keys if cells and all(k in c.rows for c in cells)]
+    cells, keys = _view(store, statistic, benchmarks)
     labels = _labels(keys)
-    rows = (
-        _ranked_rows(_overall(cells, ranked), labels, f"{len(cells)} of {len(cells)}")
-        if ranked
-        else []
-    )
-    unranked = {labels[k]: _missing_reason(k, cells) for k in keys if k not in ranked}
-    for k in keys:
-        if k not in ranked:
-            covered = f"{sum(k in c.rows for c in cells)} of {len(cells)}"
-            rows.append([None, "not ranked", labels[k], covered, None, None, None, None])
+    rows: list[list[object]] = []
+    for group_cells, members in coverage_groups(cells, keys):
+        rows += _group_rows(group_cells, members, labels, len(cells))
+    listed = {row[2] for row in rows}
+    unranked = {
+        labels[k]: f"ranked on none of the {len(cells)} benchmarks of the view"
+        for k in keys
+        if labels[k] not in listed
+    }
+    for label in unranked:
+        rows.append([None, "not ranked", label, f"0 of {len(cells)}", "", *[None] * 4])
     frame = pd.DataFrame(rows, columns=OVERALL_COLUMNS).astype({"rank": "Int64"})
-    return frame, _notes(cells, statistic, bool(ranked), unranked)
+    return frame, _notes(cells, statistic, unranked)
+
+
+def overall_matrix(
+    store: Store, statistic: str, benchmarks: Sequence[str] | None, metrics: Sequence[str]
+) -> tuple[list[str], np.ndarray, list[list[str]]]:
+    """The benchmarks of the view, and for each metric label of `metrics` its correlation on
+    each of them (NaN where not ranked) with the cells' text: value and 95% interval."""
+    cells, keys = _view(store, statistic, benchmarks)
+    by_label = {label: key for key, label in _labels(keys).items()}
+    values = np.full((len(metrics), len(cells)), np.nan)
+    text = [["" for _ in cells] for _ in metrics]
+    for i, label in enumerate(metrics):
+        for j, cell in enumerate(cells):
+            row = cell.rows.get(by_label.get(label, ("", "")))
+            if row is not None:
+                values[i, j] = row.value
+                text[i][j] = f"{row.value:.2f}\n[{row.ci_low:.2f}, {row.ci_high:.2f}]"
+    return [c.benchmark for c in cells], values, text

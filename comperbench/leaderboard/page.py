@@ -8,20 +8,23 @@ account's daily limit, the size and the validation. The uploaded file is deleted
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
+from urllib.parse import urlencode
 
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.placings import placings_of, placings_text
 from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
 from comperbench.leaderboard.views import (
-    comparison,
+    forest,
     metric_choices,
     ranking_frame,
     ranking_notes,
@@ -40,8 +43,11 @@ FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
 """Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
 
 
-VIEW_OUTPUTS = 7
+VIEW_OUTPUTS = 6
 """How many values `Page.refresh` returns."""
+UPLOAD_STATISTIC = "spearman"
+"""The statistic an accepted upload's placings are shown in (as `comperbench submit` prints
+them by default)."""
 
 
 class Listener(TypedDict):
@@ -84,10 +90,13 @@ class Page:
             *self.refresh(benchmark, level, aspect, statistic),
         )
 
-    def refresh(self, benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
-        """The ranking table, its notes, the signature, the metric choices, the heatmap, its CSV
-        file and the statistics scored at the level (`VIEW_OUTPUTS` values); a statistic not
-        scored there is replaced by the first one that is."""
+    def refresh(
+        self, benchmark: str, level: str, aspect: str, statistic: str, metric: Any = None
+    ) -> tuple[Any, ...]:
+        """The ranking table, its notes, the signature, the metric choices (`metric` chosen
+        when ranked, else the first), the forest plot and the statistics scored at the level
+        (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
+        is."""
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
@@ -100,13 +109,38 @@ class Page:
         choices = metric_choices(ranked)
         sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
         notes = ranking_notes(self.store, benchmark, level, aspect, statistic)
+        ids = [str(value) for _, value in choices]
+        chosen = metric if str(metric) in ids else (choices[0][1] if choices else None)
         return (
             ranking_frame(ranked, benchmark),
             f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
             sig,
-            gr.update(choices=choices, value=choices[0][1] if choices else None),
-            *comparison(ranked, benchmark, level, aspect, statistic),
+            gr.update(choices=choices, value=int(chosen) if chosen is not None else None),
+            forest(ranked, statistic),
             gr.update(choices=statistics, value=statistic),
+        )
+
+    def opened(self, statistic: str, request: gr.Request) -> tuple[Any, ...]:
+        """The page as its address asks (`?benchmark=...&level=...&aspect=...&metric=...`, as
+        `row_link` writes it; unknown values fall back to the defaults): the view controls,
+        the drawn view, and whether a metric was asked for (the metric page is opened)."""
+        asked = dict(request.query_params) if request is not None else {}
+        benchmark = asked.get("benchmark", "")
+        if benchmark not in self.benchmarks:
+            benchmark = self.first
+        meta = get_metadata(benchmark)
+        levels = view_levels(benchmark)
+        level = asked.get("level") if asked.get("level") in levels else levels[0]
+        aspect = asked.get("aspect") or meta.default_aspect
+        if aspect not in meta.aspect_names:
+            aspect = meta.default_aspect
+        drawn = self.refresh(benchmark, level, aspect, statistic, asked.get("metric"))
+        return (
+            gr.update(value=benchmark),
+            gr.update(choices=levels, value=level),
+            gr.update(choices=list(meta.aspect_names), value=aspect),
+            *drawn,
+            "metric" in asked,
         )
 
     def ranked_rows(
@@ -141,9 +175,10 @@ class Page:
         trained_on: list[str],
         family: str | None,
         profile: gr.OAuthProfile | None,
-    ) -> str:
+    ) -> tuple[str, str]:
         """Check, validate, score and store an uploaded file as made by the signed-in account;
-        what happened to it, for the user (an empty `family` declares none). The file is
+        what happened to it, for the user (an empty `family` declares none), with its value,
+        interval, rank and rank range where it was scored, and links to its rows. The file is
         deleted once handled."""
         try:
             meta = SubmissionMeta(
@@ -160,24 +195,51 @@ class Page:
             if file:
                 Path(file).unlink(missing_ok=True)
 
-    def _submit(self, file: str | None, meta: SubmissionMeta, account: str | None) -> str:
+    def _submit(
+        self, file: str | None, meta: SubmissionMeta, account: str | None
+    ) -> tuple[str, str]:
         try:
             admit(self.store, account, self.sign_in)
             if self.restoring.running:
                 raise Refused(f"{self.restoring_notice} Submit again in a few minutes.")
             if not file:
-                return "Choose a file to upload."
+                return "Choose a file to upload.", ""
             path = Path(file)
             if path.stat().st_size > MAX_FILE_BYTES:
-                return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes"
+                return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes", ""
             raw = path.read_bytes()
-            return submit(path.name, raw, meta, self.store, self.index, account=account).summary()
+            outcome = submit(path.name, raw, meta, self.store, self.index, account=account)
         except Refused as exc:
-            return f"refused: {exc}"
+            return f"refused: {exc}", ""
         except SubmissionError as exc:
-            return str(exc)
+            return str(exc), ""
         except ComperbenchError as exc:
-            return f"rejected: {exc}"
+            return f"rejected: {exc}", ""
+        placed = placings_of(self.store, outcome, UPLOAD_STATISTIC)
+        if not placed:
+            return outcome.summary(), ""
+        text = f"{outcome.summary()}\n{placings_text(placed, UPLOAD_STATISTIC)}"
+        return text, row_links(placed)
+
+
+def row_link(placing: dict[str, Any]) -> str:
+    """The page's address (relative) that opens a placing's view with its metric chosen."""
+    keys = ("benchmark", "level", "aspect", "metric_id")
+    query = {k.removesuffix("_id"): placing[k] for k in keys}
+    return f"?{urlencode(query)}"
+
+
+def row_links(placings: list[dict[str, Any]]) -> str:
+    """Links to the ranked rows of an upload, one per benchmark level, on its default aspect
+    (escaped HTML)."""
+    links = [
+        f'<li><a href="{html.escape(row_link(p))}" target="_top">'
+        f"{html.escape(p['metric'])} on {html.escape(p['benchmark'])} ({p['level']}): "
+        f"rank {p['rank']} of {p['of']}</a></li>"
+        for p in placings
+        if "rank" in p and p["aspect"] == get_metadata(p["benchmark"]).default_aspect_at(p["level"])
+    ]
+    return f"<p>Open its rows:</p><ul>{''.join(links)}</ul>" if links else ""
 
 
 def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:

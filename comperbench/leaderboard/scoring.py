@@ -45,6 +45,7 @@ from comperbench.stats.resampling import (
     over_chunks,
     percentile_interval,
 )
+from comperbench.stats.settings import SETTINGS
 from comperbench.stats.statistics import (
     OverContexts,
     Point,
@@ -53,18 +54,18 @@ from comperbench.stats.statistics import (
     registered_statistics,
 )
 
-N_RESAMPLES = 1000
-SEED = 12345
-CONFIDENCE = 0.95
+N_RESAMPLES = SETTINGS.n_resamples
+SEED = SETTINGS.seed
+CONFIDENCE = SETTINGS.confidence
 RESAMPLING = "bootstrap-percentile"
 CHUNK_BYTES = 8 * 2**20
 """Item-level resample counts held at once (about 100 resamples of 10,000 items)."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
-SCORING_VERSION = 1
+SCORING_VERSION = 2
 """Version of how the leaderboard computes a stored row, kept with it: raised when a change
 of this module alters stored numbers, so that `service.rescore` scores the stored
-submissions again."""
+submissions again (2: the shared seed of `stats.settings`, 0, instead of 12345)."""
 
 
 def leaderboard_statistics() -> list[Statistic]:

@@ -36,14 +36,14 @@ from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
     SCORING_VERSION,
     SEED,
-    paired_p,
     score_coverages,
     standings,
 )
 from comperbench.leaderboard.store import Row, Store, Stored, StoredCoverage
 from comperbench.leaderboard.submission import Coverage, Submission, SubmissionMeta, parse
+from comperbench.stats.settings import SETTINGS
 
-SIGNIFICANCE = 0.05
+SIGNIFICANCE = SETTINGS.alpha
 SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
 PER_DAY_ENV = "COMPERBENCH_SUBMISSIONS_PER_DAY"
 PER_DAY = 5
@@ -516,16 +516,3 @@ def describe_apart(row: Row) -> str:
     text = f"{row.metric} (resamples {unknown if n is None else n}, seed "
     text += f"{unknown if seed is None else seed}, {tag or 'unknown version'}"
     return text + f", protocol {protocol or 'none: every system'})"
-
-
-def pairwise_p_values(rows: list[Row]) -> np.ndarray:
-    """p[i, j]: paired bootstrap p-value that row i correlates better than row j (NaN diagonal)."""
-    values = np.array([r.value for r in rows])
-    replicates = np.vstack([r.replicates for r in rows])
-    m = len(rows)
-    return np.array(
-        [
-            [np.nan if i == j else paired_p(values, replicates, i, j) for j in range(m)]
-            for i in range(m)
-        ]
-    )

@@ -12,21 +12,23 @@ import pandas as pd
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_view, system_choices
 from comperbench.leaderboard.items import stored_levels
-from comperbench.leaderboard.overall import HEADLINE_STATISTIC, OVERALL_COLUMNS
+from comperbench.leaderboard.overall import COVERAGE_RULE, HEADLINE_STATISTIC, OVERALL_COLUMNS
 from comperbench.leaderboard.page import FAST, Listener, Page
 from comperbench.leaderboard.scoring import leaderboard_statistics
-from comperbench.leaderboard.service import submissions_per_day
+from comperbench.leaderboard.service import ranking, submissions_per_day
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.leaderboard.views import (
     COLUMN_TYPES,
     FAMILIES,
     FORMAT_HELP,
-    OVERALL_COVERAGE,
     RANKING_COLUMNS,
     REFERENCES,
     about_markdown,
+    comparison,
     csv_file,
+    glossary,
     metric_details,
+    metric_numbers,
     metric_view,
     overall_table,
     shown_ranking,
@@ -47,6 +49,7 @@ class RankingTab:
     full: gr.State
     table: gr.Dataframe
     download: gr.DownloadButton
+    forest: gr.HTML
     notes: gr.Textbox
     signature: gr.Textbox
     show: Listener
@@ -84,6 +87,8 @@ def ranking_tab() -> RankingTab:
             elem_id="ranking-table",
         )
         download = gr.DownloadButton("Download CSV", elem_id="ranking-csv", size="sm")
+        forest = gr.HTML(elem_id="ranking-forest")
+        gr.Markdown(glossary(), elem_id="ranking-glossary")
         notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
         signature = gr.Textbox(label="signature", interactive=False)
     show: Listener = {
@@ -93,35 +98,47 @@ def ranking_tab() -> RankingTab:
     }
     for control in (search, reference, families, columns):
         control.input(**show, **FAST)
-    return RankingTab(tab, full, table, download, notes, signature, show)
+    return RankingTab(tab, full, table, download, forest, notes, signature, show)
 
 
 def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
-    """Metrics ranked across benchmarks by a chosen statistic, with the notes under the table;
-    the tab and the listener that draws it (also on opening the tab or choosing the statistic)."""
+    """Metrics ranked across the chosen benchmarks by a chosen statistic within their coverage
+    groups, the rule under the table, the notes and the metric x benchmark heatmap; the tab and
+    the listener that draws it (also on opening the tab or changing its choices)."""
     with gr.Tab("Overall", id="overall") as tab:
-        statistic = gr.Dropdown(
-            [(s.display_name, s.name) for s in leaderboard_statistics()],
-            value=HEADLINE_STATISTIC,
-            label="overall correlation",
-        )
-        gr.Markdown(OVERALL_COVERAGE, elem_id="overall-coverage")
+        with gr.Row():
+            statistic = gr.Dropdown(
+                [(s.display_name, s.name) for s in leaderboard_statistics()],
+                value=HEADLINE_STATISTIC,
+                label="overall correlation",
+                scale=1,
+            )
+            benchmarks = gr.CheckboxGroup(
+                page.benchmarks,
+                value=[b for b in page.benchmarks if b in page.store.ranked_benchmarks()],
+                label="benchmarks (none chosen: every benchmark with a ranked metric)",
+                elem_id="overall-benchmarks",
+                scale=4,
+            )
         table = gr.Dataframe(
             headers=OVERALL_COLUMNS,
-            datatype=["number", "str", "str", "str", "number", "str", "number", "str"],
+            datatype=["number", "str", "str", "str", "str", "number", "str", "number", "str"],
             interactive=False,
-            label="metrics ranked across benchmarks",
+            label="metrics ranked across benchmarks, within coverage groups",
             elem_id="overall-table",
         )
+        gr.Markdown(COVERAGE_RULE, elem_id="overall-coverage")
         download = gr.DownloadButton("Download CSV", elem_id="overall-csv", size="sm")
+        heatmap = gr.HTML(elem_id="overall-figure")
         notes = gr.Textbox(label="notes", interactive=False, elem_id="overall-notes")
     draw: Listener = {
-        "fn": lambda s: overall_table(page.store, s),
-        "inputs": [statistic],
-        "outputs": [table, notes, download],
+        "fn": lambda s, chosen: overall_table(page.store, s, chosen or None),
+        "inputs": [statistic, benchmarks],
+        "outputs": [table, notes, download, heatmap],
     }
-    statistic.input(**draw, **FAST)
-    tab.select(**draw, **FAST)
+    statistic.input(**draw)
+    benchmarks.input(**draw)
+    tab.select(**draw)
     return tab, draw
 
 
@@ -138,27 +155,33 @@ class MetricTab:
     tab: gr.Tab
     metric: gr.Dropdown
     details: gr.HTML
+    numbers: gr.HTML
     scatter: gr.ScatterPlot
     means: gr.Dataframe
     is_open: gr.State
 
     @property
     def redraw_listener(self) -> Listener:
-        """Redraws the details, scatter and means of the chosen metric if the page is open."""
+        """Redraws the details, numbers, scatters and means of the chosen metric if the page is
+        open."""
         inputs = [self.is_open, *self.page.view, self.metric]
-        outputs = [self.details, self.scatter, self.means]
+        outputs = [self.details, self.numbers, self.scatter, self.means]
         return {"fn": self.redraw, "inputs": inputs, "outputs": outputs}
 
     def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, ...]:
         """The metric's submission, scatter and means, or no change while the page is closed."""
         if not is_open:
-            return gr.update(), gr.update(), gr.update()
+            return gr.update(), gr.update(), gr.update(), gr.update()
         return self.drawn(*view_and_metric)
 
-    def drawn(self, *view_and_metric: Any) -> tuple[str, pd.DataFrame, pd.DataFrame]:
-        """The submission, scatter and means of the view and metric."""
+    def drawn(self, *view_and_metric: Any) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
+        """The submission, numbers, scatters and means of the view and metric."""
         store = self.page.store
-        return (metric_details(store, *view_and_metric), *metric_view(store, *view_and_metric))
+        return (
+            metric_details(store, *view_and_metric),
+            metric_numbers(store, *view_and_metric),
+            *metric_view(store, *view_and_metric),
+        )
 
     def open_metric(self, *view_and_metric: Any) -> tuple[Any, ...]:
         """The page opened: it is open, with the submission, scatter and means of the metric."""
@@ -166,27 +189,59 @@ class MetricTab:
 
 
 def metric_tab(page: Page) -> MetricTab:
-    """The metric page: drawn on opening it and on choosing its metric."""
+    """The metric page: drawn on opening it and on choosing its metric (which is only done on
+    the open page, so it is drawn whether or not the drawing on opening is done)."""
     with gr.Tab("Metric", id="metric") as tab:
         metric = gr.Dropdown([], label="metric", elem_id="metric-choice")
         details = gr.HTML(elem_id="submission-details")
+        numbers = gr.HTML(elem_id="metric-numbers")
         scatter = gr.ScatterPlot(
-            x="metric score", y="human score", color="system", label="metric vs human"
+            x="metric score",
+            y="human score",
+            color="system",
+            label="metric vs human per item (the items the protocol correlates)",
         )
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = gr.State(False)
-    shown = MetricTab(page, tab, metric, details, scatter, means, is_open)
-    metric.input(**shown.redraw_listener)
-    tab.select(shown.open_metric, [*page.view, metric], [is_open, details, scatter, means])
+    shown = MetricTab(page, tab, metric, details, numbers, scatter, means, is_open)
+    drawn = [details, numbers, scatter, means]
+    metric.input(shown.drawn, [*page.view, metric], drawn)  # chosen on the open page
+    tab.select(shown.open_metric, [*page.view, metric], [is_open, *drawn])
     return shown
 
 
-def comparison_tab() -> tuple[gr.Tab, gr.HTML, gr.DownloadButton]:
+@dataclass(frozen=True)
+class ComparisonTab:
+    """The heatmap of pairwise tests between the view's ranked metrics and their CSV, drawn
+    while the tab is open (the tests take seconds on large views)."""
+
+    page: Page
+    tab: gr.Tab
+    heatmap: gr.HTML
+    download: gr.DownloadButton
+    is_open: gr.State
+
+    def drawn(self, *view: str) -> tuple[str, str | None]:
+        return comparison(self.page.store, ranking(self.page.store, *view), *view)
+
+    def redraw(self, is_open: bool, *view: str) -> tuple[Any, ...]:
+        return self.drawn(*view) if is_open else (gr.update(), gr.update())
+
+    @property
+    def redraw_listener(self) -> Listener:
+        inputs = [self.is_open, *self.page.view]
+        return {"fn": self.redraw, "inputs": inputs, "outputs": [self.heatmap, self.download]}
+
+
+def comparison_tab(page: Page) -> ComparisonTab:
     """The tab, its heatmap of pairwise p-values between the ranked metrics and their CSV."""
     with gr.Tab("Comparison", id="comparison") as tab:
         heatmap = gr.HTML(elem_id="heatmap")
         download = gr.DownloadButton("Download CSV", elem_id="comparison-csv", size="sm")
-    return tab, heatmap, download
+        is_open = gr.State(False)
+    shown = ComparisonTab(page, tab, heatmap, download, is_open)
+    tab.select(lambda *view: (True, *shown.drawn(*view)), page.view, [is_open, heatmap, download])
+    return shown
 
 
 def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
@@ -274,8 +329,9 @@ def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
             )
         send = gr.Button("Submit", variant="primary")
         result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
+        links = gr.HTML(elem_id="result-links")
     fields = [upload, name, authors, link, description, reference_free, trained_on, family]
-    submitted = send.click(page.on_upload, fields, result, concurrency_limit=1)
+    submitted = send.click(page.on_upload, fields, [result, links], concurrency_limit=1)
     submitted.then(lambda: None, None, upload, **FAST)  # the handled upload is deleted
     return tab, submitted
 

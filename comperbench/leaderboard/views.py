@@ -22,21 +22,30 @@ import pandas as pd
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.errors import ComperbenchError
-from comperbench.leaderboard.items import cached_benchmark, stored_levels, submission_template
-from comperbench.leaderboard.overall import overall_view
+from comperbench.leaderboard.comparison import pairwise_tests
+from comperbench.leaderboard.items import (
+    cached_benchmark,
+    scored_items,
+    stored_levels,
+    submission_template,
+)
+from comperbench.leaderboard.overall import overall_matrix, overall_view
+from comperbench.leaderboard.plots import Matrix, forest_html, heatmap_html, scatter_html
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 from comperbench.leaderboard.service import (
     Ranked,
     describe_apart,
     describe_unranked,
-    pairwise_p_values,
     ranking,
     set_apart,
     unranked,
 )
 from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
-from comperbench.stats.statistics import LEVELS
+from comperbench.stats import multiplicity
+from comperbench.stats.multiplicity import NAMES
+from comperbench.stats.settings import SETTINGS
+from comperbench.stats.statistics import LEVELS, get_statistic
 
 RANKING_COLUMNS = [
     "rank",
@@ -73,11 +82,20 @@ partial and not ranked. An identical file submitted twice is recognised.
 """
 
 
-OVERALL_COVERAGE = (
-    "A metric is ranked overall only if it is ranked on every benchmark shown, with full "
-    "coverage of each; a metric covering only some of them is listed below the ranked ones "
-    "without a rank, and the notes name the benchmarks it misses."
+GLOSSARY = (
+    "**rank**: place by the value (ties share the best place). **rank range**: the 2.5th to "
+    "97.5th percentile of the metric's rank over the paired bootstrap resamples, every metric "
+    "ranked in every resample, so it moves with all the metrics near it. **p vs leader**: "
+    "one-sided paired bootstrap p-value (same resamples) that the leader correlates better "
+    "than this metric; **tied with leader**: p vs leader of at least {alpha:g}. The two answer "
+    "different questions and are kept as they are: the range is two-sided (2.5% in each tail) "
+    "and counts every metric at once, the test is one-sided at {alpha:g} and compares one pair, "
+    "so a metric that beats the leader in about 3% of the resamples has a range starting at 1 "
+    "yet is not tied (p about 0.03); and its range can reach far down when many metrics close "
+    "behind it overtake it. The Comparison tab tests every pair with {test} and {correction}, "
+    "as `comperbench compare` does."
 )
+"""The ranking columns explained, under the table."""
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """Text starting so is read as a formula by spreadsheets; downloads prefix it with a quote."""
 
@@ -116,10 +134,39 @@ def template_file(benchmark: str, level: str) -> str | None:
     return _download(text, f"{benchmark}-{level}-template")
 
 
-def overall_table(store: Store, statistic: str) -> tuple[pd.DataFrame, str, str]:
-    """The overall ranking by `statistic`, its notes and its CSV file."""
-    frame, notes = overall_view(store, statistic)
-    return frame, notes, csv_file(frame, f"overall-{statistic}")
+def glossary() -> str:
+    """`GLOSSARY` with the shared statistical setting's level, test and correction."""
+    return GLOSSARY.format(
+        alpha=SETTINGS.alpha,
+        test=SETTINGS.test.upper(),
+        correction=f"{NAMES[SETTINGS.correction]} correction",
+    )
+
+
+def overall_table(
+    store: Store, statistic: str, benchmarks: list[str] | None = None
+) -> tuple[pd.DataFrame, str, str, str]:
+    """The overall ranking by `statistic` over `benchmarks`, its notes, its CSV file and the
+    metric x benchmark heatmap of the ranked metrics."""
+    frame, notes = overall_view(store, statistic, benchmarks)
+    ranked = [str(m) for m, r in zip(frame["metric"], frame["rank"], strict=True) if pd.notna(r)]
+    names, values, text = overall_matrix(store, statistic, benchmarks, ranked)
+    figure = heatmap_html(Matrix(ranked, names, values, text), statistic)
+    return frame, notes, csv_file(frame, f"overall-{statistic}"), figure
+
+
+def forest(ranked: list[Ranked], statistic: str) -> str:
+    """The forest plot of a view's ranking: each metric's value, interval and rank range."""
+    labels = [label for label, _ in metric_choices(ranked)]
+    rows = [r.row for r in ranked]
+    return forest_html(
+        labels,
+        [r.value for r in rows],
+        [r.ci_low for r in rows],
+        [r.ci_high for r in rows],
+        [f"{r.rank_low}-{r.rank_high}" for r in ranked],
+        statistic,
+    )
 
 
 def statistic_choices(level: str) -> list[tuple[str, str]]:
@@ -243,19 +290,39 @@ def p_colour(p: float) -> tuple[str, str]:
 
 
 def comparison(
-    ranked: list[Ranked], benchmark: str, level: str, aspect: str, statistic: str
+    store: Store, ranked: list[Ranked], benchmark: str, level: str, aspect: str, statistic: str
 ) -> tuple[str, str | None]:
-    """The heatmap of the paired bootstrap p-values of 'row better than column' between the
-    ranked metrics of a view (escaped HTML) and their CSV file, named by the view (None under
-    two ranked metrics)."""
+    """The heatmap of the p-values of 'row better than column' between the ranked metrics of a
+    view (`comparison.pairwise_tests`: the test and correction of `stats.settings`, adjusted),
+    as escaped HTML, and their CSV file, named by the view (None under two ranked metrics)."""
     if len(ranked) < 2:
         return "<p>At least two ranked metrics are needed for a comparison.</p>", None
-    names = [r.row.metric for r in ranked]
-    p = pairwise_p_values([r.row for r in ranked])
-    frame = pd.DataFrame(p, columns=names)
-    frame.insert(0, "row better than column", names)
+    metrics = tuple(
+        (r.row.metric_id, label, r.row.settings.benchmark)
+        for r, (label, _) in zip(ranked, metric_choices(ranked), strict=True)
+    )
+    sig, adjusted = pairwise_tests(store, benchmark, level, aspect, statistic, metrics)
+    frame = pd.DataFrame(adjusted, columns=sig.metrics)
+    frame.insert(0, "row better than column", sig.metrics)
     stem = f"comparison-{benchmark}-{level}-{aspect}-{statistic}"
-    return heatmap_html([html.escape(n) for n in names], p), csv_file(frame, stem)
+    described = multiplicity.describe(
+        SETTINGS.correction, multiplicity.family_size(adjusted), "one-sided pairwise tests"
+    )
+    caption = (
+        f"p-value that the row metric correlates better than the column metric: "
+        f"{SETTINGS.test.upper()} over {sig.n} {sig.unit} ({SETTINGS.n_resamples} permutations, "
+        f"seed {SETTINGS.seed}), {described}, as <code>comperbench compare</code> prints them"
+    )
+    tests = multiplicity.family_size(adjusted)
+    floor = tests / (SETTINGS.n_resamples + 1)
+    if SETTINGS.correction == "holm" and floor > SETTINGS.alpha:
+        caption += (
+            f". With {tests} tests and {SETTINGS.n_resamples} permutations the smallest Holm "
+            f"p-value is {floor:.3f}, so no pair can be told apart at {SETTINGS.alpha:g} here "
+            "(<code>comperbench compare --resamples</code> draws more)"
+        )
+    names = [html.escape(n) for n in sig.metrics]
+    return heatmap_table(names, adjusted, caption), csv_file(frame, stem)
 
 
 _HEATMAP_STYLE = {
@@ -271,8 +338,9 @@ _HEATMAP_STYLE = {
 column labels are written upwards so that 20 metrics fit 1400 px, row labels stay in view."""
 
 
-def heatmap_html(names: list[str], p: np.ndarray) -> str:
-    """The p-values between the metrics `names` (escaped) as a colour-graded HTML table."""
+def heatmap_table(names: list[str], p: np.ndarray, caption: str) -> str:
+    """The p-values between the metrics `names` (escaped) as a colour-graded HTML table under
+    `caption` (HTML)."""
     style = _HEATMAP_STYLE
     head = "".join(f'<th scope="col" style="{style["col"]}">{n}</th>' for n in names)
     body = []
@@ -290,9 +358,8 @@ def heatmap_html(names: list[str], p: np.ndarray) -> str:
             )
         body.append(f'<tr><th scope="row" style="{style["row"]}">{name}</th>{"".join(cells)}</tr>')
     return (
-        "<p>p-value that the row metric correlates better than the column metric (paired "
-        "bootstrap); the darker the green, the smaller p (white: p = 1, darkest: p &le; 0.001)"
-        f'</p><div class="heatmap-scroll" style="{style["box"]}">'
+        f"<p>{caption}; the darker the green, the smaller p (white: p = 1, darkest: "
+        f'p &le; 0.001)</p><div class="heatmap-scroll" style="{style["box"]}">'
         f'<table class="significance" style="{style["table"]}">'
         f'<thead><tr><th style="{style["row"]}"></th>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
@@ -337,22 +404,14 @@ def metric_view(
     statistic: str,
     metric: int | str | None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scatter data (metric vs human per item) and per-system means of one ranked metric, chosen
-    by its metric id."""
+    """Scatter data (metric vs human per item, on the items the protocol correlates) and
+    per-system means of one ranked metric, chosen by its metric id, with whether the protocol
+    leaves each system out."""
     empty = pd.DataFrame({"metric score": [], "human score": [], "system": []})
     row = ranked_row(store, benchmark, level, aspect, statistic, metric)
     if row is None:
         return empty, pd.DataFrame()
-    item_level = source_level(benchmark, level)
-    scores = store.item_scores(row.metric_id, benchmark, item_level)
-    bench = cached_benchmark(benchmark, item_level)
-    frame = pd.DataFrame(
-        {
-            "metric score": scores,
-            "human score": bench.human_scores(aspect),
-            "system": bench.table.column("system").to_pylist(),
-        }
-    )
+    frame, excluded = _item_frame(store, row, benchmark, level, aspect)
     means = (
         frame.groupby("system", sort=True)
         .agg(
@@ -363,7 +422,72 @@ def metric_view(
         .reset_index()
         .round(4)
     )
-    return frame.dropna(), means
+    means["in the correlation"] = np.where(means["system"].isin(excluded), "no (protocol)", "yes")
+    used = frame[~frame["system"].isin(excluded)]
+    return used.dropna(), means
+
+
+def _item_frame(
+    store: Store, row: Row, benchmark: str, level: str, aspect: str
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """Every item's metric and human score and system, and the systems the protocol leaves
+    out."""
+    item_level = source_level(benchmark, level)
+    scores = store.item_scores(row.metric_id, benchmark, item_level)
+    bench = cached_benchmark(benchmark, item_level)
+    frame = pd.DataFrame(
+        {
+            "metric score": scores,
+            "human score": bench.human_scores(aspect),
+            "system": bench.table.column("system").to_pylist(),
+        }
+    )
+    return frame, scored_items(benchmark, item_level).excluded_systems
+
+
+def _placing(ranked: list[Ranked], metric_id: int) -> str:
+    for r in ranked:
+        if r.row.metric_id == metric_id:
+            row = r.row
+            return (
+                f"{row.settings.statistic} = {row.value:.3f}, {SETTINGS.confidence:.0%} CI "
+                f"[{row.ci_low:.3f}, {row.ci_high:.3f}], rank {r.rank} of {len(ranked)} "
+                f"(range {r.rank_low}-{r.rank_high}), n = {row.n}"
+            )
+    return "not ranked at this level"
+
+
+def metric_numbers(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    metric: int | str | None,
+) -> str:
+    """The chosen metric's correlation, interval, rank and rank range in the view and at system
+    level, and the system-level scatter of its system means against the humans' (escaped
+    HTML)."""
+    row = ranked_row(store, benchmark, level, aspect, statistic, metric)
+    if row is None:
+        return ""
+    view = _placing(ranking(store, benchmark, level, aspect, statistic), row.metric_id)
+    system = statistic if scored_at(get_statistic(statistic), "system") else "spearman"
+    at_system = _placing(ranking(store, benchmark, "system", aspect, system), row.metric_id)
+    _, means = metric_view(store, benchmark, level, aspect, statistic, metric)
+    figure = scatter_html(
+        means["system"].astype(str).tolist(),
+        means["metric"].tolist(),
+        means["human"].tolist(),
+        (means["in the correlation"] != "yes").tolist(),
+        f"system level: {at_system}",
+        (row.metric, aspect),
+    )
+    return (
+        f'<p id="metric-placing"><strong>{html.escape(row.metric)}</strong> on '
+        f"{html.escape(benchmark)}, {html.escape(level)} level, {html.escape(aspect)}: "
+        f"{html.escape(view)}.</p>{figure}"
+    )
 
 
 def metric_details(
