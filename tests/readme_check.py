@@ -30,8 +30,8 @@ SHELL_INFOS = frozenset({"", "bash", "sh", "shell", "console"})
 # Shell operators end the command they follow (a pipe, a redirect, a second command).
 _OPERATOR = re.compile(r"^[();<>|&]+$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# A line that runs `comperbench`, after any `VAR=value` assignments.
-_COMMAND = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*comperbench(\s|$)")
+# A line that runs `comperbench`, after a `$ ` prompt and `VAR=value` assignments, if any.
+_COMMAND = re.compile(r"^\s*(\$\s+)?([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*comperbench(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,7 @@ def _words(line: str) -> list[str]:
 
 
 def commands(text: str) -> list[Command]:
-    """Every `comperbench` command line in the shell code blocks of `text` (after any `VAR=value`
-    assignments)."""
+    """Every `comperbench` command line in the shell code blocks of `text`."""
     found = []
     for token in fences(text):
         if token.info.strip().lower() not in SHELL_INFOS:
@@ -129,15 +128,15 @@ def commands(text: str) -> list[Command]:
         for number, line in _logical_lines(token):
             if not _COMMAND.match(line):
                 continue
-            text = line.split(" #")[0].strip()
+            shown = line.split(" #")[0].strip()
             try:
                 words = _words(line)
             except ValueError as exc:  # unbalanced quotes
-                found.append(Command(number, text, [], f"the shell cannot split it: {exc}"))
+                found.append(Command(number, shown, [], f"the shell cannot split it: {exc}"))
                 continue
-            while _ASSIGNMENT.match(words[0]):
+            while words[0] == "$" or _ASSIGNMENT.match(words[0]):
                 words.pop(0)
-            found.append(Command(number, text, words[1:]))
+            found.append(Command(number, shown, words[1:]))
     return found
 
 
@@ -163,7 +162,8 @@ def parse_error(parser: argparse.ArgumentParser, args: list[str]) -> str | None:
             parser.parse_args(args)
     except SystemExit as stop:
         if stop.code not in (0, None):
-            return messages.getvalue().strip().splitlines()[-1]
+            lines = messages.getvalue().strip().splitlines()
+            return lines[-1] if lines else f"exit status {stop.code}"
     return None
 
 

@@ -94,11 +94,13 @@ def test_commands_are_split_as_the_shell_does() -> None:
         "comperbench evaluate --benchmark usr-topical \\",
         '    --metrics "bleu-4,rouge-l"   # two metrics',
         "dask scheduler",
+        "$ comperbench cite usr-topical",
     ) + _block("comperbench not-a-command", info="python")
     found = readme_check.commands(text)
     assert [(c.line, c.args) for c in found] == [
         (2, ["list", "--json"]),
         (3, ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-4,rouge-l"]),
+        (6, ["cite", "usr-topical"]),
     ]
     assert readme_check.command_problems(text) == []
 
