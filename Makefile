@@ -38,7 +38,7 @@ test: setup-test  ## the whole suite, slow and browser tests included
 test-fast:  ## the default fast suite only
 	$(BIN)/python -m pytest -m "not slow and not browser"
 
-constraints:  ## write constraints.txt from the environment (after changing a dependency and running the tests)
+constraints:  ## write constraints.txt from the environment (after changing a dependency and running the tests); torch's build tag (+cpu) is dropped, so that any build matches
 	{ sed -n '/^#/p' constraints.txt; $(PIP) freeze --exclude-editable | sed -E 's/^(torch==[^+]+)\+.*/\1/'; } > constraints.txt.new
 	mv constraints.txt.new constraints.txt
 
