@@ -191,7 +191,8 @@ def test_submit_says_why_a_constant_submission_is_not_ranked(
     assert {row.split()[2] for row in rows} == {"turn", "system"}
     for row in rows:
         assert row.split()[4:6] == ["-", "[-,"] and row.split()[8] == "-"
-        assert row.endswith("not ranked: correlation undefined (metric scores are constant)")
+        assert row.endswith("not ranked [1]")
+    assert "  [1] correlation undefined (metric scores are constant)" in out.splitlines()
 
 
 def test_rescore_scores_again_what_an_older_version_scored(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
-from comperbench.textutil import json_ready
+from comperbench.textutil import LINE_WIDTH, json_ready, table
 
 
 def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
@@ -106,3 +107,8 @@ def write_new_file(path: str | Path, text: str) -> None:
             handle.write(text)
     except FileExistsError:
         raise ComperbenchError(f"{path} exists; choose another name or remove it first") from None
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: int = 0) -> str:
+    """A plain-text table whose lines fit `LINE_WIDTH` (`textutil.table`)."""
+    return table(headers, rows, indent, LINE_WIDTH)

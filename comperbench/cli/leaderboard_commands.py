@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from comperbench.cli.common import print_json, write_new_file
+from comperbench.cli.common import format_table, print_json, write_new_file
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
-from comperbench.textutil import interval, number, p_value
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 if TYPE_CHECKING:
     from comperbench.leaderboard.service import Outcome
@@ -60,12 +59,15 @@ def run_submit(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(outcome.summary())
+    print(wrap(outcome.summary(), indent="    "))
     if placings:
         print(f"{args.statistic} with the human scores; rank among the ranked stored metrics:")
-        print(format_table(PLACING_HEADERS, [_placing_cells(p) for p in placings], indent=2))
+        rows, reasons = _placing_table(placings)
+        print(format_table(PLACING_HEADERS, rows, indent=2))
+        for reason, mark in reasons.items():
+            print(wrap(reason, first=f"  [{mark}] ", indent="      "))
     for note in dict.fromkeys(p["ci_note"] for p in placings if p["ci_note"]):
-        print(f"note: {note}")
+        print(wrap(f"note: {note}", indent="  "))
     return 0
 
 
@@ -149,13 +151,20 @@ def _placing(row: Row, benchmark: str, aspect: str, place: dict[str, Any]) -> di
     }
 
 
-def _placing_cells(p: dict[str, Any]) -> list[object]:
-    if "rank" in p:
-        rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
-    else:
-        rank, span = "-", f"not ranked: {p['not_ranked']}"
-    where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
-    return [*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span]
+def _placing_table(placings: list[dict[str, Any]]) -> tuple[list[list[object]], dict[str, int]]:
+    """The rows of the placings table, and why rows are not ranked, each reason numbered once
+    (a row's range cell refers to its number)."""
+    reasons: dict[str, int] = {}
+    rows: list[list[object]] = []
+    for p in placings:
+        if "rank" in p:
+            rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
+        else:
+            mark = reasons.setdefault(p["not_ranked"], len(reasons) + 1)
+            rank, span = "-", f"not ranked [{mark}]"
+        where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
+        rows.append([*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span])
+    return rows, reasons
 
 
 def run_template(args: argparse.Namespace) -> int:
@@ -234,26 +243,28 @@ def run_show(args: argparse.Namespace) -> int:
     ]
     print(f"{meta.name} / {level} / {aspect} / {args.statistic}")
     if excluded := meta.protocol.reference_excluded_systems:
-        print(
-            f"protocol: every submission is correlated without {', '.join(excluded)} "
+        protocol = (
+            f"every submission is correlated without {', '.join(excluded)} "
             f"({meta.protocol.reason}), so that all rows share their items"
         )
+        print(wrap(protocol, first="protocol: ", indent="  "))
     if note := references_note(args.benchmark, level):
-        print(f"items: {note}")
+        print(wrap(note, first="items: ", indent="  "))
     headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n", "family"]
     print(format_table(headers, rows))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
-        print(f"note: {note}")
+        print(wrap(note, first="note: ", indent="  "))
     for row in unranked(*view):
-        print(f"not ranked: {describe_unranked(row)}")
+        print(wrap(describe_unranked(row), first="not ranked: ", indent="  "))
     for name, covered, total in store.partial(
         args.benchmark, level if level != "system" else stored_levels(args.benchmark)[0]
     ):
-        print(f"partial (not ranked): {name} {covered}/{total}")
+        print(wrap(f"{name} {covered}/{total}", first="partial (not ranked): ", indent="  "))
     for row in set_apart(*view):
-        print(f"scored under other settings (not ranked): {describe_apart(row)}")
+        apart = describe_apart(row)
+        print(wrap(apart, first="scored under other settings (not ranked): ", indent="  "))
     if ranked:
-        print(ranked[0].row.signature)
+        print(wrap_signature(ranked[0].row.signature))
     return 0
 
 
