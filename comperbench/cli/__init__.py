@@ -10,11 +10,12 @@ import sys
 from collections.abc import Sequence
 
 from comperbench import __version__
+from comperbench.cli.verbs import Parser
 from comperbench.errors import ComperbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="comperbench",
         description="Human-judgment benchmarks, metrics and meta-evaluation for open-domain dialogue.",
     )
