@@ -4,11 +4,14 @@ from the shell."""
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from comperbench.cli.common import format_table, print_json, write_new_file
+from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
@@ -19,9 +22,28 @@ if TYPE_CHECKING:
 
 
 def _store(args: argparse.Namespace) -> Store:
-    from comperbench.leaderboard.store import Store
+    """The leaderboard database at --db, else at $COMPERBENCH_LEADERBOARD_DB, else at the
+    default location. A path given must hold a leaderboard database unless --create; the
+    default location's database is created when first needed."""
+    from comperbench.leaderboard.store import DB_ENV, Store, database_problem, default_path
 
-    return Store(args.db)
+    if args.db:
+        path, named = Path(args.db), f"--db {args.db}"
+    elif os.environ.get(DB_ENV):
+        path, named = Path(os.environ[DB_ENV]), f"{DB_ENV}={os.environ[DB_ENV]}"
+    else:
+        path, named = default_path(), f"the leaderboard database {default_path()}"
+    problem = database_problem(path, create=args.create or not (args.db or os.environ.get(DB_ENV)))
+    if problem is not None:
+        if database_problem(path, create=True) is None:
+            problem += "; --create starts a new leaderboard database there"
+        raise ComperbenchError(f"{named} {problem}")
+    try:
+        return Store(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise ComperbenchError(
+            f"{named} cannot be opened as the leaderboard database: {exc}"
+        ) from None
 
 
 def run_submit(args: argparse.Namespace) -> int:
@@ -303,7 +325,7 @@ def run_rescore(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from comperbench.leaderboard.app import serve
 
-    serve(db=args.db, host=args.host, port=args.port)
+    serve(db=_store(args).path, host=args.host, port=args.port)
     return 0
 
 
@@ -327,9 +349,17 @@ def run_deploy(args: argparse.Namespace) -> int:
 
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
+    """--db and --create."""
     parser.add_argument(
         "--db",
-        help="leaderboard database (default: $COMPERBENCH_LEADERBOARD_DB or the user data dir)",
+        help="leaderboard database, an existing one unless --create (default: "
+        "$COMPERBENCH_LEADERBOARD_DB, else leaderboard.sqlite in the user data dir, created "
+        "when first needed)",
+    )
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="start a new, empty leaderboard database at --db when there is none",
     )
 
 
