@@ -190,15 +190,16 @@ def _placing_table(placings: list[dict[str, Any]]) -> tuple[list[list[object]], 
 
 
 def run_template(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.items import stored_levels, submission_template
+    from comperbench.leaderboard.items import cached_benchmark, stored_levels, submission_template
 
     levels = [args.level] if args.level else stored_levels(args.name)
-    text = submission_template(args.name, levels)
+    text = submission_template(args.name, levels, with_texts=args.with_texts)
     if args.out == "-":
         sys.stdout.write(text)
     else:
         write_new_file(args.out, text)
-        print(f"wrote {args.out} ({text.count(chr(10)) - 1} items; fill the score column)")
+        items = sum(len(cached_benchmark(args.name, level)) for level in levels)
+        print(f"wrote {args.out} ({items} items; fill the score column)")
     return 0
 
 
@@ -395,6 +396,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     template.add_argument("name", metavar="NAME")
     template.add_argument("--level", choices=["turn", "dialogue"])
     template.add_argument("--out", default="-", help="a new output file (default: standard output)")
+    template.add_argument(
+        "--with-texts",
+        action="store_true",
+        help="add what a metric reads of each item: system, context, response, references, "
+        "grounding (dialogue level: turns); submit ignores these columns",
+    )
     template.set_defaults(run=run_template)
 
     board = commands.add_parser(
