@@ -27,13 +27,12 @@ def _store(args: argparse.Namespace) -> Store:
     default location's database is created when first needed."""
     from comperbench.leaderboard.store import DB_ENV, Store, database_problem, default_path
 
-    if args.db:
-        path, named = Path(args.db), f"--db {args.db}"
-    elif os.environ.get(DB_ENV):
-        path, named = Path(os.environ[DB_ENV]), f"{DB_ENV}={os.environ[DB_ENV]}"
-    else:
-        path, named = default_path(), f"the leaderboard database {default_path()}"
-    problem = database_problem(path, create=args.create or not (args.db or os.environ.get(DB_ENV)))
+    explicit = args.db or os.environ.get(DB_ENV)
+    path = Path(explicit) if explicit else default_path()
+    named = f"--db {path}" if args.db else f"{DB_ENV}={path}"
+    if not explicit:
+        named = f"the leaderboard database {path}"
+    problem = database_problem(path, create=args.create or not explicit)
     if problem is not None:
         if database_problem(path, create=True) is None:
             problem += "; --create starts a new leaderboard database there"
