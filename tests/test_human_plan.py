@@ -243,4 +243,6 @@ def test_the_top_level_power_command_is_gone(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as exit_:
         main(["power", "binomial", "--p1", "0.6"])
     assert exit_.value.code == 2
-    assert "invalid choice: 'power'" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "comperbench: error: unknown command 'power': it is now `comperbench human plan`\n"
+    )
