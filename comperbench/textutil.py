@@ -19,7 +19,7 @@ LINE_WIDTH = 120
 """The longest line of a command's text output; what does not fit is wrapped (`--json` keeps
 every text whole)."""
 NARROWEST_COLUMN = 12
-"""A table column is narrowed to no less than its longest word, or this many characters."""
+"""The narrowest a table column is made to fit a width (a narrower column stays as it is)."""
 
 
 def slug(text: str) -> str:
@@ -69,6 +69,7 @@ def _row_lines(row: list[str], widths: list[int], indent: int) -> list[str]:
 
 
 def _cell_lines(cell: str, width: int) -> list[str]:
+    """A cell as lines of at most `width` characters, broken between words where it can be."""
     if len(cell) <= width:
         return [cell]
     return textwrap.wrap(cell, width, break_on_hyphens=False) or [""]
