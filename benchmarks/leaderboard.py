@@ -101,7 +101,8 @@ def seed_speed(metrics: list[str] | None) -> None:
     """`comperbench leaderboard seed` in a fresh process with an empty cache."""
     cache = tempfile.mkdtemp(prefix="comperbench-seed-")
     db = Path(cache) / "lb.sqlite"
-    command = [sys.executable, "-m", "comperbench", "leaderboard", "seed", "--db", str(db)]
+    seed = ["leaderboard", "seed", "--db", str(db), "--create"]
+    command = [sys.executable, "-m", "comperbench", *seed]
     if metrics is not None:
         command += ["--metrics", ",".join(metrics)]
     cpu, start = _children_cpu(), time.perf_counter()

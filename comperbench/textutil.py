@@ -1,10 +1,12 @@
-"""Text helpers: readable id fragments and plain-text tables for the command line."""
+"""Text helpers: readable id fragments, and plain-text tables and paragraphs for the command line
+that fit `LINE_WIDTH`."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,23 +15,93 @@ import pandas as pd
 
 _SLUG = re.compile(r"[^a-z0-9.]+")
 
+LINE_WIDTH = 120
+"""The longest line of a command's text output; what does not fit is wrapped (`--json` keeps
+every text whole)."""
+NARROWEST_COLUMN = 12
+"""The narrowest a table column is made to fit a width (a narrower column stays as it is)."""
+
 
 def slug(text: str) -> str:
     """A readable id fragment: lower case, runs of other characters replaced by '-'."""
     return _SLUG.sub("-", text.lower()).strip("-") or "x"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: int = 0) -> str:
-    """Left-aligned columns separated by two spaces, with a rule under the header."""
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    indent: int = 0,
+    width: int | None = None,
+) -> str:
+    """Left-aligned columns separated by two spaces, with a rule under the header. Given a
+    `width` (e.g. `LINE_WIDTH`), the widest columns are narrowed until a line fits (none below
+    `NARROWEST_COLUMN`), their cells wrapped onto lines of their own."""
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    pad = " " * indent
-    lines = [
-        pad + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        for row in cells
+    if width is not None:
+        widths = _narrowed(widths, width - indent - 2 * (len(widths) - 1))
+    lines = [_row_lines(row, widths, indent) for row in cells]
+    lines.insert(1, [" " * indent + "  ".join("-" * w for w in widths)])
+    return "\n".join(line for row in lines for line in row)
+
+
+def _narrowed(widths: list[int], room: int) -> list[int]:
+    """Column widths whose sum is at most `room` where it can be, the widest narrowed first."""
+    widths = list(widths)
+    while sum(widths) > room:
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        if widths[widest] <= NARROWEST_COLUMN:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _row_lines(row: list[str], widths: list[int], indent: int) -> list[str]:
+    """One table row as lines: each cell wrapped to its column's width."""
+    pieces = [_cell_lines(c, w) for c, w in zip(row, widths, strict=True)]
+    height = max(len(p) for p in pieces)
+    padded = [p + [""] * (height - len(p)) for p in pieces]
+    return [
+        " " * indent
+        + "  ".join(p[k].ljust(w) for p, w in zip(padded, widths, strict=True)).rstrip()
+        for k in range(height)
     ]
-    lines.insert(1, pad + "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+
+
+def _cell_lines(cell: str, width: int) -> list[str]:
+    """A cell as lines of at most `width` characters, broken between words where it can be."""
+    if len(cell) <= width:
+        return [cell]
+    return textwrap.wrap(cell, width, break_on_hyphens=False) or [""]
+
+
+def wrap(text: str, indent: str = "", first: str = "", width: int = LINE_WIDTH) -> str:
+    """`text` (one paragraph per line) as lines of at most `width` characters: the first one
+    after `first`, the others after `indent`; words longer than a line are broken."""
+    return "\n".join(
+        textwrap.fill(
+            line,
+            width,
+            initial_indent=first if n == 0 else indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+        )
+        or first
+        for n, line in enumerate(text.split("\n"))
+    )
+
+
+def wrap_signature(signature: str, width: int = LINE_WIDTH) -> str:
+    """A result signature (`key:value|key:value...`) broken only after a '|', continuation
+    lines indented by two spaces."""
+    spaced = textwrap.fill(
+        signature.replace("|", "| "),
+        width,
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return "\n".join(line.replace("| ", "|") for line in spaced.split("\n"))
 
 
 def number(value: float | None, digits: int = 3) -> str:

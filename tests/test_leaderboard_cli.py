@@ -33,7 +33,7 @@ def test_template_then_submit_then_show(
     )
     db = str(tmp_path / "lb.sqlite")
     args = ["submit", str(filled), "--name", "word-count", "--reference-free", "--db", db]
-    assert main([*args, "--trained-on", "usr-topical", "--family", "ngram"]) == 0
+    assert main([*args, "--trained-on", "usr-topical", "--family", "ngram", "--create"]) == 0
     out = capsys.readouterr().out
     assert "stored as submission #1 (family: ngram)" in out and "300/300 items, ranked" in out
     assert main([*args, "--trained-on", "usr-topical"]) == 0
@@ -77,7 +77,7 @@ def test_rejected_submission_exits_2_with_located_errors(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "lb.sqlite"
-    code = main(["submit", str(FIXTURES / "bad.jsonl"), "--name", "x", "--db", str(db)])
+    code = main(["submit", str(FIXTURES / "bad.jsonl"), "--name", "x", "--db", str(db), "--create"])
     assert code == 2
     err = capsys.readouterr().err
     assert "submission bad.jsonl was rejected (2 problems)" in err
@@ -90,7 +90,7 @@ def test_seed_stores_baselines_once(
 ) -> None:
     db = str(tmp_path / "lb.sqlite")
     seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
-    assert main(seed) == 0
+    assert main([*seed, "--create"]) == 0
     out, err = capsys.readouterr()
     assert "1 baseline submissions added (0 already there)" in out
     assert "seeding 0/1 benchmark levels, 0 of 1 baselines, 0:0" in err
@@ -185,13 +185,15 @@ def test_submit_says_why_a_constant_submission_is_not_ranked(
     ids = cached_benchmark("usr-persona", "turn").item_ids
     flat = tmp_path / "flat.csv"
     flat.write_text("item_id,score\n" + "".join(f"{i},1\n" for i in ids))
-    assert main(["submit", str(flat), "--name", "flat", "--db", str(tmp_path / "lb.sqlite")]) == 0
+    db = str(tmp_path / "lb.sqlite")
+    assert main(["submit", str(flat), "--name", "flat", "--db", db, "--create"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.split()[:2] == ["flat", "usr-persona"]]
     assert {row.split()[2] for row in rows} == {"turn", "system"}
     for row in rows:
         assert row.split()[4:6] == ["-", "[-,"] and row.split()[8] == "-"
-        assert row.endswith("not ranked: correlation undefined (metric scores are constant)")
+        assert row.endswith("not ranked [1]")
+    assert "  [1] correlation undefined (metric scores are constant)" in out.splitlines()
 
 
 def test_rescore_scores_again_what_an_older_version_scored(
@@ -205,7 +207,7 @@ def test_rescore_scores_again_what_an_older_version_scored(
     monkeypatch.delenv(mirror.REPO_ENV, raising=False)
     db = str(tmp_path / "lb.sqlite")
     seed = ["leaderboard", "seed", "--metrics", "length", "--benchmarks", "usr-topical", "--db", db]
-    assert main(seed) == 0
+    assert main([*seed, "--create"]) == 0
     assert main(["leaderboard", "rescore", "--db", db]) == 0
     assert (
         "0 coverage(s) of 0 submission(s) rescored, 0 submission(s) not" in capsys.readouterr().out
@@ -222,7 +224,8 @@ def test_rescore_scores_again_what_an_older_version_scored(
 def test_show_says_dstc7_is_correlated_on_its_items_with_references(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["leaderboard", "show", "dstc7", "--db", str(tmp_path / "lb.sqlite")]) == 0
+    db = str(tmp_path / "lb.sqlite")
+    assert main(["leaderboard", "show", "dstc7", "--db", db, "--create"]) == 0
     out = capsys.readouterr().out
     assert "items: every row is correlated on the 9,540 of 10,000 items with references" in out
 

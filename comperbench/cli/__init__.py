@@ -10,11 +10,12 @@ import sys
 from collections.abc import Sequence
 
 from comperbench import __version__
+from comperbench.cli.verbs import Parser
 from comperbench.errors import ComperbenchError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="comperbench",
         description="Human-judgment benchmarks, metrics and meta-evaluation for open-domain dialogue.",
     )
@@ -36,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ComperbenchError as exc:
         print(f"comperbench: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader stopped early (`| head`): the rest of the output goes nowhere, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

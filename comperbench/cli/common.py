@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,7 +12,7 @@ from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.errors import ComperbenchError
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
 from comperbench.stats.settings import SETTINGS
-from comperbench.textutil import json_ready
+from comperbench.textutil import LINE_WIDTH, json_ready, table
 
 
 def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
@@ -102,3 +103,8 @@ def located(run):
 def print_json(payload: Any) -> None:
     """A command's result as JSON on standard output (NaN as null)."""
     print(json.dumps(json_ready(payload), indent=2, allow_nan=False, default=str))
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: int = 0) -> str:
+    """A plain-text table whose lines fit `LINE_WIDTH` (`textutil.table`)."""
+    return table(headers, rows, indent, LINE_WIDTH)

@@ -12,10 +12,12 @@ from comperbench.benchmark import (
     list_benchmarks,
     load_benchmark,
 )
-from comperbench.cli.common import print_json
+from comperbench.cli.common import format_table, print_json
 from comperbench.errors import ComperbenchError, DataMissingError
 from comperbench.release import export_release, push_release
-from comperbench.textutil import table as format_table
+from comperbench.textutil import wrap
+
+RAW_MISSING = "raw files missing"
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -32,7 +34,7 @@ def run_list(args: argparse.Namespace) -> int:
                     bench = load_benchmark(name, level, data_dir=args.data_dir)
                     sizes.append(f"{level} {len(bench)}")
             except DataMissingError:
-                sizes = ["raw files missing (`comperbench show NAME` says where)"]
+                sizes = [RAW_MISSING]
         rows.append(
             [
                 name,
@@ -46,6 +48,8 @@ def run_list(args: argparse.Namespace) -> int:
         rows = [[r[0], r[1], r[3]] for r in rows]
         headers = [headers[0], headers[1], headers[3]]
     print(format_table(headers, rows))
+    if args.sizes and any(RAW_MISSING in row for row in rows):
+        print(f"\n{RAW_MISSING}: `comperbench show NAME` says where to put them")
     return 0
 
 
@@ -55,24 +59,25 @@ def run_show(args: argparse.Namespace) -> int:
         print_json({**describe(meta), "metadata": meta})
         return 0
     print(f"{meta.name} {meta.version}  (fingerprint {meta.fingerprint})")
-    print(meta.description)
-    print(f"homepage: {meta.homepage}\nlicense:  {meta.license}")
+    print(wrap(meta.description))
+    print(wrap(meta.homepage, first="homepage: ", indent=" " * 10))
+    print(wrap(meta.license, first="license:  ", indent=" " * 10))
     print(
         f"splits:   {', '.join(meta.splits)}   references: {'yes' if meta.has_references else 'no'}"
     )
     protocol = meta.protocol
     if protocol.reference_excluded_systems:
-        print(
-            f"protocol: metrics needing references leave out "
-            f"{', '.join(protocol.reference_excluded_systems)} ({protocol.reason})\n"
-            f"          source: {protocol.source}"
-        )
+        excluded = ", ".join(protocol.reference_excluded_systems)
+        left_out = f"metrics needing references leave out {excluded} ({protocol.reason})"
+        print(wrap(left_out, first="protocol: ", indent=" " * 10))
+        print(wrap(protocol.source, first="          source: ", indent=" " * 18))
     else:
         print("protocol: every system is scored by every metric")
     print("\naspects:")
     for a in meta.aspects:
         default = "  (default)" if a.name == meta.default_aspect else ""
-        print(f"  {a.name:<24} {a.min:g}-{a.max:g}  [{a.label}] {a.description}{default}")
+        line = f"  {a.name:<24} {a.min:g}-{a.max:g}  [{a.label}] {a.description}{default}"
+        print(wrap(line, indent=" " * 33))
     for level in meta.stored_levels:
         bench = load_benchmark(meta.name, level, data_dir=args.data_dir)
         systems = bench.systems()
@@ -82,20 +87,20 @@ def run_show(args: argparse.Namespace) -> int:
             f" dialogues, {len(systems)} systems, {ratings} individual ratings"
         )
         if bench.provenance != VERIFIED:
-            print(f"  data: {bench.provenance}")
+            print(wrap(bench.provenance, first="  data: ", indent="    "))
         if bench.skipped:
-            print(
-                "  dropped as the format requires: "
-                + ", ".join(f"{reason} {count}" for reason, count in sorted(bench.skipped.items()))
+            dropped = ", ".join(
+                f"{reason} {count}" for reason, count in sorted(bench.skipped.items())
             )
+            print(wrap(dropped, first="  dropped as the format requires: ", indent="    "))
         rows = [
             [system, int(row["items"]), f"{row[meta.default_aspect]:.3f}"]
             for system, row in systems.iterrows()
         ]
         print(format_table(["system", "items", f"mean {meta.default_aspect}"], rows, indent=2))
     for note in meta.notes:
-        print(f"\nnote: {note}")
-    print(f"\ncitation:\n{meta.citation}")
+        print("\n" + wrap(note, first="note: ", indent="  "))
+    print(f"\ncitation (BibTeX, printed as is):\n{meta.citation}")
     return 0
 
 

@@ -6,11 +6,10 @@ import argparse
 
 import pandas as pd
 
-from comperbench.cli.common import add_exclude_argument
+from comperbench.cli.common import add_exclude_argument, format_table
 from comperbench.errors import ComperbenchError
 from comperbench.stats.multiplicity import CORRECTIONS, describe
-from comperbench.textutil import interval, number, p_value
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, p_value, wrap
 
 SHORT = {"holm": "Holm", "bh": "BH"}
 
@@ -80,8 +79,11 @@ def print_expected(
 ) -> None:
     """Each system's rate against the expected rate (`rates.rate_tests`)."""
     print(
-        f"\n{what} against the expected rate {expected:g} (exact binomial test, "
-        f"{args.alternative}):"
+        "\n"
+        + wrap(
+            f"{what} against the expected rate {expected:g} (exact binomial test, "
+            f"{args.alternative}):"
+        )
     )
     rows = [
         [
@@ -96,7 +98,7 @@ def print_expected(
     ]
     headers = ["system", "successes", "n", "rate", "exact 95% CI", "p"]
     print(format_table(headers + adjusted_header(args.correction), rows, indent=2))
-    print(describe(args.correction, int(tests["p_value"].notna().sum()), "binomial tests"))
+    print(wrap(describe(args.correction, int(tests["p_value"].notna().sum()), "binomial tests")))
 
 
 def print_rate_tests(tests: pd.DataFrame, correction: str) -> None:
@@ -113,7 +115,7 @@ def print_rate_tests(tests: pd.DataFrame, correction: str) -> None:
     ]
     headers = ["system A", "system B", "z", "p", *adjusted_header(correction)]
     print(format_table(headers, body, indent=2))
-    print(describe(correction, int(tests["p_value"].notna().sum()), "z-tests"))
+    print(wrap(describe(correction, int(tests["p_value"].notna().sum()), "z-tests")))
 
 
 def print_rates(table: pd.DataFrame, what: str, counted: str = "labelled 1") -> None:

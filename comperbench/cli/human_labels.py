@@ -28,7 +28,7 @@ from comperbench.stats.label_analysis import (
     majority_labels,
 )
 from comperbench.stats.resampling import bootstrap_note
-from comperbench.textutil import interval, number, p_value
+from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
@@ -104,23 +104,28 @@ def _print_agreement(found: LabelAnalysis) -> None:
     if result is None:
         return
     if result.reason:
-        print(f"Krippendorff's alpha (nominal): undefined, {result.reason}")
+        print(wrap(f"Krippendorff's alpha (nominal): undefined, {result.reason}"))
         return
     bounds = interval(result.ci.low, result.ci.high) if result.ci else "-"
     print(
-        f"Krippendorff's alpha (nominal) on {result.n_items} items labelled twice or more: "
-        f"{number(result.value)} {bounds} (BCa)"
+        wrap(
+            f"Krippendorff's alpha (nominal) on {result.n_items} items labelled twice or more: "
+            f"{number(result.value)} {bounds} (BCa)"
+        )
     )
     small = bootstrap_note(result.n_items, "items")
     if small:
-        print(f"note: {small}")
-    print(result.signature)
+        print(wrap(f"note: {small}", indent="  "))
+    print(wrap_signature(result.signature))
 
 
 def _print_one(found: LabelAnalysis, args: argparse.Namespace) -> None:
     print(
-        f"\n== {found.behaviour}: rate of items labelled 1 (majority of their labels), "
-        f"Wilson {args.confidence:.0%} intervals"
+        "\n"
+        + wrap(
+            f"== {found.behaviour}: rate of items labelled 1 (majority of their labels), "
+            f"Wilson {args.confidence:.0%} intervals"
+        )
     )
     if found.split:
         print(f"note: {found.split} items with evenly split labels are left out")
@@ -155,7 +160,7 @@ def run_labels(args: argparse.Namespace) -> int:
         behaviours = {found.behaviour: _payload(found) for found in analyses}
         print_json({"about": about, "correction": args.correction, "behaviours": behaviours})
         return 0
-    print(about)
+    print(wrap(about))
     for found in analyses:
         _print_one(found, args)
     return 0

@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 from comperbench.cli.common import located, print_json
 from comperbench.stats.plan import SETTINGS, Setting
+from comperbench.textutil import wrap
 
 NOTATION = "(z_a = z_(1-alpha/2), or z_(1-alpha) one-sided; z_b = z_(power); q = 1 - p)"
 
@@ -95,10 +96,8 @@ def run_plan(args: argparse.Namespace) -> int:
         return 0
     label = "n needed" if plan.target_power is not None else "n"
     error = "" if plan.power_se is None else f" ± {plan.power_se:.3f} (Monte Carlo standard error)"
-    print(
-        f"{plan.setting}: {plan.test}, {plan.parameters}, alpha={plan.alpha:g}: "
-        f"{label} = {plan.n} {plan.unit}, power = {plan.power:.3f}{error}"
-    )
+    print(wrap(f"{plan.setting}: {plan.test}, {plan.parameters}, alpha={plan.alpha:g}:", "  "))
+    print(f"{label} = {plan.n} {plan.unit}, power = {plan.power:.3f}{error}")
     return 0
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import argparse
 
-from comperbench.cli.common import located, print_json
+from comperbench.cli.common import format_table, located, print_json
 from comperbench.cli.human_common import add_resampling_options
 from comperbench.human.ratings import read_ratings
 from comperbench.stats.rating_analysis import RatingAnalysis, analyse_ratings
 from comperbench.stats.resampling import bootstrap_note
-from comperbench.textutil import interval, number
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, wrap, wrap_signature
 
 
 def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
@@ -30,7 +29,7 @@ def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
         body.append([r.statistic, number(r.value), bounds, r.n_items, note])
     print("agreement:")
     print(format_table(["statistic", "value", "interval", "items", "note"], body, indent=2))
-    print(found.agreement[0].signature)
+    print(wrap_signature(found.agreement[0].signature))
 
 
 def run_ratings(args: argparse.Namespace) -> int:
@@ -65,7 +64,7 @@ def run_ratings(args: argparse.Namespace) -> int:
         ]
         print_json({"about": about, "aspects": results})
         return 0
-    print(about)
+    print(wrap(about))
     print("system mean: the mean of the item means; interval: Student t over the items")
     for level, found in analyses:
         _print_one(level, found, args.confidence)

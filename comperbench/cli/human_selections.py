@@ -22,7 +22,7 @@ from comperbench.stats.selection_analysis import (
     SelectionAnalysis,
     analyse_selections,
 )
-from comperbench.textutil import number, p_value
+from comperbench.textutil import number, p_value, wrap
 
 NAMES = {"soba": "SOBA (select one best)", "sata": "SATA (select all that apply)"}
 
@@ -32,14 +32,17 @@ def _print_omnibus(found: SelectionAnalysis) -> None:
     if test is None and found.omnibus_note is None:
         return
     if test is None:
-        print(f"\n{OMNIBUS[found.setting]}: not computed, {found.omnibus_note}")
+        print("\n" + wrap(f"{OMNIBUS[found.setting]}: not computed, {found.omnibus_note}"))
         return
     print(
-        f"\n{OMNIBUS[found.setting]} ({test.n} turns): {number(test.statistic, 2)}, dof "
-        f"{test.dof}, p {p_value(test.p_value)}"
+        "\n"
+        + wrap(
+            f"{OMNIBUS[found.setting]} ({test.n} turns): {number(test.statistic, 2)}, dof "
+            f"{test.dof}, p {p_value(test.p_value)}"
+        )
     )
     if found.omnibus_note:
-        print(f"note: {found.omnibus_note}")
+        print(wrap(f"note: {found.omnibus_note}", indent="  "))
 
 
 def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
@@ -98,7 +101,7 @@ def run_selections(args: argparse.Namespace) -> int:
         payload = {found.setting: _payload(found, about) for found in analyses}
         print_json({"about": about, "settings": payload})
         return 0
-    print(about)
+    print(wrap(about))
     for found in analyses:
         _print_one(found, args)
     return 0

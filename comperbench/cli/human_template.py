@@ -22,7 +22,7 @@ def run_template(args: argparse.Namespace) -> int:
         raise ComperbenchError(f"{out}: write the template as .csv or .jsonl")
     write_new_file(out, render(args.kind, out.suffix.lower()))
     command = TEMPLATES[args.kind].command
-    print(f"wrote {out}: fill it in, then run `comperbench human {command} --file {out}`")
+    print(f"wrote {out}; fill it in, then run\n  comperbench human {command} --file {out}")
     return 0
 
 

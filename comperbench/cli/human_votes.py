@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from comperbench.cli.common import (
+    format_table,
     load_from_arguments,
     located,
     print_json,
@@ -48,8 +49,7 @@ from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
 from comperbench.stats.resampling import bootstrap_note
-from comperbench.textutil import interval, number, p_value
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
@@ -138,33 +138,35 @@ def print_counts(result: PairwiseAnalysis) -> None:
 
 
 def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
+    """A table per rating (Bradley-Terry, Elo, TrueSkill), the systems in the first one's order."""
     for name, reason in result.undefined.items():
         if name in ("Bradley-Terry", "Elo", "TrueSkill"):
-            print(f"note: {name} is undefined here: {reason}")
+            print(wrap(f"note: {name} is undefined here: {reason}", indent="  "))
     if not result.ratings:
         return
     _, n_units = result.comparisons.unit_inverse()
     small = bootstrap_note(n_units, f"{result.comparisons.unit_name}s")
     if small:
-        print(f"note: {small}")
-    first = next(iter(result.ratings.values()))
-    headers, rows = ["system"], [[s] for s in first.table.index]
+        print(wrap(f"note: {small}", indent="  "))
+    systems = next(iter(result.ratings.values())).table.index
     for name, rated in result.ratings.items():
-        headers += [name, "95% CI", "ranks"]
-        for row, system in zip(rows, first.table.index, strict=True):
+        rows = []
+        for system in systems:
             r = rated.table.loc[system]
-            row += [number(r["rating"]), interval(r["low"], r["high"])]
             known = pd.notna(r["rank_low"])
-            row.append(f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-")
-    print(format_table(headers, rows))
-    print(
-        f"Elo and TrueSkill: median over {n_permutations} random orders of the comparisons; "
-        "intervals: bootstrap percentiles, each resample replayed in a random order"
-    )
-    for name, rated in result.ratings.items():
+            ranks = f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-"
+            rows.append([system, number(r["rating"]), interval(r["low"], r["high"]), ranks])
+        print(format_table(["system", name, "95% CI", "ranks"], rows))
         for system in rated.outside:
             print(f"note: the {name} rating of {system} lies outside its own interval")
-        print(rated.signature)
+        print(wrap_signature(rated.signature))
+        print()
+    print(
+        wrap(
+            f"Elo and TrueSkill: median over {n_permutations} random orders of the comparisons; "
+            "intervals: bootstrap percentiles, each resample replayed in a random order"
+        )
+    )
 
 
 def _print_omnibus(result: PairwiseAnalysis) -> None:
@@ -175,14 +177,19 @@ def _print_omnibus(result: PairwiseAnalysis) -> None:
         dropped = result.dropped_outcomes
         note = f" ({', '.join(dropped)} never occur: column dropped)" if dropped else ""
         print(
-            f"\nchi-square, systems x (win, tie, loss){note}: {chi.statistic:.2f}, dof "
-            f"{chi.dof}, p {p_value(chi.p_value)}"
+            "\n"
+            + wrap(
+                f"chi-square, systems x (win, tie, loss){note}: {chi.statistic:.2f}, dof "
+                f"{chi.dof}, p {p_value(chi.p_value)}"
+            )
         )
     q = result.cochran
     if q is not None:
         print(
-            f"Cochran's Q, best-rated system of each of {q.n} contexts every system "
-            f"answered: {number(q.statistic, 2)}, dof {q.dof}, p {p_value(q.p_value)}"
+            wrap(
+                f"Cochran's Q, best-rated system of each of {q.n} contexts every system "
+                f"answered: {number(q.statistic, 2)}, dof {q.dof}, p {p_value(q.p_value)}"
+            )
         )
 
 
@@ -196,31 +203,47 @@ def print_pairs(
     result: PairwiseAnalysis, test: str = SIGN_TEST, family: str = "sign tests"
 ) -> None:
     """The tests of every pair: `test` says what the sign test is here, `family` names its
-    tests in the correction's line; then the bootstrap and McNemar tests where computed."""
+    tests in the correction's line; then, in a table of their own, the bootstrap and McNemar
+    tests where computed."""
     pairs, correction = result.pairs, result.correction
-    extra = [column for column in EXTRA_TESTS if column in pairs]
+    names = [[r["system_a"], r["system_b"]] for _, r in pairs.iterrows()]
     headers = ["system A", "system B", "A wins", "B wins", "ties", "sign p"]
-    headers += adjusted_header(correction)
+    rows = [
+        [
+            *pair,
+            r["wins_a"],
+            r["wins_b"],
+            r["ties"],
+            *p_cells(r["sign_p"], r["sign_p_adjusted"], correction),
+        ]
+        for pair, (_, r) in zip(names, pairs.iterrows(), strict=True)
+    ]
+    print(wrap(f"\nevery pair of systems: {test}"))
+    print(format_table(headers + adjusted_header(correction), rows, indent=2))
+    print(wrap(describe(correction, int(pairs["sign_p"].notna().sum()), family)))
+    extra = [column for column in EXTRA_TESTS if column in pairs]
+    if not extra:
+        return
+    headers = ["system A", "system B"]
     for column in extra:
         headers += [EXTRA_TESTS[column][0], *adjusted_header(correction)]
-    rows = []
-    for _, r in pairs.iterrows():
-        row = [r["system_a"], r["system_b"], r["wins_a"], r["wins_b"], r["ties"]]
-        for column in ["sign_p", *extra]:
-            row += p_cells(r[column], r[f"{column}_adjusted"], correction)
-        rows.append(row)
-    unit = result.comparisons.unit_name
-    print(f"\nevery pair of systems: {test}")
+    rows = [
+        pair + [cell for c in extra for cell in p_cells(r[c], r[f"{c}_adjusted"], correction)]
+        for pair, (_, r) in zip(names, pairs.iterrows(), strict=True)
+    ]
+    print()
     print(format_table(headers, rows, indent=2))
-    print(describe(correction, int(pairs["sign_p"].notna().sum()), family))
+    unit = result.comparisons.unit_name
     for column in extra:
         what = EXTRA_TESTS[column][1].format(unit=unit)
-        print(f"  the same over {int(pairs[column].notna().sum())} {what}")
+        print(wrap(f"the same over {int(pairs[column].notna().sum())} {what}", first="  "))
     if "bootstrap_p" in pairs:
         floor = 2 / (result.n_resamples + 1)
         print(
-            f"note: with {result.n_resamples} resamples no bootstrap p is below {floor:.2g}; "
-            "more --resamples resolve smaller p-values"
+            wrap(
+                f"note: with {result.n_resamples} resamples no bootstrap p is below "
+                f"{floor:.2g}; more --resamples resolve smaller p-values"
+            )
         )
 
 
@@ -252,7 +275,7 @@ def run_votes(args: argparse.Namespace) -> int:
         print_json({**pairwise_payload(result, about), "agreement": found.agreement})
         return 0
     ties = int((games.outcome == 0.5).sum())
-    print(f"{about}; {ties} ties ({TIE_NOTE})")
+    print(wrap(f"{about}; {ties} ties ({TIE_NOTE})"))
     print_counts(result)
     if found.agreement is not None:
         _print_agreement(found.agreement)

@@ -4,25 +4,45 @@ from the shell."""
 from __future__ import annotations
 
 import argparse
+import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from comperbench.cli.common import print_json
+from comperbench.cli.common import format_table, print_json
+from comperbench.errors import ComperbenchError
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.outputs import write_new_file
-from comperbench.textutil import interval, number, p_value
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 if TYPE_CHECKING:
     from comperbench.leaderboard.store import Store
 
 
 def _store(args: argparse.Namespace) -> Store:
-    from comperbench.leaderboard.store import Store
+    """The leaderboard database at --db, else at $COMPERBENCH_LEADERBOARD_DB, else at the
+    default location. A path given must hold a leaderboard database unless --create; the
+    default location's database is created when first needed."""
+    from comperbench.leaderboard.store import DB_ENV, Store, database_problem, default_path
 
-    return Store(args.db)
+    explicit = args.db or os.environ.get(DB_ENV)
+    path = Path(explicit) if explicit else default_path()
+    named = f"--db {path}" if args.db else f"{DB_ENV}={path}"
+    if not explicit:
+        named = f"the leaderboard database {path}"
+    problem = database_problem(path, create=args.create or not explicit)
+    if problem is not None:
+        if database_problem(path, create=True) is None:
+            problem += "; --create starts a new leaderboard database there"
+        raise ComperbenchError(f"{named} {problem}")
+    try:
+        return Store(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise ComperbenchError(
+            f"{named} cannot be opened as the leaderboard database: {exc}"
+        ) from None
 
 
 def run_submit(args: argparse.Namespace) -> int:
@@ -61,22 +81,23 @@ def run_submit(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(outcome.summary())
+    print(wrap(outcome.summary(), indent="    "))
     if placings:
         print(placings_text(placings, args.statistic))
     return 0
 
 
 def run_template(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.items import stored_levels, submission_template
+    from comperbench.leaderboard.items import cached_benchmark, stored_levels, submission_template
 
     levels = [args.level] if args.level else stored_levels(args.name)
-    text = submission_template(args.name, levels)
+    text = submission_template(args.name, levels, with_texts=args.with_texts)
     if args.out == "-":
         sys.stdout.write(text)
     else:
         write_new_file(args.out, text)
-        print(f"wrote {args.out} ({text.count(chr(10)) - 1} items; fill the score column)")
+        items = sum(len(cached_benchmark(args.name, level)) for level in levels)
+        print(f"wrote {args.out} ({items} items; fill the score column)")
     return 0
 
 
@@ -143,26 +164,28 @@ def run_show(args: argparse.Namespace) -> int:
     ]
     print(f"{meta.name} / {level} / {aspect} / {args.statistic}")
     if excluded := meta.protocol.reference_excluded_systems:
-        print(
-            f"protocol: every submission is correlated without {', '.join(excluded)} "
+        protocol = (
+            f"every submission is correlated without {', '.join(excluded)} "
             f"({meta.protocol.reason}), so that all rows share their items"
         )
+        print(wrap(protocol, first="protocol: ", indent="  "))
     if note := references_note(args.benchmark, level):
-        print(f"items: {note}")
+        print(wrap(note, first="items: ", indent="  "))
     headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n", "family"]
     print(format_table(headers, rows))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
-        print(f"note: {note}")
+        print(wrap(note, first="note: ", indent="  "))
     for row in unranked(*view):
-        print(f"not ranked: {describe_unranked(row)}")
+        print(wrap(describe_unranked(row), first="not ranked: ", indent="  "))
     for name, covered, total in store.partial(
         args.benchmark, level if level != "system" else stored_levels(args.benchmark)[0]
     ):
-        print(f"partial (not ranked): {name} {covered}/{total}")
+        print(wrap(f"{name} {covered}/{total}", first="partial (not ranked): ", indent="  "))
     for row in set_apart(*view):
-        print(f"scored under other settings (not ranked): {describe_apart(row)}")
+        apart = describe_apart(row)
+        print(wrap(apart, first="scored under other settings (not ranked): ", indent="  "))
     if ranked:
-        print(ranked[0].row.signature)
+        print(wrap_signature(ranked[0].row.signature))
     return 0
 
 
@@ -201,7 +224,7 @@ def run_rescore(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from comperbench.leaderboard.app import serve
 
-    serve(db=args.db, host=args.host, port=args.port)
+    serve(db=_store(args).path, host=args.host, port=args.port)
     return 0
 
 
@@ -225,9 +248,17 @@ def run_deploy(args: argparse.Namespace) -> int:
 
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
+    """--db and --create."""
     parser.add_argument(
         "--db",
-        help="leaderboard database (default: $COMPERBENCH_LEADERBOARD_DB or the user data dir)",
+        help="leaderboard database, an existing one unless --create (default: "
+        "$COMPERBENCH_LEADERBOARD_DB, else leaderboard.sqlite in the user data dir, created "
+        "when first needed)",
+    )
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="start a new, empty leaderboard database at --db when there is none",
     )
 
 
@@ -263,6 +294,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     template.add_argument("name", metavar="NAME")
     template.add_argument("--level", choices=["turn", "dialogue"])
     template.add_argument("--out", default="-", help="a new output file (default: standard output)")
+    template.add_argument(
+        "--with-texts",
+        action="store_true",
+        help="add what a metric reads of each item: system, context, response, references, "
+        "grounding (dialogue level: turns); submit ignores these columns",
+    )
     template.set_defaults(run=run_template)
 
     board = commands.add_parser(

@@ -7,13 +7,14 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
+from comperbench.cli.common import format_table
 from comperbench.reproduction.run import (
     TOLERANCE,
     Reproduced,
     reproduce_correlations,
     reproduce_facts,
 )
-from comperbench.textutil import table as format_table
+from comperbench.textutil import wrap
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -63,16 +64,24 @@ def run_reproduce(args: argparse.Namespace) -> int:
         return 0
     print(render(rows))
     print()
-    print(_summary(rows))
-    for r in rows:
-        if r.status == "known":
-            print(f"known difference, {r.benchmark} {r.what}: {r.known_cause}")
+    print(wrap(_summary(rows)))
+    for cause, cells in _known_differences(rows).items():
+        print(wrap(f"known difference, {'; '.join(cells)}: {cause}", indent="  "))
     for reason in sorted({r.skipped for r in rows if r.skipped}):
-        print(f"skipped: {reason}")
+        print(wrap(reason, first="skipped: ", indent="  "))
     if args.sources:
         for r in rows:
-            print(f"{r.benchmark} {r.what}: {r.source}")
+            print(wrap(f"{r.benchmark} {r.what}: {r.source}", indent="  "))
     return 0
+
+
+def _known_differences(rows: list[Reproduced]) -> dict[str, list[str]]:
+    """Each established cause of a difference, with the cells it explains."""
+    causes: dict[str, list[str]] = {}
+    for r in rows:
+        if r.status == "known" and r.known_cause:
+            causes.setdefault(r.known_cause, []).append(f"{r.benchmark} {r.what}")
+    return causes
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -15,6 +15,7 @@ from comperbench.cli.common import (
     add_common_arguments,
     add_convention_arguments,
     conventions_from_arguments,
+    format_table,
     load_from_arguments,
     located,
     print_json,
@@ -27,8 +28,7 @@ from comperbench.stats.correlation import CorrelationResult, correlation_table
 from comperbench.stats.settings import SETTINGS
 from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
 from comperbench.stats.statistics import get_statistic, statistic_names
-from comperbench.textutil import interval, number, p_value
-from comperbench.textutil import table as format_table
+from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 
 def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
@@ -99,7 +99,7 @@ def _print_correlations(table: list, method: str) -> None:
         for r in table
     ]
     print(format_table(["metric", "n", "dropped", method, "p", "95% CI", "note"], rows))
-    print(table[0].signature)
+    print(wrap_signature(table[0].signature))
 
 
 def _contexts_note(r: CorrelationResult) -> str | None:
@@ -119,8 +119,11 @@ def _p_matrix(metrics: list[str], short: list[str], values, ranks, p: np.ndarray
 
 def _print_significance(sig, test: str, correction: str, adjusted: np.ndarray) -> None:
     print(
-        f"\n{test}: p-value that the row metric correlates better than the column metric"
-        f" ({sig.n} {sig.unit}, {sig.n_dropped} items dropped)"
+        "\n"
+        + wrap(
+            f"{test}: p-value that the row metric correlates better than the column metric"
+            f" ({sig.n} {sig.unit}, {sig.n_dropped} items dropped)"
+        )
     )
     short = [f"m{i + 1}" for i in range(len(sig.metrics))]
     print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, sig.p_values))
@@ -128,15 +131,15 @@ def _print_significance(sig, test: str, correction: str, adjusted: np.ndarray) -
     if used.size and used.min() < used.max():
         print(f"permutations per pair: {used.min()} to {used.max()} (early stopping)")
     for rank, members in enumerate(sig.clusters(), start=1):
-        print(f"cluster {rank}: {', '.join(members)}")
+        print(wrap(", ".join(members), first=f"cluster {rank}: ", indent="  "))
     for name, reason in sig.undefined.items():
-        print(f"not ranked: {name} (correlation undefined: {reason})")
+        print(wrap(f"not ranked: {name} (correlation undefined: {reason})", indent="  "))
     if correction != "none":
         n_tests = multiplicity.family_size(adjusted)
-        print("\n" + multiplicity.describe(correction, n_tests, "one-sided pairwise tests"))
+        print("\n" + wrap(multiplicity.describe(correction, n_tests, "one-sided pairwise tests")))
         print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, adjusted))
         print("ranks above come from the unadjusted p-values, as in the WMT metrics task")
-    print(sig.signature)
+    print(wrap_signature(sig.signature))
 
 
 def _compare_document(lines, correlations, sig, adjusted, correction: str) -> dict:
@@ -216,9 +219,9 @@ def run_compare(args: argparse.Namespace) -> int:
         print_json(_compare_document(protocol_lines, correlations, sig, adjusted, args.correction))
         return 0
     for line in protocol_lines:
-        print(line)
+        print(wrap(line, indent="  "))
     grouped = " grouped by dialogue (shared context)" if args.grouped else ""
-    print(f"{kept.label}, aspect {aspect}, {level} level{grouped}, {args.method}")
+    print(wrap(f"{kept.label}, aspect {aspect}, {level} level{grouped}, {args.method}"))
     _print_correlations(correlations, args.method)
     if sig is not None and adjusted is not None:
         _print_significance(sig, args.test, args.correction, adjusted)
@@ -253,13 +256,12 @@ def run_agreement(args: argparse.Namespace) -> int:
         )
         notes.add(r.rater_assignment)
         signature = r.signature
-    print(
-        f"{bench.label} ({bench.level} level): inter-annotator agreement, raters: {'; '.join(sorted(notes))}"
-    )
+    raters = "; ".join(sorted(notes))
+    print(wrap(f"{bench.label} ({bench.level} level): inter-annotator agreement, raters: {raters}"))
     print(
         format_table(["aspect", "statistic", "value", "95% CI", "items", "ratings", "note"], rows)
     )
-    print(signature)
+    print(wrap_signature(signature))
     return 0
 
 

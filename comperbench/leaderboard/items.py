@@ -310,12 +310,37 @@ class ItemIndex:
         return {k: (np.array(a, dtype=int), np.array(b, dtype=int)) for k, (a, b) in rows.items()}
 
 
-def submission_template(name: str, levels: Sequence[str]) -> str:
+TEXT_COLUMNS = ("system", "context", "response", "references", "grounding", "turns")
+"""What a metric reads of an item, as the template's text columns (`submission_template`); a
+submission's reader ignores these columns."""
+
+
+def submission_template(name: str, levels: Sequence[str], with_texts: bool = False) -> str:
     """A submission file to fill: an `item_id,score` header and each item id of the levels with
-    an empty score."""
+    an empty score; `with_texts` adds each item's `TEXT_COLUMNS` that the levels have (a
+    dialogue as `speaker: text` lines, a list as a line per entry)."""
+    tables = [cached_benchmark(name, level).table for level in levels]
+    texts = [c for c in TEXT_COLUMNS if with_texts and any(c in t.column_names for t in tables)]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["item_id", "score"])
-    for level in levels:
-        writer.writerows([item, ""] for item in cached_benchmark(name, level).item_ids)
+    writer.writerow(["item_id", "score", *texts])
+    for table in tables:
+        cells = [
+            table.column(c).to_pylist() if c in table.column_names else [None] * len(table)
+            for c in texts
+        ]
+        for i, item in enumerate(table.column("item_id").to_pylist()):
+            writer.writerow([item, "", *(_text_cell(column[i]) for column in cells)])
     return out.getvalue()
+
+
+def _text_cell(value: object) -> str:
+    """A text column's cell: utterances as `speaker: text` lines, other lists a line per entry,
+    nothing as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "\n".join(
+            f"{v['speaker']}: {v['text']}" if isinstance(v, dict) else str(v) for v in value
+        )
+    return str(value)

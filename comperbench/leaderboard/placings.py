@@ -7,8 +7,7 @@ from typing import Any
 
 from comperbench.leaderboard.service import Outcome
 from comperbench.leaderboard.store import Row, Store
-from comperbench.textutil import interval, number
-from comperbench.textutil import table as format_table
+from comperbench.textutil import LINE_WIDTH, interval, number, table, wrap
 
 PLACING_HEADERS = [
     "metric",
@@ -91,20 +90,33 @@ def _placing(row: Row, benchmark: str, aspect: str, place: dict[str, Any]) -> di
     }
 
 
-def placing_cells(p: dict[str, Any]) -> list[object]:
-    if "rank" in p:
-        rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
-    else:
-        rank, span = "-", f"not ranked: {p['not_ranked']}"
-    where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
-    return [*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span]
+def _placing_rows(placings: list[dict[str, Any]]) -> tuple[list[list[object]], dict[str, int]]:
+    """The rows of the placings table, and why rows are not ranked, each reason numbered once
+    (a row's range cell refers to its number)."""
+    reasons: dict[str, int] = {}
+    rows: list[list[object]] = []
+    for p in placings:
+        if "rank" in p:
+            rank, span = f"{p['rank']}/{p['of']}", "{}-{}".format(*p["rank_range"])
+        else:
+            mark = reasons.setdefault(p["not_ranked"], len(reasons) + 1)
+            rank, span = "-", f"not ranked [{mark}]"
+        where = [p["metric"], p["benchmark"], p["level"], p["aspect"]]
+        rows.append([*where, number(p["value"]), interval(*p["ci"]), p["n"], rank, span])
+    return rows, reasons
 
 
 def placings_text(placings: list[dict[str, Any]], statistic: str) -> str:
-    """The placings as the table `comperbench submit` prints, with the notes of small samples."""
+    """The placings as the table `comperbench submit` prints, within `LINE_WIDTH`: the reasons
+    rows are not ranked, numbered, and the notes of small samples under it."""
+    rows, reasons = _placing_rows(placings)
     lines = [
         f"{statistic} with the human scores; rank among the ranked stored metrics:",
-        format_table(PLACING_HEADERS, [placing_cells(p) for p in placings], indent=2),
+        table(PLACING_HEADERS, rows, 2, LINE_WIDTH),
     ]
-    lines += [f"note: {n}" for n in dict.fromkeys(p["ci_note"] for p in placings if p["ci_note"])]
+    lines += [
+        wrap(reason, first=f"  [{mark}] ", indent="      ") for reason, mark in reasons.items()
+    ]
+    notes = dict.fromkeys(p["ci_note"] for p in placings if p["ci_note"])
+    lines += [wrap(f"note: {note}", indent="  ") for note in notes]
     return "\n".join(lines)

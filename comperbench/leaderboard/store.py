@@ -126,6 +126,61 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("comperbench")) / "leaderboard.sqlite"
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database file."""
+
+
+def database_problem(path: Path, create: bool) -> str | None:
+    """Why `path` cannot serve as the leaderboard database, None when it can: a folder, a file
+    that is not a SQLite database or is another program's, a path where none can be written,
+    or, unless `create`, no file (or an empty one) at all."""
+    if path.is_dir():
+        return "is a folder, not a database file"
+    if not path.exists():
+        return _creation_problem(path) or (None if create else "does not exist")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not head:
+        return _creation_problem(path) or (None if create else "is an empty file")
+    if head != SQLITE_HEADER:
+        return "is not a SQLite database"
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return "cannot be written (SQLite writes the file and a journal beside it)"
+    return _foreign_database(path)
+
+
+def _creation_problem(path: Path) -> str | None:
+    """Why a database cannot be created at `path` (None: it can): the nearest existing folder
+    on its way is a file, or cannot be written."""
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot be created: {folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK):
+        return f"cannot be created: the folder {folder} cannot be written"
+    return None
+
+
+def _foreign_database(path: Path) -> str | None:
+    """Why the SQLite database at `path` is another program's (tables, none of them the
+    leaderboard's submissions), None when it is not."""
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return f"cannot be read as a SQLite database ({exc})"
+    if tables and "submissions" not in tables:
+        return "is a SQLite database of another program (it has no submissions table)"
+    return None
+
+
 @dataclass(frozen=True)
 class Stored:
     """What `Store.add` did: the submission id, whether the file was already there, and the

@@ -1,7 +1,7 @@
 """The submission format: reading CSV / JSONL / parquet (optionally gzip or zip) and strict validation.
 
 A submission is a table with an `item_id` column and either one `score` column or one column per
-metric. Item ids are those of the release (`benchmark/...`), so one file may cover several
+metric; the text columns of the template (`items.TEXT_COLUMNS`) are ignored. Item ids are those of the release (`benchmark/...`), so one file may cover several
 benchmarks. Nothing here touches the store: a file either validates completely or raises
 `SubmissionError` counting every problem by kind and listing the first ones with their line, item
 id and column (or metadata field). Scores are read strictly: JSON numbers in JSONL, plain ASCII
@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from comperbench.errors import ComperbenchError
-from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.items import TEXT_COLUMNS, ItemIndex
 from comperbench.metrics.base import Family
 from comperbench.textutil import DuplicateKeyError, object_without_duplicates
 
@@ -364,6 +364,11 @@ def _decode(file_name: str, data: bytes) -> str:
         ) from exc
 
 
+def _score_columns(columns: Sequence[str]) -> list[str]:
+    """The columns that hold scores: all but the id and the template's text columns."""
+    return [c for c in columns if c != ID_COLUMN and c not in TEXT_COLUMNS]
+
+
 def _check_columns(file_name: str, columns: list[str], line: int | None) -> None:
     problems = []
     if ID_COLUMN not in columns:
@@ -387,7 +392,7 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
                     kind=_HEADER,
                 )
             )
-    if not [c for c in columns if c != ID_COLUMN]:
+    if not _score_columns(columns):
         problems.append(Problem(f"no score column next to {ID_COLUMN!r}", line, kind=_HEADER))
     if problems:
         raise SubmissionError(file_name, problems)
@@ -403,7 +408,7 @@ def _read_csv(file_name: str, text: str) -> _Rows:
         raise SubmissionError(file_name, [Problem(f"not CSV ({exc})", 1, kind=_LINE)]) from exc
     columns = [c.strip() for c in header]
     _check_columns(file_name, columns, 1)
-    rows = _Rows(columns, [], [], {c: [] for c in columns if c != ID_COLUMN}, text=True)
+    rows = _Rows(columns, [], [], {c: [] for c in _score_columns(columns)}, text=True)
     id_at = columns.index(ID_COLUMN)
     problems = []
     previous = reader.line_num
@@ -422,7 +427,7 @@ def _read_csv(file_name: str, text: str) -> _Rows:
             rows.lines.append(line)
             rows.ids.append(record[id_at].strip())
             for column, cell in zip(columns, record, strict=True):
-                if column != ID_COLUMN:
+                if column in rows.cells:
                     rows.cells[column].append(cell)
     except csv.Error as exc:
         problems.append(Problem(f"malformed CSV ({exc})", previous + 1, kind=_LINE))
@@ -474,7 +479,7 @@ def _read_jsonl(file_name: str, text: str) -> _Rows:
         if rows is None:
             columns = [str(k) for k in record]
             _check_columns(file_name, columns, number)
-            rows = _Rows(columns, [], [], {c: [] for c in columns if c != ID_COLUMN})
+            rows = _Rows(columns, [], [], {c: [] for c in _score_columns(columns)})
         if set(record) != set(rows.columns):
             extra = sorted(set(record) - set(rows.columns))
             missing = sorted(set(rows.columns) - set(record))
@@ -512,9 +517,9 @@ def _read_parquet(file_name: str, data: bytes) -> _Rows:
         table.schema.field(ID_COLUMN).type
     ):
         problems.append(Problem("must be strings", column=ID_COLUMN, kind=_HEADER))
-    for column in columns:
+    for column in _score_columns(columns):
         kind = table.schema.field(column).type
-        if column != ID_COLUMN and not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
             problems.append(Problem(f"must be numbers, found {kind}", column=column, kind=_HEADER))
     if problems:
         raise SubmissionError(file_name, problems)
@@ -523,7 +528,7 @@ def _read_parquet(file_name: str, data: bytes) -> _Rows:
         columns,
         list(range(1, table.num_rows + 1)),
         table.column(ID_COLUMN).to_pylist(),
-        {c: table.column(c).to_pylist() for c in columns if c != ID_COLUMN},
+        {c: table.column(c).to_pylist() for c in _score_columns(columns)},
     )
 
 
@@ -572,7 +577,7 @@ def _decimal_hint(number: str) -> str:
 
 
 def _metric_names(meta: SubmissionMeta, columns: Sequence[str]) -> dict[str, str]:
-    score_columns = [c for c in columns if c != ID_COLUMN]
+    score_columns = _score_columns(columns)
     if score_columns == [SCORE_COLUMN]:
         return {SCORE_COLUMN: meta.name.strip()}
     return {c: f"{meta.name.strip()}/{c}" for c in score_columns}
