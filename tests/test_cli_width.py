@@ -137,9 +137,14 @@ def test_human_labels(data_root: Path, capsys: pytest.CaptureFixture[str]) -> No
     ("kind", "action"), [("selections", "selections"), ("ratings", "ratings"), ("votes", "votes")]
 )
 def test_human_actions_on_their_templates(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, action: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    action: str,
 ) -> None:
-    example = tmp_path / f"{kind}.csv"
+    monkeypatch.chdir(tmp_path)  # a file name the output repeats, not a long temporary path
+    example = Path(f"{kind}.csv")
     _fits(_run(capsys, "human", "template", kind, "--out", str(example)))
     _fits(_run(capsys, "human", "template", kind))
     argv = ["human", action, "--file", str(example), "--resamples", "20"]

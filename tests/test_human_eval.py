@@ -195,8 +195,11 @@ def test_real_ratings_lie_in_their_intervals_and_ignore_the_order(
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
 
 
-def test_pairwise_from_vote_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "votes.csv"
+def test_pairwise_from_vote_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a short file name, so that the summary line is not wrapped
+    path = Path("votes.csv")
     path.write_text(VOTES)
     argv = ["human", "votes", "--file", str(path), "--resamples", "50", "--permutations", "50"]
     assert main([*argv, "--expected", "0.5"]) == 0

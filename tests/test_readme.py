@@ -118,7 +118,7 @@ def test_unknown_verbs_options_and_abbreviations_are_named() -> None:
         f"README.md:{line}" for line in (4, 5, 6, 7, 8)
     ]
     assert "unrecognized arguments: --no-such-option" in problems[0]
-    assert "invalid choice: 'frobnicate'" in problems[1]
+    assert "unknown command 'frobnicate'" in problems[1]
     assert "unrecognized arguments: --js" in problems[2]
     assert "invalid choice: 'no-such-statistic'" in problems[3]
     assert "the shell cannot split it: No closing quotation" in problems[4]
