@@ -159,6 +159,16 @@ def jackknife_weights(n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCK
     return np.vstack([np.empty((0, n_units)), *jackknife_chunks(n_units, seed, max_blocks)])
 
 
+def resamples_note(n_valid: int, n_resamples: int) -> str | None:
+    """That an interval rests on only `n_valid` of `n_resamples` resamples, or None."""
+    if n_valid >= n_resamples:
+        return None
+    return (
+        f"interval over {n_valid:,} of {n_resamples:,} resamples (the statistic is undefined "
+        "on the others)"
+    )
+
+
 @dataclass(frozen=True)
 class Interval:
     low: float
@@ -166,17 +176,24 @@ class Interval:
     method: str
     confidence: float
     n_valid: int
-    """Resamples whose statistic was defined (not NaN)."""
+    """Resamples whose statistic was defined (not NaN): those the interval is made of."""
+    n_resamples: int
+    """Resamples drawn."""
+
+    @property
+    def note(self) -> str | None:
+        """Says how many resamples the interval rests on when some were undefined."""
+        return resamples_note(self.n_valid, self.n_resamples)
 
 
 def percentile_interval(boot: np.ndarray, confidence: float = 0.95) -> Interval:
     """The (1-c)/2 and (1+c)/2 quantiles of the defined bootstrap values."""
     valid = boot[np.isfinite(boot)]
     if valid.size == 0:
-        return Interval(np.nan, np.nan, "percentile", confidence, 0)
+        return Interval(np.nan, np.nan, "percentile", confidence, 0, boot.size)
     tail = (1 - confidence) / 2
     low, high = np.quantile(valid, [tail, 1 - tail])
-    return Interval(float(low), float(high), "percentile", confidence, valid.size)
+    return Interval(float(low), float(high), "percentile", confidence, valid.size, boot.size)
 
 
 def bca_interval(
@@ -186,7 +203,7 @@ def bca_interval(
     valid = boot[np.isfinite(boot)]
     jack = jackknife[np.isfinite(jackknife)]
     if valid.size == 0 or not np.isfinite(estimate) or jack.size < 2:
-        return Interval(np.nan, np.nan, "bca", confidence, valid.size)
+        return Interval(np.nan, np.nan, "bca", confidence, valid.size, boot.size)
     below = (
         np.count_nonzero(valid < estimate) + 0.5 * np.count_nonzero(valid == estimate)
     ) / valid.size
@@ -198,6 +215,6 @@ def bca_interval(
     z = sps.norm.ppf([tail, 1 - tail])
     levels = sps.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
     if not np.all(np.isfinite(levels)):
-        return Interval(np.nan, np.nan, "bca", confidence, valid.size)
+        return Interval(np.nan, np.nan, "bca", confidence, valid.size, boot.size)
     low, high = np.quantile(valid, levels)
-    return Interval(float(low), float(high), "bca", confidence, valid.size)
+    return Interval(float(low), float(high), "bca", confidence, valid.size, boot.size)
