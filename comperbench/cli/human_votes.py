@@ -47,7 +47,7 @@ from comperbench.stats.multiplicity import describe
 from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
-from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
 from comperbench.textutil import interval, number, p_value
 from comperbench.textutil import table as format_table
 
@@ -222,6 +222,11 @@ def print_pairs(
             f"note: with {result.n_resamples} resamples no bootstrap p is below {floor:.2g}; "
             "more --resamples resolve smaller p-values"
         )
+        if few := int((pairs["bootstrap_units"] < MIN_BOOTSTRAP_UNITS).sum()):
+            print(
+                f"note: no bootstrap p for {few} pair(s) compared on fewer than "
+                f"{MIN_BOOTSTRAP_UNITS} {unit}s: too few to resample (the exact sign test stands)"
+            )
 
 
 def _print_agreement(agreement: pd.DataFrame) -> None:
