@@ -162,6 +162,8 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
         "intervals: bootstrap percentiles, each resample replayed in a random order"
     )
     for name, rated in result.ratings.items():
+        if rated.note:
+            print(f"note: {name}: {rated.note}")
         for system in rated.outside:
             print(f"note: the {name} rating of {system} lies outside its own interval")
         print(rated.signature)
@@ -275,7 +277,7 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
         "win_tie_loss": result.win_tie_loss,
         "wmt": result.wmt,
         "ratings": {
-            name: {"signature": rated.signature, "table": rated.table}
+            name: {"signature": rated.signature, "table": rated.table, "note": rated.note}
             for name, rated in result.ratings.items()
         },
         "undefined": result.undefined,
