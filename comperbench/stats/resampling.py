@@ -84,8 +84,24 @@ def bootstrap_count_chunks(
         yield counts_from_indices(_draw_indices(rng, n_units, rows), n_units)
 
 
+def exact_swaps(n_items: int, n_resamples: int) -> bool:
+    """Whether all 2^n_items swap patterns are no more than the permutations asked for: a
+    paired permutation test then enumerates them instead of drawing (its p-value is b / k,
+    the observed pattern counted among them)."""
+    return n_items < 63 and 2**n_items <= n_resamples
+
+
+def all_swaps(n_items: int) -> np.ndarray:
+    """(2^n_items, n_items) every swap pattern, the first swapping nothing."""
+    codes = np.arange(2**n_items, dtype=np.int64)[:, None]
+    return (codes >> np.arange(n_items, dtype=np.int64)) & 1 == 1
+
+
 def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(n_resamples, n_items) boolean matrix, True where a paired permutation swaps the item."""
+    """(n_resamples, n_items) boolean matrix, True where a paired permutation swaps the item;
+    all 2^n_items patterns instead when they are no more (`exact_swaps`)."""
+    if exact_swaps(n_items, n_resamples):
+        return all_swaps(n_items)
     rng = np.random.default_rng(seed)
     return rng.random((n_resamples, n_items)) < 0.5
 
@@ -107,8 +123,10 @@ def swap_row_source(
 ) -> Callable[[int, int], Iterator[np.ndarray]]:
     """(start, stop) -> rows start..stop-1 of `swap_masks(n_items, n_resamples, seed)` in
     chunks, as often as asked: cut from the whole matrix when its booleans fit in `chunk_bytes`,
-    else drawn again each time."""
-    if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES):
+    else drawn again each time; all 2^n_items patterns when they are no more (`exact_swaps`)."""
+    if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES) and not exact_swaps(
+        n_items, n_resamples
+    ):
         return partial(swap_mask_chunks, n_items, seed, chunk_bytes=chunk_bytes)
     whole = swap_masks(n_items, n_resamples, seed)
     step = chunk_rows(n_items, chunk_bytes)
