@@ -92,6 +92,14 @@ def _pearson_from_sums(
     return r
 
 
+def _unit_scaled(v: np.ndarray) -> np.ndarray:
+    """v divided by its largest absolute value along the last axis (Pearson does not change),
+    so that squares of scores near the ends of the float range neither overflow nor lose
+    precision as subnormals; a row of zeros stays as it is."""
+    largest = np.abs(v).max(axis=-1, keepdims=True, initial=0.0)
+    return v / np.where(largest > 0, largest, 1.0)
+
+
 def _drawn_constant(v: np.ndarray, W: np.ndarray) -> np.ndarray:
     """(k,) whether every unit drawn in each count row of W has the same value in v."""
     drawn = W > 0
@@ -110,7 +118,7 @@ def _centred_pearson(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """(k,) Pearson of x and y under each count row of W, centred at each resample's own means;
     NaN only where the drawn values of x or of y are all equal (scipy's rule)."""
     s = W.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(all="ignore"):
         dx, dy = _scaled_deviations(x, W, s), _scaled_deviations(y, W, s)
         r = (W * dx * dy).sum(axis=1) / np.sqrt((W * dx * dx).sum(axis=1) * (W * dy * dy).sum(1))
     r = np.clip(r, -1.0, 1.0)
@@ -122,9 +130,9 @@ def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     """Pearson of each metric row of X with y under count rows, the centred scores' squares
     and products formed once. A resample whose variance is a tiny share of its sum of squares
     about the full sample's mean (the one-pass sums lost their digits to cancellation, e.g.
-    scores near 0 but one far larger item not drawn) is computed again about its own means."""
-    Xc = X - X.mean(axis=1, keepdims=True)
-    yc = y - y.mean()
+    scores near 0 but one far larger item not drawn) is computed again about its own means.
+    Scores are scaled to at most 1 in absolute value first."""
+    Xc, yc = _unit_scaled(X - X.mean(axis=1, keepdims=True)), _unit_scaled(y - y.mean())
     yy, XX, XY = yc * yc, (Xc * Xc).T, (Xc * yc).T
 
     def score(W: np.ndarray) -> np.ndarray:
@@ -136,6 +144,7 @@ def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
             lost = (sxx - sx * sx / s[:, None] <= _CANCELLED * sxx) | (
                 syy - sy * sy / s <= _CANCELLED * syy
             )[:, None]
+        lost |= ~np.isfinite(r)
         for m in np.flatnonzero(lost.any(axis=0)):
             rows = np.flatnonzero(lost[:, m])
             r[rows, m] = _centred_pearson(X[m], y, W[rows])
