@@ -204,6 +204,8 @@ def _fill_row(row: dict[str, Any], method: str, r: CorrelationResult) -> None:
     row[method], row[f"{method}_p"] = r.value, r.p_value
     row[f"{method}_p_method"] = r.p_method
     row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
+    if r.ci:
+        row[f"{method}_ci_resamples"] = r.ci.n_valid
     row.update({f"{method}_{key}": value for key, value in r.chosen.items()})
     if notes := [note for note in (r.reason, r.ci_note) if note]:
         row[f"{method}_note"] = "; ".join(notes)

@@ -286,3 +286,31 @@ def test_ratings_over_too_few_units_say_so(
     argv = ["human", "votes", "--file", str(path), "--resamples", "20", "--permutations", "20"]
     assert main(argv) == 0
     assert "note: only 2 items resampled" in capsys.readouterr().out
+
+
+def test_a_two_item_system_mean_says_its_interval_is_not_informative(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two items of equal mean 1.5: the t interval is [1.5, 1.5], over too few items to mean it
+    rows = [
+        {
+            "level": "turn",
+            "item": item,
+            "system": "bot-a",
+            "aspect": "engaging",
+            "annotator": annotator,
+            "value": value,
+        }
+        for item in ("i1", "i2")
+        for annotator, value in (("w1", 1), ("w2", 2))
+    ]
+    path = _write(pd.DataFrame(rows), tmp_path / "ratings.csv")
+    means = analyse_ratings(read_ratings(path), "engaging", n_resamples=20).means
+    row = means.loc["bot-a"]
+    assert (row["mean"], row["low"], row["high"]) == (1.5, 1.5, 1.5)
+    assert row["note"] == "only 2 items: an interval over fewer than 10 is not informative"
+    assert main(["human", "ratings", "--file", str(path), "--resamples", "20"]) == 0
+    assert "note: bot-a: only 2 items: an interval over fewer than 10" in capsys.readouterr().out
+    ten = pd.DataFrame([{**r, "item": f"{r['item']}-{k}"} for r in rows for k in range(5)])
+    means = analyse_ratings(read_ratings(_write(ten, tmp_path / "ten.csv")), "engaging").means
+    assert means.loc["bot-a", "items"] == 10 and means.loc["bot-a", "note"] is None

@@ -124,3 +124,37 @@ def test_written_votes_never_replace_a_file(
     assert main([*base, "--write-votes", str(path), "--resamples", "50"]) == 2
     assert f"{path} exists; choose another name" in capsys.readouterr().err
     assert path.read_text(encoding="utf-8") == "mine\n"
+
+
+def _every_p(payload: dict) -> list[float]:
+    """Every p-value of `human votes --json`: the pairs' tests and the chi-square."""
+    found = [
+        value
+        for row in payload["pairs"]
+        for key, value in row.items()
+        if key.endswith(("_p", "_p_adjusted")) and value is not None
+    ]
+    if payload["chi_square"]:
+        found.append(payload["chi_square"]["p_value"])
+    return found
+
+
+@pytest.mark.parametrize(("votes", "sign_p"), [(1, 1.0), (2, 0.5)])
+def test_one_or_two_votes_give_no_small_p_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], votes: int, sign_p: float
+) -> None:
+    # the sign test is exact: 1 of 1 gives 1.0, 2 of 2 gives 0.5; a bootstrap over one or two
+    # items would give its floor 2 / (B + 1), a chi-square over expected counts of 0.5 p 0.16
+    body = HEADER + "".join(f"{i},A,B,a,x\n" for i in range(votes))
+    path = _write(tmp_path, body)
+    assert main(["human", "votes", "--file", str(path), "--resamples", "200", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    [pair] = payload["pairs"]
+    assert pair["sign_p"] == pytest.approx(sign_p)
+    assert pair["bootstrap_p"] is None and pair["bootstrap_units"] == votes
+    assert min(_every_p(payload)) >= 0.5
+    assert "expected counts are below 5" in payload["undefined"]["chi-square"]
+    assert main(["human", "votes", "--file", str(path), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "note: no bootstrap p for 1 pair(s) compared on fewer than 10 items" in out
+    assert "note: chi-square is undefined here: " in out

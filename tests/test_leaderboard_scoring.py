@@ -192,8 +192,8 @@ def test_soft_pairwise_accuracy_resamples_contexts_as_the_stats_package(topical,
     assert ours.value == pytest.approx(theirs.value)
     assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
     assert ours.n == theirs.contexts == 60  # the resampled units are the contexts
-    assert ours.settings.interval_note(ours.n) is None
-    assert "only 5 contexts" in (ours.settings.interval_note(5) or "")
+    assert ours.settings.interval_note(ours.n, ours.replicates) is None
+    assert "only 5 contexts" in (ours.settings.interval_note(5, ours.replicates) or "")
 
 
 def test_a_constant_metric_has_no_soft_pairwise_accuracy(topical) -> None:
@@ -277,3 +277,22 @@ def test_the_humans_side_over_contexts_is_kept_on_disk(topical, kept) -> None:
     again = score_coverage(coverage, [spa], n_resamples=30, seed=7)
     assert [r.value for r in first] == [r.value for r in again]
     assert scoring._context_side_path(items, "engaging", spa, 30, 8) != path
+
+
+def test_a_stored_interval_on_part_of_the_resamples_says_on_how_many() -> None:
+    from comperbench.leaderboard.records import Correlation, Settings
+
+    settings = Settings("pearson", "turn", "overall", "bootstrap-percentile", 4, 0, "b@f")
+    replicates = np.array([0.1, np.nan, 0.3, 0.2], dtype=np.float32)
+    row = Correlation("b", 0.2, 0.01, 0.1, 0.3, 40, replicates, settings)
+    assert row.ci_resamples == 3
+    assert (
+        row.ci_note == "interval over 3 of 4 resamples (the statistic is undefined on the others)"
+    )
+    whole = Correlation("b", 0.2, 0.01, 0.1, 0.3, 40, replicates[[0, 2, 3]], settings)
+    assert whole.ci_resamples == 3 and whole.ci_note is None
+    few = Correlation("b", 0.2, 0.01, 0.1, 0.3, 5, replicates, settings)
+    assert few.ci_note is not None and few.ci_note.startswith("only 5 items resampled")
+    assert few.ci_note.endswith(
+        "interval over 3 of 4 resamples (the statistic is undefined on the others)"
+    )

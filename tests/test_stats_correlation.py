@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,3 +286,103 @@ def test_grouped_kendall_over_more_pairs_than_the_loop_threshold(method: str) ->
         warnings.simplefilter("ignore")
         per_group = [f(metric[groups == g], human[groups == g]) for g in range(900)]
     assert result.value == pytest.approx(np.nanmean(per_group))
+
+
+def _near_zero_with_one_large_item(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """Unsmoothed BLEU-4 of short responses: half the scores 0, the others about 1e-232, one
+    1e-78 (grade-empathetic's nltk-bleu-4)."""
+    rng = np.random.default_rng(5)
+    human = rng.integers(1, 6, n).astype(float)
+    metric = rng.uniform(0, 1e-232, n) * (human.max() - human + 1) * (rng.random(n) < 0.5)
+    metric[7] = 3e-78
+    return metric, human
+
+
+def test_resampled_pearson_is_scipys_on_every_resample_with_near_zero_scores() -> None:
+    """Resamples without the large item vary by 1e-232 around a mean the full sample puts near
+    1e-80: one-pass sums centred at the full sample's mean keep none of those digits."""
+    metric, human = _near_zero_with_one_large_item()
+    indices = bootstrap_indices(metric.size, 300, 0)
+    ours = get_statistic("pearson").resampled(
+        metric[None, :], human, counts_from_indices(indices, 300)
+    )
+    theirs = [sps.pearsonr(metric[i], human[i]).statistic for i in indices]
+    assert np.isfinite(ours).all()
+    assert ours[0] == pytest.approx(theirs, abs=1e-9)
+    assert (indices == 7).any(axis=1).mean() < 0.9  # many resamples lack the large item
+
+
+def test_an_interval_over_near_zero_scores_uses_every_resample() -> None:
+    metric, human = _near_zero_with_one_large_item()
+    result = correlate(metric, human, n_resamples=400)
+    assert result.ci is not None and (result.ci.n_valid, result.ci.n_resamples) == (400, 400)
+    assert result.ci_note is None
+
+
+def test_a_resample_is_constant_only_when_its_drawn_values_are_equal() -> None:
+    # x takes one value on items 0-3: a resample drawing only from them is constant, at any
+    # scale; scipy's pearsonr is NaN exactly there
+    x = np.array([2.0, 2, 2, 2, 5, 7])
+    y = np.array([1.0, 3, 2, 5, 4, 6])
+    indices = np.array([[0, 1, 2, 3, 3, 0], [0, 1, 2, 3, 4, 0], [5, 5, 5, 5, 5, 5]])
+    W = counts_from_indices(indices, 6)
+    for scale in (1e-30, 1.0, 1e30):
+        ours = get_statistic("pearson").resampled(x[None, :] * scale, y, W)[0]
+        assert np.isnan(ours[0]) and np.isnan(ours[2])
+        assert ours[1] == pytest.approx(sps.pearsonr(x[indices[1]], y[indices[1]]).statistic)
+
+
+def test_grouped_pearson_centres_each_group_at_its_own_mean() -> None:
+    # group 1 varies by 1e-9 around 0.1 while the other groups' scores are about 100
+    labels = np.repeat([0, 1, 2], 4)
+    y = np.array([1.0, 2, 3, 4, 2, 1, 4, 3, 1, 1, 2, 2])
+    x = np.array([100.0, 200, 150, 300, 0.1, 0.1 + 1e-9, 0.1 + 3e-9, 0.1 + 2e-9, *[0.1] * 4])
+    values = get_statistic("pearson").grouped(x, y, Groups.of(labels))[0]
+    assert values[:2] == pytest.approx(
+        [sps.pearsonr(x[labels == g], y[labels == g]).statistic for g in (0, 1)], abs=1e-9
+    )
+    assert np.isnan(values[2])  # constant: 0.1 four times
+
+
+def test_an_interval_on_part_of_the_resamples_says_on_how_many() -> None:
+    # 5 of 6 items share a metric score: resamples drawing only those are undefined
+    metric = np.array([1.0, 1, 1, 1, 1, 4])
+    human = np.array([1.0, 2, 3, 4, 5, 6])
+    result = correlate(metric, human, n_resamples=500)
+    assert result.ci is not None and result.ci.n_resamples == 500
+    undefined = np.isnan(
+        get_statistic("pearson").resampled(
+            metric[None, :], human, counts_from_indices(bootstrap_indices(6, 500, 0), 6)
+        )
+    ).sum()
+    assert 0 < undefined == 500 - result.ci.n_valid
+    assert result.ci_note is not None
+    assert f"interval over {result.ci.n_valid:,} of 500 resamples" in result.ci_note
+    assert result.ci_note.startswith("only 6 items resampled")
+
+
+def test_grade_empathetic_nltk_bleu_uses_every_resample_as_scipy_does(data_root: Path) -> None:
+    """Unsmoothed nltk-bleu-4 is below 1e-6 on every item but one: the interval once came
+    from 614 of 1,000 resamples ([-0.097, -0.045]); scipy's bootstrap gives [-0.095, -0.024]."""
+    from comperbench import load_benchmark
+    from comperbench.evaluation import evaluate_run
+    from comperbench.metrics.runner import resolve_metrics, run_metrics
+
+    bench = load_benchmark("grade-empathetic", data_dir=data_root)
+    result = run_metrics(bench, resolve_metrics("nltk-bleu-4", "turn"))
+    row = evaluate_run(result, "relevance", n_resamples=1000, seed=0).rows[0]
+    assert row["pearson_ci_resamples"] == 1000 and "pearson_note" not in row
+    metric = np.asarray(result.runs[0].scores, dtype=float)
+    human = np.asarray(bench.human_scores("relevance"), dtype=float)
+    theirs = sps.bootstrap(
+        (metric, human),
+        lambda a, b: sps.pearsonr(a, b).statistic,
+        paired=True,
+        vectorized=False,
+        n_resamples=1000,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    ).confidence_interval
+    low, high = row["pearson_ci"]
+    assert (low, high) == pytest.approx((-0.095, -0.024), abs=0.0005)
+    assert (low, high) == pytest.approx((theirs.low, theirs.high), abs=0.02)

@@ -132,12 +132,15 @@ class TestPermutationSigDiff:
         delta = sps.pearsonr(self.metric2, self.gold)[0] - sps.pearsonr(self.metric1, self.gold)[0]
         result = self.run("none")
         assert result.p_value > 0 and result.delta == pytest.approx(delta)
-        assert result.n_resamples == 1000
+        # 1,000 permutations asked of 8 items: the 2^8 = 256 swap patterns are enumerated
+        assert result.n_resamples == 256
+        assert self.run("none", n_resamples=255).n_resamples == 255
 
     def test_early_stopping_stops_before_the_last_permutation(self) -> None:
-        # testPearsonNoAvgWithEarlyStop: blocks of 50, stop once p > 0.2
-        result = self.run("none", early_stopping=EarlyStopping(50, 0.02, 0.2))
-        assert result.p_value > 0.2 and result.n_resamples < 1000
+        # testPearsonNoAvgWithEarlyStop: blocks of 50, stop once p > 0.2 (fewer permutations
+        # asked than the 256 patterns, which would be enumerated to the end)
+        result = self.run("none", n_resamples=250, early_stopping=EarlyStopping(50, 0.02, 0.2))
+        assert result.p_value > 0.2 and result.n_resamples < 250
         assert result.n_resamples % 50 == 0
 
     @pytest.mark.parametrize("average_by", ["sys", "item"])

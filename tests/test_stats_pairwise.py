@@ -16,7 +16,7 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from comperbench.stats.bradley_terry import bradley_terry
+from comperbench.stats.bradley_terry import _bt_counts, _bt_fit, bradley_terry, compared_groups
 from comperbench.stats.online_ratings import elo, replay_orders, trueskill_ratings
 from comperbench.stats.pairwise import Comparisons, canonical, majority, win_tie_loss, wmt_scores
 from comperbench.stats.pairwise_tests import chi_square, cochrans_q, mcnemar, sign_test
@@ -372,3 +372,43 @@ def test_bradley_terry_equals_choix() -> None:
     theta = theta - theta.mean()
     ours = bradley_terry(c, n_resamples=10).table.loc[c.systems, "rating"].to_numpy()
     assert ours == pytest.approx(theta, abs=1e-5)
+
+
+def test_bradley_terry_is_undefined_where_the_wins_are_not_strongly_connected() -> None:
+    # every system wins and loses, all are compared, but no chain of wins leads from {r, s}
+    # back to {p, q}: the likelihood grows without bound as the two pairs drift apart
+    c = Comparisons.of(
+        ["p", "q", "r", "s", "p", "q"], ["q", "p", "s", "r", "r", "s"], [1, 1, 1, 1, 1, 1]
+    )
+    with pytest.raises(ValueError, match="no chain of wins leads from r to p") as raised:
+        bradley_terry(c, n_resamples=20)
+    assert "never wins or never loses" not in str(raised.value)
+    wins, games = _bt_counts(canonical(c), np.ones((1, 6)))
+    groups = compared_groups(games[0])
+    assert groups.tolist() == [0, 0, 0, 0]
+    assert np.isnan(_bt_fit(wins, games, groups)).all()  # NaN, not the +-4.2 an iteration stops at
+    # one win of s over p closes the cycle: the MLE exists and equals choix's
+    closed = Comparisons.of([*c.a, "s"], [*c.b, "p"], [*c.outcome, 1])
+    ours = bradley_terry(closed, n_resamples=20).table.loc[closed.systems, "rating"]
+    ia, ib = closed.indices()
+    data = [(i, j) if o == 1 else (j, i) for i, j, o in zip(ia, ib, closed.outcome, strict=True)]
+    theta = choix.opt_pairwise(4, data, alpha=0.0)
+    assert ours.to_numpy() == pytest.approx(theta - theta.mean(), abs=1e-5)
+
+
+def test_bradley_terry_ranks_groups_never_compared_within_themselves() -> None:
+    # a and b met only each other, c and d only each other: two groups, each with its MLE
+    c = Comparisons.of(
+        ["a", "a", "a", "c", "c", "c", "c"], ["b"] * 3 + ["d"] * 4, [1, 1, 0, 1, 0, 0, 0]
+    )
+    ratings = bradley_terry(c, n_resamples=200)
+    table = ratings.table
+    assert table["group"].to_dict() == {"a": 1, "b": 1, "d": 2, "c": 2}
+    # within a group of two, the log-odds of the wins: a beat b 2 of 3, d beat c 3 of 4
+    assert table.at["a", "rating"] == pytest.approx(np.log(2) / 2, abs=1e-6)
+    assert table.at["d", "rating"] == pytest.approx(np.log(3) / 2, abs=1e-6)
+    assert table["rank"].to_dict() == {"a": 1, "b": 2, "d": 1, "c": 2}
+    assert set(table["rank_high"]) <= {1, 2}
+    assert ratings.note is not None and "group 1: a, b; group 2: c, d" in ratings.note
+    connected = bradley_terry(_games(), n_resamples=20)
+    assert connected.note is None and (connected.table["group"] == 1).all()

@@ -12,6 +12,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from comperbench.stats import correlate, perm_both
 from comperbench.stats.averaging import Averaging
@@ -187,3 +188,46 @@ def test_items_weighted_calibration_equals_a_weighted_search_by_hand() -> None:
     result = correlate(x, y, method="acc-eq", groups=labels, ci=None, averaging=statistic.averaging)
     assert result.value == pytest.approx(expected)
     assert "acc-eq-grouped~items-weighted" in result.signature
+
+
+def test_a_reversed_metric_on_five_systems_gets_kendalls_two_sided_p() -> None:
+    # 120 orderings: only the observed one (accuracy 0) and its reverse (accuracy 1) are as
+    # extreme; twice the lower tail 1/120 is 1/60, Kendall tau-b's exact two-sided p
+    human = np.array([1.0, 2, 3, 4, 5])
+    reversed_ = human[::-1].copy()
+    tau = sps.kendalltau(reversed_, human, method="exact").pvalue
+    for name in ("acc-eq", "acc23", "tau-eq"):
+        point = get_statistic(name).point(reversed_, human)
+        assert point.p_value == pytest.approx(2 / 120) == pytest.approx(tau)
+        assert point.p_method == "exact-permutation"
+    assert get_statistic("acc-eq").point(human, human).p_value == pytest.approx(2 / 120)
+
+
+def _scipy_exact_two_sided(x: np.ndarray, statistic) -> float:
+    """scipy enumerates the n! pairings and doubles the smaller tail."""
+    return sps.permutation_test(
+        (x,),
+        statistic,
+        permutation_type="pairings",
+        n_resamples=np.inf,
+        alternative="two-sided",
+        vectorized=False,
+    ).pvalue
+
+
+@pytest.mark.parametrize("n", [4, 6, 7])
+def test_exact_p_values_of_pairwise_accuracy_equal_scipys_two_sided_test(n: int) -> None:
+    rng = np.random.default_rng(n)
+    y = rng.integers(1, 4, n).astype(float)  # ties among the humans
+    x = np.round(y + rng.normal(scale=1.0, size=n), 0)  # and among the metric's scores
+    cases = {
+        "acc23": lambda a: accuracy_by_hand(a, y, 0.0),
+        "acc-eq": lambda a: best_by_hand(a, y)[0],
+        "tau-eq": lambda a: 2 * best_by_hand(a, y)[0] - 1,
+    }
+    for name, by_hand in cases.items():
+        expected = _scipy_exact_two_sided(x, by_hand)
+        assert get_statistic(name).point(x, y).p_value == pytest.approx(expected, abs=1e-12)
+    # tau-eq is 2 acc-eq - 1: the same orderings are as extreme
+    acc, tau = (get_statistic(s).point(x, y).p_value for s in ("acc-eq", "tau-eq"))
+    assert acc == pytest.approx(tau)

@@ -138,11 +138,14 @@ def test_analyse_runs_every_test_and_names_what_is_undefined() -> None:
     assert result.correction == "bh" and result.expected is None
     bh = multipletests(result.pairs["sign_p"], method="fdr_bh")[1]
     assert result.pairs["sign_p_adjusted"].to_numpy() == pytest.approx(bh)
-    never_loses = Comparisons.of(["p", "p", "q"], ["q", "r", "r"], [1, 1, 1])
+    never_loses = Comparisons.of(["p", "p", "q"] * 10, ["q", "r", "r"] * 10, [1] * 30)
     result = analyse(never_loses, n_resamples=20)
     assert "never wins or never loses" in result.undefined["Bradley-Terry"]
     assert set(result.ratings) == {"Elo", "TrueSkill"}
     assert result.dropped_outcomes == ["ties"]
+    # once each: expected counts of 1 are too few for the chi-square
+    once = analyse(Comparisons.of(["p", "p", "q"], ["q", "r", "r"], [1, 1, 1]), n_resamples=20)
+    assert once.chi_square is None and "expected counts" in once.undefined["chi-square"]
 
 
 def test_rate_test_equals_scipy_and_a_hand_value() -> None:
@@ -227,3 +230,30 @@ def test_pair_tests_have_a_bootstrap_column_only_with_units() -> None:
     assert "bootstrap_p" in pair_tests(c, n_resamples=50)
     plain = Comparisons.of(["a", "a", "b"], ["b", "c", "c"], [1.0, 0.0, 0.5])
     assert "bootstrap_p" not in pair_tests(plain, n_resamples=50)
+
+
+def test_the_bootstrap_test_needs_ten_units() -> None:
+    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+
+    assert np.isnan(unit_bootstrap_p(np.arange(9).astype(str), np.ones(9), 99, 0))
+    # ten items all preferring a: the floor 2 / (B + 1), as the sign test's 2 / 2^10 is small
+    assert unit_bootstrap_p(np.arange(10).astype(str), np.ones(10), 99, 0) == pytest.approx(0.02)
+    # many votes on few items are still few items
+    assert np.isnan(unit_bootstrap_p(np.repeat(np.arange(3), 20).astype(str), np.ones(60), 99, 0))
+
+
+def test_the_chi_square_needs_cochrans_expected_counts() -> None:
+    from comperbench.stats.pairwise_tests import small_expected_reason
+
+    # expected counts of [[1, 0], [0, 1]] are all 0.5
+    reason = small_expected_reason(np.array([[1, 0], [0, 1]]))
+    assert reason is not None and reason.startswith("4 of 4 expected counts are below 5")
+    # [[12, 8], [8, 12]]: every expected count is 10
+    assert small_expected_reason(np.array([[12, 8], [8, 12]])) is None
+    # one of six expected counts below 5 (4.8, none below 1) is within the fifth Cochran allows
+    table = np.array([[40, 30, 2], [40, 30, 8]])
+    expected = sps.contingency.expected_freq(table)
+    assert (expected < 5).sum() == 1 and expected.min() >= 1
+    assert small_expected_reason(table) is None
+    # a column that never occurs is left out, as chi_square leaves it out
+    assert small_expected_reason(np.array([[12, 8, 0], [8, 12, 0]])) is None

@@ -274,3 +274,38 @@ def test_p_values_as_a_plain_fraction_under_mt_metrics_eval_conventions() -> Non
     b = round(ours.p_value * 201) - 1
     assert theirs.p_value == pytest.approx(b / 200)
     assert ours.p_value > 0 and theirs.p_value == 0.0
+
+
+def test_perm_both_on_five_items_enumerates_the_32_swap_patterns() -> None:
+    human = np.array([1.0, 3, 2, 5, 4])
+    a, b = np.array([1.0, 2, 3, 4, 5]), np.array([2.0, 1, 3, 5, 4])
+    za, zb = ((v - v.mean()) / v.std() for v in (a, b))
+    delta = sps.pearsonr(za, human).statistic - sps.pearsonr(zb, human).statistic
+    null = []
+    for code in range(32):
+        swap = np.array([code >> bit & 1 for bit in range(5)], dtype=bool)
+        first, second = np.where(swap, zb, za), np.where(swap, za, zb)
+        null.append(sps.pearsonr(first, human).statistic - sps.pearsonr(second, human).statistic)
+    expected = np.mean(np.array(null) >= delta - 1e-12)  # b / k: the observed pattern counts
+    result = perm_both(a, b, human, n_resamples=1000)
+    assert result.n_resamples == 32 and result.p_value == pytest.approx(expected)
+    matrix = significance_matrix({"a": a, "b": b}, human, n_resamples=1000)
+    i, j = matrix.metrics.index("a"), matrix.metrics.index("b")
+    assert matrix.p_values[i, j] == pytest.approx(expected)
+    assert matrix.resamples_used[i, j] == matrix.resamples_used[j, i] == 32
+    # fewer permutations asked than patterns: drawn, (b + 1) / (k + 1)
+    assert perm_both(a, b, human, n_resamples=31).n_resamples == 31
+
+
+def test_the_pairwise_permutation_test_enumerates_the_patterns_of_four_items() -> None:
+    # 6 item pairs: 64 patterns of swapped verdicts
+    human = np.array([1.0, 2, 2, 4])
+    a, b = np.array([1.0, 2, 3, 4]), np.array([4.0, 2, 3, 1])
+    statistic = get_statistic("acc23")
+    va, share = statistic.pair_verdicts(a, human, Groups.single(4))
+    vb, _ = statistic.pair_verdicts(b, human, Groups.single(4))
+    d = (va - vb) * share
+    null = [d @ np.where([code >> bit & 1 for bit in range(6)], -1.0, 1.0) for code in range(64)]
+    expected = np.mean(np.array(null) >= d.sum() - 1e-12)
+    result = pairwise_permutation(a, b, human, method="acc23", n_resamples=1000)
+    assert result.n_resamples == 64 and result.p_value == pytest.approx(expected)

@@ -288,3 +288,36 @@ def test_other_tests_are_refused_by_name(three_metrics, test: str, message: str)
     matrices, human = three_metrics
     with pytest.raises(ValueError, match=message):
         _compare(matrices, human, test, 10)
+
+
+def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
+    # humans: system 0 beats 1 on all three contexts; of the 8 sign patterns only the observed
+    # one reaches the sum 3: p = 1/8. Metric: differences (1, 1, 0); the third context's sign
+    # changes nothing, so 2 of 8 reach the observed 2: p = 2/8. SPA = 1 - |2/8 - 1/8| = 0.875
+    human = np.array([[1.0, 1, 1], [0, 0, 0]])
+    metric = np.array([[1.0, 1, 0], [0, 0, 0]])
+    result = soft_pairwise_accuracy(metric, human, n_resamples=0)
+    assert result.human_p[0, 1] == pytest.approx(1 / 8)
+    assert result.metric_p[0, 1] == pytest.approx(2 / 8)
+    assert result.value == pytest.approx(0.875)
+    # plus-one counting has no place in an enumeration that holds the observed pattern
+    plus_one = soft_pairwise_accuracy(metric, human, n_resamples=0, p_value="plus-one")
+    assert plus_one.value == pytest.approx(0.875)
+    # the registered statistic (1,000 permutations asked) enumerates too
+    systems, contexts = np.repeat([0, 1], 3), np.tile([0, 1, 2], 2)
+    registered = correlate(
+        metric.ravel(),
+        human.ravel(),
+        level="system",
+        method="spa",
+        systems=systems,
+        groups=contexts,
+        n_resamples=50,
+    )
+    assert registered.value == pytest.approx(0.875)
+    # above 2^units permutations asked, they are drawn: 10 contexts, 1,000 permutations
+    assert swap_masks(10, 1000, 0).shape == (1000, 10)
+    assert swap_masks(10, 1024, 0).shape == (1024, 10)
+    assert swap_masks(3, 1000, 0).tolist() == [
+        [bool(code >> bit & 1) for bit in range(3)] for code in range(8)
+    ]

@@ -48,7 +48,7 @@ from comperbench.stats.multiplicity import describe
 from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import PairwiseAnalysis, analyse
-from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
 from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 SIGN_TEST = "exact sign test (ties left out)"
@@ -157,6 +157,8 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
             ranks = f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-"
             rows.append([system, number(r["rating"]), interval(r["low"], r["high"]), ranks])
         print(format_table(["system", name, "95% CI", "ranks"], rows))
+        if rated.note:
+            print(wrap(f"note: {name}: {rated.note}", indent="  "))
         for system in rated.outside:
             print(f"note: the {name} rating of {system} lies outside its own interval")
         print(wrap_signature(rated.signature))
@@ -245,6 +247,14 @@ def print_pairs(
                 f"{floor:.2g}; more --resamples resolve smaller p-values"
             )
         )
+        if few := int((pairs["bootstrap_units"] < MIN_BOOTSTRAP_UNITS).sum()):
+            print(
+                wrap(
+                    f"note: no bootstrap p for {few} pair(s) compared on fewer than "
+                    f"{MIN_BOOTSTRAP_UNITS} {unit}s: too few to resample (the exact sign test "
+                    "stands)"
+                )
+            )
 
 
 def _print_agreement(agreement: pd.DataFrame) -> None:
@@ -297,7 +307,7 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
         "win_tie_loss": result.win_tie_loss,
         "wmt": result.wmt,
         "ratings": {
-            name: {"signature": rated.signature, "table": rated.table}
+            name: {"signature": rated.signature, "table": rated.table, "note": rated.note}
             for name, rated in result.ratings.items()
         },
         "undefined": result.undefined,

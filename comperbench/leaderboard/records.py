@@ -8,9 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.resampling import bootstrap_note, resamples_note
 from comperbench.stats.signature import Signature
 from comperbench.stats.statistics import resampled_unit
+
+
+def defined_resamples(replicates: np.ndarray) -> int:
+    """Replicates where the statistic is defined (not NaN)."""
+    return int(np.isfinite(replicates).sum())
 
 
 @dataclass(frozen=True)
@@ -28,9 +33,13 @@ class Settings:
     protocol: str = ""
     """The evaluation protocol applied (empty: none)."""
 
-    def interval_note(self, n: int) -> str | None:
-        """Why an interval over n resampled units is not informative, or None."""
-        return bootstrap_note(n, resampled_unit(self.statistic, self.level))
+    def interval_note(self, n: int, replicates: np.ndarray) -> str | None:
+        """Why an interval over n resampled units from these replicates is not informative, or
+        on how many of the resamples it rests when the statistic is undefined on some; None."""
+        notes = [bootstrap_note(n, resampled_unit(self.statistic, self.level))]
+        if self.n_resamples and replicates.size and np.isfinite(replicates).any():
+            notes.append(resamples_note(defined_resamples(replicates), replicates.size))
+        return "; ".join(note for note in notes if note) or None
 
     @property
     def pairing(self) -> tuple[int | None, int | None, str, str]:
@@ -90,5 +99,10 @@ class Correlation:
         return self.settings.signature(self.p_method)
 
     @property
+    def ci_resamples(self) -> int:
+        """Resamples the interval rests on (those where the statistic is defined)."""
+        return defined_resamples(self.replicates)
+
+    @property
     def ci_note(self) -> str | None:
-        return self.settings.interval_note(self.n)
+        return self.settings.interval_note(self.n, self.replicates)

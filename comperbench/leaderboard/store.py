@@ -28,7 +28,7 @@ import numpy as np
 import platformdirs
 
 from comperbench import __version__
-from comperbench.leaderboard.records import Correlation, Settings
+from comperbench.leaderboard.records import Correlation, Settings, defined_resamples
 from comperbench.leaderboard.scoring import SCORING_VERSION
 from comperbench.leaderboard.submission import Coverage, Submission
 
@@ -333,9 +333,15 @@ class Row:
         return self.settings.signature(self.p_method, self.package_version)
 
     @property
+    def ci_resamples(self) -> int:
+        """Resamples the interval rests on (those where the statistic is defined)."""
+        return defined_resamples(self.replicates)
+
+    @property
     def ci_note(self) -> str | None:
-        """Why the interval is not informative (too few resampled units), or None."""
-        return self.settings.interval_note(self.n)
+        """Why the interval is not informative (too few resampled units), or on how many
+        resamples it rests when the statistic is undefined on some; None otherwise."""
+        return self.settings.interval_note(self.n, self.replicates)
 
 
 def _nan_to_null(value: float) -> float | None:

@@ -86,7 +86,7 @@ def context_p_values(
     def pair_null(i: int, j: int) -> tuple[float, NullOf]:
         return values[i] - values[j], _null(statistic, Z[i], Z[j], units.human, human_side, swaps)
 
-    return permutation_p_matrix(len(values), pair_null, settings)
+    return permutation_p_matrix(len(values), pair_null, settings, units.human.size)
 
 
 def _null(

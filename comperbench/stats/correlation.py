@@ -62,7 +62,8 @@ class CorrelationResult:
     """How the p-value was computed: "exact-permutation" (all n! orderings, n <= 8), or the
     analytic method ("normal-theory", "asymptotic", scipy's "exact" for Kendall); None if NaN."""
     ci_note: str | None = None
-    """Set when the interval rests on too few resampled units to mean anything."""
+    """Set when the interval rests on too few resampled units to mean anything, or on fewer
+    resamples than drawn (the statistic undefined on the others; `ci.n_valid` counts them)."""
     chosen: Mapping[str, float] = field(default_factory=dict)
     """What the statistic chose from the data, e.g. acc-eq's tie threshold {"epsilon": ...}."""
     contexts: int | None = None
@@ -235,7 +236,10 @@ def _result(
     resampled, unit = computed.n, settings.unit
     if computed.contexts is not None:
         resampled, unit = computed.contexts, "contexts"
-    note = bootstrap_note(resampled, unit) if computed.interval is not None else None
+    note = None
+    if computed.interval is not None:
+        notes = (bootstrap_note(resampled, unit), computed.interval.note)
+        note = "; ".join(n for n in notes if n) or None
     return CorrelationResult(
         metric=metric,
         method=settings.statistic.name,

@@ -10,7 +10,13 @@ from comperbench.stats.bradley_terry import bradley_terry
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS, elo, trueskill_ratings
 from comperbench.stats.pairwise import Comparisons, win_tie_loss, wmt_scores
-from comperbench.stats.pairwise_tests import chi_square, cochrans_q, empty_lines, pair_tests
+from comperbench.stats.pairwise_tests import (
+    chi_square,
+    cochrans_q,
+    empty_lines,
+    pair_tests,
+    small_expected_reason,
+)
 from comperbench.stats.rates import Alternative, rate_tests
 from comperbench.stats.ratings import Ratings
 
@@ -81,13 +87,17 @@ def _chi_square(
     wtl: pd.DataFrame, undefined: dict[str, str]
 ) -> tuple[OmnibusTest | None, list[str]]:
     """Chi-square over systems x (wins, ties, losses) and the outcome columns it dropped as
-    empty; None, with the reason in `undefined`, where it is not defined."""
+    empty; None, with the reason in `undefined`, where it is not defined or its expected
+    counts are too small for it."""
     outcomes = wtl[["wins", "ties", "losses"]]
     _, empty = empty_lines(outcomes.to_numpy())
     try:
         statistic, p, dof = chi_square(outcomes.to_numpy())
     except ValueError as exc:
         undefined["chi-square"] = str(exc)
+        return None, []
+    if reason := small_expected_reason(outcomes.to_numpy()):
+        undefined["chi-square"] = reason
         return None, []
     n = int(outcomes.to_numpy().sum())
     return OmnibusTest(statistic, p, dof, n), [str(outcomes.columns[i]) for i in empty]

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.stats.agreement import AgreementResult, agreement
-from comperbench.stats.resampling import CIMethod
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, CIMethod
 
 RATING_AGREEMENT = ("alpha-interval", "alpha-ordinal", "fleiss", "cohen")
 
@@ -22,12 +22,24 @@ class RatingAnalysis:
     aspect: str
     agreement: list[AgreementResult]
     means: pd.DataFrame
-    """Per system: items, ratings, mean, low, high (t interval over item means)."""
+    """Per system: items, ratings, mean, low, high (t interval over item means), note."""
+
+
+def interval_note(n_items: int) -> str | None:
+    """Why a t interval over `n_items` item means is missing or not informative, or None."""
+    if n_items >= MIN_BOOTSTRAP_UNITS:
+        return None
+    if n_items < 2:
+        return f"only {n_items} item: no interval"
+    return (
+        f"only {n_items} items: an interval over fewer than {MIN_BOOTSTRAP_UNITS} is not "
+        "informative"
+    )
 
 
 def system_means(ratings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per system (rows item_id, system, value of one aspect): the mean of its item means and a
-    Student t interval over them (NaN below two items)."""
+    Student t interval over them (NaN below two items), with a note below 10 items."""
     items = ratings.groupby(["system", "item_id"], sort=True)["value"].agg(["mean", "size"])
     out = []
     for system, group in items.groupby(level="system", sort=True):
@@ -47,6 +59,7 @@ def system_means(ratings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFram
                 "mean": mean,
                 "low": float(low),
                 "high": float(high),
+                "note": interval_note(n),
             }
         )
     return pd.DataFrame(out).set_index("system").sort_values("mean", ascending=False)

@@ -20,6 +20,8 @@ class Ratings:
     """Index system; columns rating, low, high, inside (the rating lies in [low, high]), rank,
     rank_low, rank_high; sorted by rating."""
     signature: str
+    note: str | None = None
+    """What the reader must know to read the table (e.g. groups ranked apart), or None."""
 
     @property
     def outside(self) -> list[str]:
@@ -29,15 +31,31 @@ class Ratings:
         return [str(s) for s in self.table.index[outside]]
 
 
+def _ranks(values: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
+    """Rank (1 = highest) of each column of each row of `values` within its group."""
+    if groups is None:
+        return (-values).argsort(axis=-1).argsort(axis=-1) + 1
+    ranks = np.empty(values.shape, dtype=int)
+    for group in np.unique(groups):
+        columns = groups == group
+        ranks[..., columns] = _ranks(values[..., columns], None)
+    return ranks
+
+
 def with_intervals(
-    systems: np.ndarray, point: np.ndarray, boot: np.ndarray, signature: Signature
+    systems: np.ndarray,
+    point: np.ndarray,
+    boot: np.ndarray,
+    signature: Signature,
+    groups: np.ndarray | None = None,
 ) -> Ratings:
     """`Ratings` of `point` with 95% percentile intervals and rank ranges over the rows of
-    `boot` (one resample a row) that are finite throughout."""
+    `boot` (one resample a row) that are finite throughout; with `groups` (a number per
+    system, in a `group` column), systems are ranked within their group only."""
     valid = boot[np.all(np.isfinite(boot), axis=1)]
     low = high = rank_low = rank_high = np.full(point.shape, np.nan)
     if len(valid):
-        ranks = (-valid).argsort(axis=1).argsort(axis=1) + 1
+        ranks = _ranks(valid, groups)
         low = np.quantile(valid, 0.025, axis=0)
         high = np.quantile(valid, 0.975, axis=0)
         rank_low = np.quantile(ranks, 0.025, axis=0, method="lower")
@@ -48,13 +66,17 @@ def with_intervals(
             "low": low,
             "high": high,
             "inside": (low <= point) & (point <= high),
-            "rank": (-point).argsort().argsort() + 1,
+            "rank": _ranks(point, groups),
             "rank_low": rank_low,
             "rank_high": rank_high,
         },
         index=pd.Index(systems, name="system"),
     )
-    return Ratings(table.sort_values("rating", ascending=False), str(signature))
+    if groups is None:
+        return Ratings(table.sort_values("rating", ascending=False), str(signature))
+    table["group"] = groups
+    ordered = table.sort_values(["group", "rating"], ascending=[True, False])
+    return Ratings(ordered, str(signature))
 
 
 def rating_signature(

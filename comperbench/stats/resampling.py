@@ -84,8 +84,24 @@ def bootstrap_count_chunks(
         yield counts_from_indices(_draw_indices(rng, n_units, rows), n_units)
 
 
+def exact_swaps(n_items: int, n_resamples: int) -> bool:
+    """Whether all 2^n_items swap patterns are no more than the permutations asked for: a
+    paired permutation test then enumerates them instead of drawing (its p-value is b / k,
+    the observed pattern counted among them)."""
+    return n_items < 63 and 2**n_items <= n_resamples
+
+
+def all_swaps(n_items: int) -> np.ndarray:
+    """(2^n_items, n_items) every swap pattern, the first swapping nothing."""
+    codes = np.arange(2**n_items, dtype=np.int64)[:, None]
+    return (codes >> np.arange(n_items, dtype=np.int64)) & 1 == 1
+
+
 def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(n_resamples, n_items) boolean matrix, True where a paired permutation swaps the item."""
+    """(n_resamples, n_items) boolean matrix, True where a paired permutation swaps the item;
+    all 2^n_items patterns instead when they are no more (`exact_swaps`)."""
+    if exact_swaps(n_items, n_resamples):
+        return all_swaps(n_items)
     rng = np.random.default_rng(seed)
     return rng.random((n_resamples, n_items)) < 0.5
 
@@ -107,8 +123,10 @@ def swap_row_source(
 ) -> Callable[[int, int], Iterator[np.ndarray]]:
     """(start, stop) -> rows start..stop-1 of `swap_masks(n_items, n_resamples, seed)` in
     chunks, as often as asked: cut from the whole matrix when its booleans fit in `chunk_bytes`,
-    else drawn again each time."""
-    if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES):
+    else drawn again each time; all 2^n_items patterns when they are no more (`exact_swaps`)."""
+    if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES) and not exact_swaps(
+        n_items, n_resamples
+    ):
         return partial(swap_mask_chunks, n_items, seed, chunk_bytes=chunk_bytes)
     whole = swap_masks(n_items, n_resamples, seed)
     step = chunk_rows(n_items, chunk_bytes)
@@ -159,6 +177,16 @@ def jackknife_weights(n_units: int, seed: int, max_blocks: int = JACKKNIFE_BLOCK
     return np.vstack([np.empty((0, n_units)), *jackknife_chunks(n_units, seed, max_blocks)])
 
 
+def resamples_note(n_valid: int, n_resamples: int) -> str | None:
+    """That an interval rests on only `n_valid` of `n_resamples` resamples, or None."""
+    if n_valid >= n_resamples:
+        return None
+    return (
+        f"interval over {n_valid:,} of {n_resamples:,} resamples (the statistic is undefined "
+        "on the others)"
+    )
+
+
 @dataclass(frozen=True)
 class Interval:
     low: float
@@ -166,17 +194,24 @@ class Interval:
     method: str
     confidence: float
     n_valid: int
-    """Resamples whose statistic was defined (not NaN)."""
+    """Resamples whose statistic was defined (not NaN): those the interval is made of."""
+    n_resamples: int
+    """Resamples drawn."""
+
+    @property
+    def note(self) -> str | None:
+        """Says how many resamples the interval rests on when some were undefined."""
+        return resamples_note(self.n_valid, self.n_resamples)
 
 
 def percentile_interval(boot: np.ndarray, confidence: float = 0.95) -> Interval:
     """The (1-c)/2 and (1+c)/2 quantiles of the defined bootstrap values."""
     valid = boot[np.isfinite(boot)]
     if valid.size == 0:
-        return Interval(np.nan, np.nan, "percentile", confidence, 0)
+        return Interval(np.nan, np.nan, "percentile", confidence, 0, boot.size)
     tail = (1 - confidence) / 2
     low, high = np.quantile(valid, [tail, 1 - tail])
-    return Interval(float(low), float(high), "percentile", confidence, valid.size)
+    return Interval(float(low), float(high), "percentile", confidence, valid.size, boot.size)
 
 
 def bca_interval(
@@ -186,7 +221,7 @@ def bca_interval(
     valid = boot[np.isfinite(boot)]
     jack = jackknife[np.isfinite(jackknife)]
     if valid.size == 0 or not np.isfinite(estimate) or jack.size < 2:
-        return Interval(np.nan, np.nan, "bca", confidence, valid.size)
+        return Interval(np.nan, np.nan, "bca", confidence, valid.size, boot.size)
     below = (
         np.count_nonzero(valid < estimate) + 0.5 * np.count_nonzero(valid == estimate)
     ) / valid.size
@@ -198,6 +233,6 @@ def bca_interval(
     z = sps.norm.ppf([tail, 1 - tail])
     levels = sps.norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
     if not np.all(np.isfinite(levels)):
-        return Interval(np.nan, np.nan, "bca", confidence, valid.size)
+        return Interval(np.nan, np.nan, "bca", confidence, valid.size, boot.size)
     low, high = np.quantile(valid, levels)
-    return Interval(float(low), float(high), "bca", confidence, valid.size)
+    return Interval(float(low), float(high), "bca", confidence, valid.size, boot.size)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from comperbench.stats.averaging import Conventions, PValueCount, p_at_least
+from comperbench.stats.resampling import exact_swaps
 from comperbench.stats.statistics import Statistic
 
 
@@ -71,6 +72,17 @@ def sequential_p(
     return p, int(null.size)
 
 
+def permutation_plan(
+    n_units: int, n_resamples: int, early: EarlyStopping | None, count: PValueCount
+) -> tuple[int, EarlyStopping | None, PValueCount]:
+    """The permutations a paired test over `n_units` swapped units runs, its early stopping
+    and its p-value count: all 2^n_units swap patterns, to the end and counted b / k (the
+    observed pattern is among them), when they are no more than the `n_resamples` asked."""
+    if exact_swaps(n_units, n_resamples):
+        return 2**n_units, None, "fraction"
+    return n_resamples, early, count
+
+
 class SharedNull:
     """The null differences of one pair of metrics, computed once, block by block as asked,
     and read in both directions (B against A is the negation of A against B)."""
@@ -105,11 +117,14 @@ PairNull = Callable[[int, int], tuple[float, NullOf]]
 
 
 def permutation_p_matrix(
-    m: int, pair_null: PairNull, settings: TestSettings
+    m: int, pair_null: PairNull, settings: TestSettings, n_units: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """p[i, j] of "metric i better than metric j" by a permutation test, and the permutations
-    each used; the null of each pair is computed once and serves both directions."""
-    k, early, count = settings.n_resamples, settings.early, settings.conventions.p_value
+    """p[i, j] of "metric i better than metric j" by a permutation test swapping `n_units`
+    units, and the permutations each used (see `permutation_plan`); the null of each pair is
+    computed once and serves both directions."""
+    k, early, count = permutation_plan(
+        n_units, settings.n_resamples, settings.early, settings.conventions.p_value
+    )
     p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
     for i in range(m):
         for j in range(i + 1, m):

@@ -35,7 +35,9 @@ from comperbench.stats.correlation import (
     resolve,
 )
 from comperbench.stats.resampling import (
+    all_swaps,
     bootstrap_count_chunks,
+    exact_swaps,
     over_chunks,
     swap_row_source,
     zscore,
@@ -47,6 +49,7 @@ from comperbench.stats.sequential import (
     TestSettings,
     bootstrap_p_matrix,
     permutation_p_matrix,
+    permutation_plan,
     sequential_p,
 )
 from comperbench.stats.signature import Signature
@@ -67,19 +70,28 @@ _CELLS = 20_000_000
 
 
 def _verdict_null(
-    verdicts_a: tuple[np.ndarray, np.ndarray], verdicts_b: tuple[np.ndarray, np.ndarray], seed: int
+    verdicts_a: tuple[np.ndarray, np.ndarray],
+    verdicts_b: tuple[np.ndarray, np.ndarray],
+    seed: int,
+    n_resamples: int,
 ) -> tuple[float, NullOf]:
     """delta and null differences of the pairwise permutation test: each pair's verdicts are
-    swapped between the two metrics with probability 1/2, so a swapped pair adds -d, not d."""
+    swapped between the two metrics with probability 1/2, so a swapped pair adds -d, not d;
+    every swap pattern once when there are no more than `n_resamples` (`exact_swaps`)."""
     d_share = (verdicts_a[0] - verdicts_b[0]) * verdicts_a[1]
     delta = float(d_share.sum())
     rng = np.random.default_rng(seed)
     rows_per_chunk = max(1, _CELLS // max(d_share.size, 1))
+    patterns = all_swaps(d_share.size) if exact_swaps(d_share.size, n_resamples) else None
 
     def null_of(start: int, stop: int) -> np.ndarray:
         out = [np.empty(0)]
         for lo in range(start, stop, rows_per_chunk):
-            swapped = rng.random((min(rows_per_chunk, stop - lo), d_share.size)) < 0.5
+            rows = min(rows_per_chunk, stop - lo)
+            if patterns is None:
+                swapped = rng.random((rows, d_share.size)) < 0.5
+            else:
+                swapped = patterns[lo : lo + rows]
             out.append(delta - 2.0 * (swapped @ d_share))
         return np.concatenate(out)
 
@@ -161,7 +173,8 @@ def perm_both(
     delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
     swaps = swap_row_source(a.size, n_resamples, seed)
     null_of = _perm_both_null(_swap_scorer(za, zb, human, statistic, layout), swaps)
-    p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
+    plan = permutation_plan(a.size, n_resamples, early_stopping, conventions.p_value)
+    p, used = sequential_p(null_of, plan[0], delta, *plan[1:])
     return TestResult(delta, p, used)
 
 
@@ -183,10 +196,10 @@ def pairwise_permutation(
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
     statistic = get_statistic(method).with_averaging(conventions.averaging)
     layout = Groups.of(np.asarray(groups)) if groups is not None else Groups.single(human.size)
-    delta, null_of = _verdict_null(
-        statistic.pair_verdicts(a, human, layout), statistic.pair_verdicts(b, human, layout), seed
-    )
-    p, used = sequential_p(null_of, n_resamples, delta, early_stopping, conventions.p_value)
+    verdicts = [statistic.pair_verdicts(v, human, layout) for v in (a, b)]
+    delta, null_of = _verdict_null(*verdicts, seed, n_resamples)
+    plan = permutation_plan(layout.n_pairs, n_resamples, early_stopping, conventions.p_value)
+    p, used = sequential_p(null_of, plan[0], delta, *plan[1:])
     return TestResult(delta, p, used)
 
 
@@ -357,9 +370,9 @@ def _permutation_p(
         verdicts = [statistic.pair_verdicts(x, y, pair_layout) for x in X]
 
         def verdict_null(i: int, j: int) -> tuple[float, NullOf]:
-            return _verdict_null(verdicts[i], verdicts[j], settings.seed)
+            return _verdict_null(verdicts[i], verdicts[j], settings.seed, settings.n_resamples)
 
-        return permutation_p_matrix(m, verdict_null, settings)
+        return permutation_p_matrix(m, verdict_null, settings, pair_layout.n_pairs)
     Z = np.vstack([zscore(x) for x in X]) if m else X
     swaps = swap_row_source(y.size, settings.n_resamples, settings.seed)
     fast = (
@@ -375,7 +388,7 @@ def _permutation_p(
         scorer = _swap_scorer(Z[i], Z[j], y, statistic, layout)
         return values[i] - values[j], _perm_both_null(scorer, swaps)
 
-    return permutation_p_matrix(m, perm_both_null, settings)
+    return permutation_p_matrix(m, perm_both_null, settings, y.size)
 
 
 def _stored_null(null: np.ndarray) -> NullOf:

@@ -22,6 +22,7 @@ from comperbench.stats.resampling import (
     Interval,
     bootstrap_indices,
     counts_from_indices,
+    exact_swaps,
     percentile_interval,
     swap_masks,
 )
@@ -86,9 +87,12 @@ def confidences(
 ) -> np.ndarray:
     """(resamples, pairs): the p-value that system i beats j in each row of unit counts W, from
     `n_permutations` seeded sign swaps of the units (the same swaps for every score matrix of
-    as many units, so that a metric and the humans are tested alike)."""
-    signs = np.where(swap_masks(scores.shape[1], n_permutations, seed), -1.0, 1.0)
-    return pairwise_p_values(scores, signs, W, p_value)
+    as many units, so that a metric and the humans are tested alike), or from all 2^units
+    patterns when they are no more (`exact_swaps`: b / k, the observed pattern among them)."""
+    n_units = scores.shape[1]
+    signs = np.where(swap_masks(n_units, n_permutations, seed), -1.0, 1.0)
+    exact = exact_swaps(n_units, n_permutations)
+    return pairwise_p_values(scores, signs, W, "fraction" if exact else p_value)
 
 
 def agreement(metric_confidences: np.ndarray, human_confidences: np.ndarray) -> np.ndarray:

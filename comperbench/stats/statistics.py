@@ -27,7 +27,7 @@ from comperbench.stats import (
     soft_pairwise_accuracy,
 )
 from comperbench.stats.averaging import Averaging, two_item_values
-from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value
+from comperbench.stats.permutation import EXACT_MAX_N, TwoSided, exact_p_value
 from comperbench.stats.vectorised import (
     MIN_PAIRS,
     Groups,
@@ -146,6 +146,9 @@ class Statistic:
     over_contexts: OverContexts | None = None
     """Set for a system-level statistic of systems x contexts matrices (soft pairwise accuracy);
     its value over system means (`analytic`, `weighted_fn`, `grouped_fn`) is undefined."""
+    two_sided: TwoSided = "absolute"
+    """How the exact p-value counts an ordering as extreme: |value| for a statistic centred at
+    0 under the null (a correlation), both tails for one that is not (a pairwise accuracy)."""
 
     def signature_name(self, grouped: bool) -> str:
         """The name in signatures: "-grouped" for an average over groups, then the averaging
@@ -189,7 +192,8 @@ class Statistic:
             return Point(np.nan, np.nan, None, reason)
         value, p_value, p_method = self.analytic(x, y)
         if x.size <= EXACT_MAX_N:
-            p_value, p_method = exact_p_value(x, y, self.rows), EXACT_PERMUTATION
+            p_value = exact_p_value(x, y, self.rows, self.two_sided)
+            p_method = EXACT_PERMUTATION
         return Point(float(value), float(p_value), p_method, None)
 
     def resampled(self, X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -432,6 +436,7 @@ def _pairwise_accuracy(
         description=description,
         min_items=2,
         pair_verdicts_fn=partial(pairwise_accuracy.pair_verdicts, **options),
+        two_sided="tails",
     )
 
 

@@ -29,6 +29,8 @@ MIN_PAIRS = 3
 """Fewer pairs than this leave a correlation undefined (two points always correlate perfectly)."""
 _CHUNK = 20_000_000
 _TINY = 1e-12
+_CANCELLED = 1e-6
+"""A resample variance below this share of its one-pass sum of squares is computed again."""
 _FENWICK_BYTES = 4 * 2**20
 """Memory of the Fenwick trees one call of the compiled Kendall kernel keeps for its resamples."""
 
@@ -90,18 +92,63 @@ def _pearson_from_sums(
     return r
 
 
+def _unit_scaled(v: np.ndarray) -> np.ndarray:
+    """v divided by its largest absolute value along the last axis (Pearson does not change),
+    so that squares of scores near the ends of the float range neither overflow nor lose
+    precision as subnormals; a row of zeros stays as it is."""
+    largest = np.abs(v).max(axis=-1, keepdims=True, initial=0.0)
+    return v / np.where(largest > 0, largest, 1.0)
+
+
+def _drawn_constant(v: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """(k,) whether every unit drawn in each count row of W has the same value in v."""
+    drawn = W > 0
+    return np.where(drawn, v, np.inf).min(axis=1) == np.where(drawn, v, -np.inf).max(axis=1)
+
+
+def _scaled_deviations(v: np.ndarray, W: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """(k, n) deviations of v from each count row's mean, divided by the largest drawn one, so
+    that their squares neither underflow nor overflow (as scipy's pearsonr does)."""
+    deviations = v - (W @ v)[:, None] / s
+    largest = np.where(W > 0, np.abs(deviations), 0.0).max(axis=1, keepdims=True)
+    return deviations / largest
+
+
+def _centred_pearson(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """(k,) Pearson of x and y under each count row of W, centred at each resample's own means;
+    NaN only where the drawn values of x or of y are all equal (scipy's rule)."""
+    s = W.sum(axis=1, keepdims=True)
+    with np.errstate(all="ignore"):
+        dx, dy = _scaled_deviations(x, W, s), _scaled_deviations(y, W, s)
+        r = (W * dx * dy).sum(axis=1) / np.sqrt((W * dx * dx).sum(axis=1) * (W * dy * dy).sum(1))
+    r = np.clip(r, -1.0, 1.0)
+    r[_drawn_constant(x, W) | _drawn_constant(y, W) | (s[:, 0] < 2)] = np.nan
+    return r
+
+
 def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     """Pearson of each metric row of X with y under count rows, the centred scores' squares
-    and products formed once."""
-    X = X - X.mean(axis=1, keepdims=True)
-    y = y - y.mean()
-    yy, XX, XY = y * y, (X * X).T, (X * y).T
+    and products formed once. A resample whose variance is a tiny share of its sum of squares
+    about the full sample's mean (the one-pass sums lost their digits to cancellation, e.g.
+    scores near 0 but one far larger item not drawn) is computed again about its own means.
+    Scores are scaled to at most 1 in absolute value first."""
+    Xc, yc = _unit_scaled(X - X.mean(axis=1, keepdims=True)), _unit_scaled(y - y.mean())
+    yy, XX, XY = yc * yc, (Xc * Xc).T, (Xc * yc).T
 
     def score(W: np.ndarray) -> np.ndarray:
         s = W.sum(axis=1)
-        sy, syy = W @ y, W @ yy
-        sx, sxx, sxy = W @ X.T, W @ XX, W @ XY
-        return _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy).T
+        sy, syy = W @ yc, W @ yy
+        sx, sxx, sxy = W @ Xc.T, W @ XX, W @ XY
+        r = _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lost = (sxx - sx * sx / s[:, None] <= _CANCELLED * sxx) | (
+                syy - sy * sy / s <= _CANCELLED * syy
+            )[:, None]
+        lost |= ~np.isfinite(r)
+        for m in np.flatnonzero(lost.any(axis=0)):
+            rows = np.flatnonzero(lost[:, m])
+            r[rows, m] = _centred_pearson(X[m], y, W[rows])
+        return r.T
 
     return score
 
@@ -419,10 +466,22 @@ def _grouped_pearson(M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray
     """Pearson per group of rows already in group order (NaN in groups of < MIN_PAIRS items)."""
     if M.shape[-1] == 0:
         return np.full((M.shape[0], layout.starts.size), np.nan)
-    shift = np.repeat(np.add.reduceat(y, layout.starts) / layout.sizes, layout.sizes)
-    values = _rows_pearson(M - M.mean(axis=1, keepdims=True), y - shift, layout)
+    values = _rows_pearson(_group_centred(M, layout), _group_centred(y, layout), layout)
     values[:, layout.sizes < MIN_PAIRS] = np.nan
+    values[_group_constant(M, layout) | _group_constant(y, layout)] = np.nan
     return values
+
+
+def _group_centred(v: np.ndarray, layout: Groups) -> np.ndarray:
+    """Values (last axis in group order) minus their group's mean."""
+    means = np.add.reduceat(v, layout.starts, axis=-1) / layout.sizes
+    return v - np.repeat(means, layout.sizes, axis=-1)
+
+
+def _group_constant(v: np.ndarray, layout: Groups) -> np.ndarray:
+    """Whether all values of each group (last axis in group order) are equal."""
+    low = np.minimum.reduceat(v, layout.starts, axis=-1)
+    return low == np.maximum.reduceat(v, layout.starts, axis=-1)
 
 
 def group_pearson(M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray:
