@@ -23,7 +23,7 @@ def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
     headers = ["system", "items", "ratings", "mean", f"{confidence:.0%} t interval"]
     print(format_table(headers, rows))
     for system, note in found.means["note"].dropna().items():
-        print(f"note: {system}: {note}")
+        print(wrap(f"note: {system}: {note}", indent="  "))
     body = []
     for r in found.agreement:
         bounds = interval(r.ci.low, r.ci.high) if r.ci else "-"

@@ -174,7 +174,8 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
 def _print_omnibus(result: PairwiseAnalysis) -> None:
     chi = result.chi_square
     if chi is None:
-        print(f"\nnote: chi-square is undefined here: {result.undefined['chi-square']}")
+        reason = result.undefined["chi-square"]
+        print("\n" + wrap(f"note: chi-square is undefined here: {reason}", indent="  "))
     else:
         dropped = result.dropped_outcomes
         note = f" ({', '.join(dropped)} never occur: column dropped)" if dropped else ""
