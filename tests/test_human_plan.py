@@ -246,3 +246,58 @@ def test_the_top_level_power_command_is_gone(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().err == (
         "comperbench: error: unknown command 'power': it is now `comperbench human plan`\n"
     )
+
+
+# The interactive per-turn paper's Table 1: a win-rate difference of 0.1, alpha 0.05, power 0.8.
+# Its pairwise SOBA cell is (1.96 + 0.84)^2 0.5 * 0.5 / 0.1^2 = 196 (p1 = 0.6 against 0.5);
+# its single-model cell (1.96 + 0.84)^2 0.8 * 0.2 / 0.1^2 = 125.44, rounded up 126.
+@pytest.mark.parametrize(
+    ("argv", "n"),
+    [
+        (["soba-pair", "--difference", "0.1", "--reading", "paper", "--method", "tabled-z"], 196),
+        (["ab", "--difference", "0.1", "--reading", "paper", "--method", "tabled-z"], 196),
+        (["sata-rate", "--difference", "0.1", "--expected", "0.8", "--method", "tabled-z"], 126),
+        (["sata-rate", "--difference", "-0.1", "--expected", "0.8", "--method", "tabled-z"], 126),
+        # unrounded z: (z_a + z_b)^2 0.25 / 0.01 = 196.22
+        (
+            ["soba-pair", "--difference", "0.1", "--reading", "paper", "--method", "null-variance"],
+            197,
+        ),
+        # the pair reading, d = p1 - p2: p1 = 0.55
+        (["soba-pair", "--difference", "0.1", "--reading", "pair"], 786),
+    ],
+)
+def test_table_1_of_the_interactive_paper(
+    argv: list[str], n: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _plan(capsys, *argv)["n"] == n
+
+
+def test_the_readings_differ_only_in_p1(capsys: pytest.CaptureFixture[str]) -> None:
+    pair = _plan(capsys, "soba-pair", "--difference", "0.2", "--reading", "pair")
+    paper = _plan(capsys, "soba-pair", "--difference", "0.1", "--reading", "paper")
+    assert pair["n"] == paper["n"] == 199  # both p1 = 0.6
+    assert "p1 = 0.5 + d = 0.6" in paper["parameters"]
+    assert "p1 = (1 + d) / 2 = 0.6" in pair["parameters"]
+
+
+def test_the_causes_of_the_other_table_1_cells() -> None:
+    """The implied parameters named in the known differences give the published cells."""
+    psi, delta = 0.8527, 0.1  # 0.853 in the cause
+    p10, p01 = (psi + delta) / 2, (psi - delta) / 2
+    assert pw.mcnemar_sample_size(p10, p01) == 667
+    assert pw.chisquare_sample_size(0.1593, 4) == 430  # 0.159 in the cause
+    # two systems 0.1 apart, selected independently: psi = pA (1 - pB) + (1 - pA) pB is at
+    # most 0.505 (pA = 0.55), where McNemar needs 395 turns
+    best = max(
+        pw.mcnemar_sample_size(a * (1 - a + 0.1), (1 - a) * (a - 0.1))
+        for a in np.arange(0.11, 0.99, 0.01)
+    )
+    assert best == 395
+
+
+def test_help_gives_both_readings(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["human", "plan", "soba-pair", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "d = p1 - p2" in text and "d = p1 - 0.5" in text and "196" in text

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 
 from comperbench.cli.common import located, print_json
-from comperbench.stats.plan import SETTINGS, Setting
+from comperbench.stats.plan import READINGS, SETTINGS, Setting
 from comperbench.textutil import wrap
 
 NOTATION = "(z_a = z_(1-alpha/2), or z_(1-alpha) one-sided; z_b = z_(power); q = 1 - p)"
@@ -23,6 +23,15 @@ def _proportions(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give comma-separated proportions, e.g. 0.5,0.6,0.6"
         ) from None
+
+
+def _win_rate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reading",
+        choices=list(READINGS),
+        default="pair",
+        help="what --difference means: " + "; ".join(f"{k}: {v}" for k, v in READINGS.items()),
+    )
 
 
 def _sata_pair(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +80,8 @@ def _ratings(parser: argparse.ArgumentParser) -> None:
 
 
 OPTIONS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "ab": _win_rate,
+    "soba-pair": _win_rate,
     "sata-pair": _sata_pair,
     "soba-k": _systems,
     "sata-k": _sata_k,

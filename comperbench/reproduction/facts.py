@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.benchmark import Benchmark, get_metadata
+from comperbench.stats.plan import SETTINGS
 
 Loader = Callable[..., Benchmark]
 
@@ -66,6 +67,24 @@ def _split_size(load: Loader, name: str, split: str) -> float:
     return float(len(load(name, _first_level(name), split)))
 
 
+TABLE1_PLANS: dict[str, tuple[str, dict[str, object]]] = {
+    "PM-SOBA": ("soba-pair", {"difference": 0.1, "reading": "paper", "method": "tabled-z"}),
+    "PM-SATA": ("sata-pair", {"difference": 0.1}),
+    "MM-SOBA": ("soba-k", {"difference": 0.1, "k": 4}),
+    "MM-SATA": ("sata-k", {"difference": 0.1, "k": 4}),
+    "SM-SATA": ("sata-rate", {"difference": 0.1, "expected": 0.8, "method": "tabled-z"}),
+}
+"""The interactive per-turn paper's Table 1 settings as `human plan` settings and parameters:
+a win-rate difference of 0.1, alpha 0.05 two-sided, power 0.8 (the paper's section "Sample Size
+for Different Evaluations"); the null rate is 0.5 in pairs and 0.8 for one system (SM)."""
+
+
+def _table1_turns(load: Loader, name: str, cell: str) -> float:
+    """Turns needed for one cell of the interactive paper's Table 1; needs no data."""
+    setting, parameters = TABLE1_PLANS[cell]
+    return float(SETTINGS[setting].plan(**parameters).n)
+
+
 _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"turn-level items(?: \(lower bound\))?", lambda load, n: _items(load, n, "turn")),
     (r"dialogue-level items", lambda load, n: _items(load, n, "dialogue")),
@@ -76,6 +95,7 @@ _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"mean (\w+), system '(.+)'", _system_mean),
     (r"inter-annotator (pearson|spearman) (\w+)", _pairwise_agreement),
     (r"(\w+) split size", _split_size),
+    (r"Table 1 turns, ([A-Z]+-[A-Z]+)", _table1_turns),
 )
 
 

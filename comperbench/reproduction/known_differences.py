@@ -27,6 +27,11 @@ _ANNOTATORS = (
     "name), and the two id styles cannot be matched, so a per-dataset count cannot reach 6"
 )
 
+_PILOT = (
+    "the paper takes the test's parameters from data it does not print (its Appendix and, for "
+    "MM-SOBA, a pilot of 150-200 turns); "
+)
+
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     **_two_system_cells(),
     ("usr-topical", "annotators"): _ANNOTATORS,
@@ -40,5 +45,16 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
         "ratings, mean of per-item medians, rounded ratings, each annotator left out in turn), "
         "while the other ten cells of the table agree within 0.01: cause not established"
     ),
+    ("liu-interactive", "Table 1 turns, PM-SATA"): _PILOT
+    + "McNemar's n depends on the share of discordant turns psi = p10 + p01, and 667 at a "
+    "difference of 0.1 needs psi = 0.853 (Connor 1987), while two systems selected "
+    "independently 0.1 apart give at most psi = 0.505 and 395 turns (ours, rates 0.55 and 0.45)",
+    ("liu-interactive", "Table 1 turns, MM-SOBA"): _PILOT
+    + "the chi-square's n depends on the pilot's four shares: 430 needs Cohen's w = 0.159, "
+    "while one system 0.1 above equal shares (0.35 and 3 x 0.2167) gives w = 0.231 and 205 turns",
+    ("liu-interactive", "Table 1 turns, MM-SATA"): _PILOT
+    + "Cochran's Q's n depends on the four selection rates and their correlation: one system at "
+    "0.6 and three at 0.5, selected independently, give 364 turns, the most any rate gives under "
+    "independence, so 445 implies rates or a correlation the paper does not print",
 }
 """(benchmark, published cell) -> the cause of the difference."""

@@ -596,6 +596,25 @@ def _declared_counts(name: str) -> list[PublishedFact]:
     return [PublishedFact(name, quantity, value, source) for quantity, value in facts.items()]
 
 
+# --------------------------------------------------------------------------------------------
+# Liu et al., "Towards Credible Human Evaluation of Open-Domain Dialog Systems Using Interactive
+# Setup": Table 1, turns needed per setting (no data: `human plan` computes them)
+# --------------------------------------------------------------------------------------------
+
+_INTERACTIVE = (
+    "Liu et al., 'Towards Credible Human Evaluation of Open-Domain Dialog Systems Using "
+    "Interactive Setup', Table 1"
+)
+_TABLE1 = {"PM-SOBA": 196, "PM-SATA": 667, "MM-SOBA": 430, "MM-SATA": 445, "SM-SATA": 126}
+"""Pairwise (PM), 4-model (MM) and single-model (SM) rows; win-rate difference 0.1, alpha 0.05
+two-sided, power 0.8."""
+
+_INTERACTIVE_FACTS = [
+    PublishedFact("liu-interactive", f"Table 1 turns, {cell}", float(n), f"{_INTERACTIVE}, {cell}")
+    for cell, n in _TABLE1.items()
+]
+
+
 FACTS: tuple[PublishedFact, ...] = (
     *_usr_counts(),
     *_usr_agreement(),
@@ -603,4 +622,5 @@ FACTS: tuple[PublishedFact, ...] = (
     *_declared_counts("comperdial"),
     *_declared_counts("soda-eval"),
     *_HUB_FACTS,
+    *_INTERACTIVE_FACTS,
 )

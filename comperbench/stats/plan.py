@@ -117,11 +117,25 @@ def _binomial(goal: Goal, p0: float, p1: float, method: str, alternative: str) -
     )
 
 
-def _win_rate(goal: Goal, difference: float | None = None, method: str = "exact") -> Solution:
+READINGS = {
+    "pair": "d = p1 - p2, the gap between the two systems' win rates: p1 = (1 + d) / 2",
+    "paper": "d = p1 - 0.5, the winner's rate above the null, as the interactive per-turn paper "
+    "reads 'a win-rate difference of 0.1' (its Table 1: 196 turns): p1 = 0.5 + d",
+}
+"""What a win-rate difference d means; `pair` is the default."""
+
+
+def _win_rate(
+    goal: Goal, difference: float | None = None, method: str = "exact", reading: str = "pair"
+) -> Solution:
     d = _difference(difference)
-    p1 = _rate("the first system's win probability (1 + d) / 2", (1 + d) / 2)
+    if reading not in READINGS:
+        raise ValueError(f"unknown reading {reading!r}; choose from {', '.join(READINGS)}")
+    formula = "(1 + d) / 2" if reading == "pair" else "0.5 + d"
+    p1 = (1 + d) / 2 if reading == "pair" else 0.5 + d
+    p1 = _rate(f"the first system's win probability {formula}", p1)
     n, value = _binomial(goal, 0.5, p1, method, "two-sided")
-    return Solution(f"difference {d:g}, p1 = (1 + d) / 2 = {p1:g} against 0.5, {method}", n, value)
+    return Solution(f"difference {d:g}, p1 = {formula} = {p1:g} against 0.5, {method}", n, value)
 
 
 def _sata_pair(
@@ -258,8 +272,11 @@ def _ratings(goal: Goal, difference: float | None = None, sd: float | None = Non
 
 SIGN_TEST = "sign test (binomial test of p = 0.5)"
 WIN_RATE = (
-    "A win-rate difference d between the two systems means the first wins with probability "
-    "p1 = (1 + d) / 2; the test is of H0: p = 0.5."
+    "A win-rate difference d is read as --reading says: 'pair' (default), d = p1 - p2 between "
+    "the two systems, so the first wins with probability p1 = (1 + d) / 2 (d = 0.1: 55:45); "
+    "'paper', d = p1 - 0.5, the first system's win rate above the null, as the interactive "
+    "per-turn paper's Table 1 reads 'a win-rate difference of 0.1' (60:40, 196 turns with "
+    "--method tabled-z). The test is of H0: p = 0.5."
 )
 
 SETTINGS: dict[str, Setting] = {
