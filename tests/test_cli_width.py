@@ -224,3 +224,19 @@ def test_output_cut_short_by_its_reader_ends_quietly(data_root: Path) -> None:
         err = run.stderr.read().decode()
         assert run.wait(timeout=120) == 1
     assert err == ""
+
+
+def test_human_votes_one_per_row_from_usr(
+    data_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Real USR-derived votes: the ChatEval tables, Fleiss' kappa and the annotators fit."""
+    monkeypatch.chdir(tmp_path)
+    quick = ["--resamples", "20", "--permutations", "5"]
+    _run(capsys, "human", "votes", "--benchmark", "usr-topical", "--write-votes", "v.csv", *quick)
+    out = _run(capsys, "human", "votes", "--file", "v.csv", *quick)
+    _fits(out)
+    assert "Fleiss' kappa of the votes (a, b, tie) over 900 item pairs" in out
+    assert "each annotator against the others" in out

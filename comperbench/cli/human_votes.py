@@ -20,6 +20,7 @@ from comperbench.cli.common import (
     located,
     print_json,
 )
+from comperbench.cli.human_chateval import print_chateval, print_vote_agreement
 from comperbench.cli.human_common import (
     add_resampling_options,
     add_sources,
@@ -30,6 +31,7 @@ from comperbench.cli.human_common import (
     refuse_benchmark_options,
 )
 from comperbench.errors import ComperbenchError
+from comperbench.human.vote_agreement import annotator_correlations, vote_kappa
 from comperbench.human.vote_counts import comparisons_from_votes, read_votes
 from comperbench.human.votes import (
     agreement_breakdown,
@@ -66,6 +68,8 @@ class Games:
     tag: str | None
     agreement: pd.DataFrame | None = None
     """How the votes on each item's pair agree (votes one per row only)."""
+    rows: pd.DataFrame | None = None
+    """The votes one per row (`votes.read_vote_rows`), when given so."""
 
 
 def _benchmark_games(args: argparse.Namespace) -> Games:
@@ -113,7 +117,7 @@ def _votes_games(args: argparse.Namespace) -> Games:
             f"{args.file}: {len(rows)} votes by {rows['annotator'].nunique()} annotators on "
             f"{rows['item'].nunique()} items, {games.systems.size} systems"
         )
-        return Games(games, None, about, None, agreement_breakdown(rows))
+        return Games(games, None, about, None, agreement_breakdown(rows), rows)
     votes = read_votes(args.file)
     games = comparisons_from_votes(votes, args.file)
     about = (
@@ -278,18 +282,32 @@ def run_votes(args: argparse.Namespace) -> int:
         expected=args.expected,
         alternative=args.alternative,
     )
+    kappa = annotators = None
+    if found.rows is not None:
+        kappa = vote_kappa(found.rows, args.resamples, args.seed)
+        annotators = annotator_correlations(found.rows)
     if args.report:
         from comperbench.report.pages import write_votes_report
 
         write_votes_report(args.report, result, about)
     if args.json:
-        print_json({**pairwise_payload(result, about), "agreement": found.agreement})
+        print_json(
+            {
+                **pairwise_payload(result, about),
+                "agreement": found.agreement,
+                "fleiss_kappa": None if kappa is None else vars(kappa),
+                "annotators": annotators,
+            }
+        )
         return 0
     ties = int((games.outcome == 0.5).sum())
     print(wrap(f"{about}; {ties} ties ({TIE_NOTE})"))
     print_counts(result)
+    print_chateval(result.chateval)
     if found.agreement is not None:
         _print_agreement(found.agreement)
+    if kappa is not None and annotators is not None:
+        print_vote_agreement(kappa, annotators)
     print()
     print_ratings(result, args.permutations)
     _print_omnibus(result)
@@ -307,6 +325,7 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
         "correction": result.correction,
         "win_tie_loss": result.win_tie_loss,
         "wmt": result.wmt,
+        "chateval": {"ranking": result.chateval.ranking, "pairs": result.chateval.pairs},
         "ratings": {
             name: {"signature": rated.signature, "table": rated.table, "note": rated.note}
             for name, rated in result.ratings.items()

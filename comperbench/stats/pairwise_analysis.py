@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from comperbench.stats.bradley_terry import bradley_terry
+from comperbench.stats.chateval import ChatEvalScores
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.online_ratings import DEFAULT_PERMUTATIONS, elo, trueskill_ratings
 from comperbench.stats.pairwise import Comparisons, win_tie_loss, wmt_scores
@@ -55,6 +56,8 @@ class PairwiseAnalysis:
     correction: Correction
     n_resamples: int
     """Bootstrap resamples of the ratings' intervals and of the pairs' bootstrap tests."""
+    chateval: ChatEvalScores
+    """The ChatEval protocol's Major and Distinct scores per pair and its win-count ranking."""
 
 
 def _ratings(
@@ -115,7 +118,7 @@ def analyse(
     expected: float | None = None,
     alternative: Alternative = "two-sided",
 ) -> PairwiseAnalysis:
-    """Win/tie/loss, WMT scores (when comparisons have units), Bradley-Terry, Elo and TrueSkill
+    """Win/tie/loss, WMT scores (when comparisons have units), the ChatEval scores, Bradley-Terry, Elo and TrueSkill
     ratings, chi-square over systems x (win, tie, loss), Cochran's Q over `selected` (contexts x
     systems 0/1), sign and McNemar tests of every pair, and optionally each system's win rate
     against an `expected` rate; the pair tests and rate tests are adjusted by `correction`."""
@@ -146,4 +149,5 @@ def analyse(
         tested,
         correction,
         n_resamples,
+        ChatEvalScores.of(c),
     )
