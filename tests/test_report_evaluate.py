@@ -187,7 +187,8 @@ def test_report_options_write_new_pages_only(
     args = ["human", "votes", *common, "--resamples", "20", "--permutations", "20"]
     assert main([*args, "--report", str(votes)]) == 0
     text = votes.read_text()
-    assert text.count("<svg") == 4 and "Bradley-Terry" in text and "rank 1-1" in text
+    assert text.count("<svg") == 5 and "Bradley-Terry" in text and "rank 1-1" in text
+    assert "ChatEval scores" in text and "Major score of the row against the column" in text
     assert set(re.findall(r"https?://[^\"'\s<>)]+", text)) <= NAMESPACES
 
 

@@ -111,10 +111,38 @@ def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -
         systems, matrix, colorbar_label=f"sign test, {label}", title="Every pair of systems"
     )
     caption = f"Two-sided sign test of every pair of systems ({label}); ties left out."
-    sections.append(section("Pairs", figure(chart, caption)))
+    sections.append(section("Pairs", figure(chart, caption), _chateval_figure(result)))
     signatures = [rated.signature for rated in result.ratings.values()]
     sections.append(section("Signatures", lines(signatures, "mono")))
     write_new_file(path, page("Pairwise preferences", [("votes", about)], sections))
+
+
+def _chateval_figure(result: PairwiseAnalysis) -> str:
+    """The ChatEval paper's Figure 2 layout: rows the winners, columns the losers, both by system
+    win count; coloured by the Major score, the Distinct score written in each cell."""
+    from comperbench.report.figures import heatmap
+
+    scores = result.chateval
+    systems = [str(s) for s in scores.ranking.index]
+    distinct = scores.matrix("distinct").to_numpy()
+    text = [["" if np.isnan(d) else f"{d:.2f}" for d in row] for row in distinct]
+    chart = heatmap(
+        scores.matrix("major").to_numpy(),
+        systems,
+        systems,
+        cell_text=text,
+        colorbar_label="Major score of the row against the column",
+        vmin=0.0,
+        vmax=1.0,
+        cmap="RdBu",
+        title="ChatEval scores",
+    )
+    caption = (
+        "Each system (row) against each opponent (column), ordered by system win count: colour "
+        "the Major score wins / (wins + losses), text the Distinct score wins / (wins + losses "
+        "+ ties) (Lee et al., section 2.2 and Figure 2); grey where they never met or only tied."
+    )
+    return figure(chart, caption)
 
 
 def _pair_matrix(pairs: pd.DataFrame, column: str) -> tuple[list[str], np.ndarray]:
