@@ -155,3 +155,32 @@ def test_human_votes_prints_the_chateval_analyses(
     [top] = [r for r in document["chateval"]["ranking"] if r["rank"] == 1]
     assert top["major"] == pytest.approx(0.7) and top["distinct"] == pytest.approx(7 / 12)
     assert len(document["annotators"]) == 3 and document["fleiss_kappa"]["n_items"] == 4
+
+
+def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> None:
+    """The same votes one per row (items as units, rows shuffled) and counted per pair give the
+    same point ratings: one expanded sequence, the same seeded orders."""
+    from comperbench.human.vote_counts import comparisons_from_votes
+    from comperbench.stats.online_ratings import elo, trueskill_ratings
+    from comperbench.stats.pairwise import pair_counts
+
+    rng = np.random.default_rng(5)
+    systems = np.array(["bot-a", "bot-b", "bot-c", "human"])
+    first = rng.integers(0, 4, 300)
+    second = (first + rng.integers(1, 4, 300)) % 4
+    outcome = rng.choice([1.0, 0.0, 0.5], 300, p=[0.5, 0.3, 0.2])
+    items = [f"i{k // 3}" for k in range(300)]
+    rows = Comparisons.of(systems[first], systems[second], outcome, items, unit_kind="item")
+    counts = comparisons_from_votes(pair_counts(rows))
+    shuffled = rng.permutation(300)
+    rows = Comparisons.of(
+        systems[first][shuffled],
+        systems[second][shuffled],
+        outcome[shuffled],
+        np.asarray(items)[shuffled],
+        unit_kind="item",
+    )
+    for rate in (elo, trueskill_ratings):
+        from_rows = rate(rows, n_resamples=10, n_permutations=30)
+        from_counts = rate(counts, n_resamples=10, n_permutations=30)
+        assert from_rows.table["rating"].to_dict() == from_counts.table["rating"].to_dict()

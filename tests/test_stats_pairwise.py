@@ -17,7 +17,12 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 from comperbench.stats.bradley_terry import _bt_counts, _bt_fit, bradley_terry, compared_groups
-from comperbench.stats.online_ratings import elo, replay_orders, trueskill_ratings
+from comperbench.stats.online_ratings import (
+    elo,
+    replay_orders,
+    replay_sequence,
+    trueskill_ratings,
+)
 from comperbench.stats.pairwise import Comparisons, canonical, majority, win_tie_loss, wmt_scores
 from comperbench.stats.pairwise_tests import chi_square, cochrans_q, mcnemar, sign_test
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
@@ -248,13 +253,13 @@ def _plain_elo_base(a: list, b: list, o: list) -> dict:
 def test_elo_and_trueskill_are_median_and_quantiles_of_a_loop(with_units: bool) -> None:
     c = _games_in_contexts() if with_units else _games(seed=5, n=60)
     n_perm, k, seed = 9, 30, 3
-    orders = replay_orders(canonical(c), n_perm, k, seed)
+    orders = replay_orders(replay_sequence(c), n_perm, k, seed)
     assert orders.shape[0] == n_perm + k
     for ratings, plain in (
         (elo(c, n_resamples=k, seed=seed, n_permutations=n_perm), _plain_elo_base),
         (trueskill_ratings(c, k, seed, n_permutations=n_perm), _package_trueskill),
     ):
-        replays = _replayed(canonical(c), orders, plain)
+        replays = _replayed(replay_sequence(c), orders, plain)
         table = ratings.table.loc[c.systems]
         point = np.median(replays[:n_perm], axis=0)
         low, high = np.quantile(replays[n_perm:], [0.025, 0.975], axis=0)

@@ -60,6 +60,19 @@ def replay_orders(c: Comparisons, n_permutations: int, n_resamples: int, seed: i
     return orders
 
 
+def replay_sequence(c: Comparisons) -> Comparisons:
+    """The comparisons in canonical order, sorted by systems and outcome first (the unit only
+    breaks ties): the sequence the permutations reorder is then the same whether the votes come
+    one per row (with items) or as counts per pair (without), so both give the same point
+    ratings; only the bootstrap's resampling unit, and so the interval, differs."""
+    canon = canonical(c)
+    order = np.lexsort((canon.outcome, canon.b.astype(str), canon.a.astype(str)))
+    units = None if canon.units is None else canon.units[order]
+    return Comparisons(
+        canon.a[order], canon.b[order], canon.outcome[order], canon.systems, units, canon.unit_kind
+    )
+
+
 def _order_free(
     c: Comparisons,
     replay: Callable[[Comparisons, np.ndarray], np.ndarray],
@@ -71,13 +84,13 @@ def _order_free(
     benchmark: str | None,
 ) -> Ratings:
     """Point rating: the median of `replay` over random permutations of the comparisons (in
-    canonical order, so the input order does not matter); interval: the same replay over
+    `replay_sequence` order, so neither the input order nor the units matter); interval: the same replay over
     bootstrap resamples in random order. `settings` go into the signature."""
     point_setting = ("point", f"median-of-{n_permutations}-permutations")
     signature = rating_signature(
         statistic, c, n_resamples, seed, benchmark, (*settings, point_setting)
     )
-    canon = canonical(c)
+    canon = replay_sequence(c)
     ratings = replay(canon, replay_orders(canon, n_permutations, n_resamples, seed))
     point = np.median(ratings[:n_permutations], axis=0)
     return with_intervals(c.systems, point, ratings[n_permutations:], signature)
