@@ -492,3 +492,39 @@ def test_the_template_reads_back_and_runs(
         assert {r["system"] for r in found["selection_rates"]} == set(
             table.loc[table["setting"] == setting, "shown"].explode()
         )
+
+
+def test_sata_tie_wins_and_tie_losses_are_kept_apart(tmp_path: Path) -> None:
+    rows = sata_rows(seed=11, n=120, chances={"bot-a": 0.7, "bot-b": 0.4, "bot-c": 0.5}, drop=0.3)
+    found = analysed(write_csv(tmp_path / "sata.csv", rows), "sata")
+    ties = found.ties.set_index(["system_a", "system_b"])
+    for a, b in combinations(("bot-a", "bot-b", "bot-c"), 2):
+        together = [r for r in rows if a in r["shown"] and b in r["shown"]]
+        picked = [(a in r["selected"], b in r["selected"]) for r in together]
+        expected = [
+            picked.count((True, False)),
+            picked.count((False, True)),
+            picked.count((True, True)),
+            picked.count((False, False)),
+            len(together),
+        ]
+        assert ties.loc[(a, b)].tolist() == expected
+        # the pairwise ties are the tie wins and tie losses together
+        assert pair(found, a, b)["ties"] == expected[2] + expected[3]
+    assert (
+        analysed(write_csv(tmp_path / "soba.csv", soba_rows(1, 20, {"x": 1, "y": 1})), "soba").ties
+        is None
+    )
+
+
+def test_sata_ties_in_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = sata_rows(seed=2, n=40, chances={"bot-a": 0.6, "bot-b": 0.5})
+    path = write_csv(tmp_path / "sata.csv", rows)
+    assert main(["human", "selections", "--file", str(path), *CLI_FAST]) == 0
+    out = capsys.readouterr().out
+    assert "tie wins  tie losses  turns" in out
+    assert main(["human", "selections", "--file", str(path), *CLI_FAST, "--json"]) == 0
+    [found] = json.loads(capsys.readouterr().out)["settings"]["sata"]["sata_pair_outcomes"]
+    both = sum("bot-a" in r["selected"] and "bot-b" in r["selected"] for r in rows)
+    neither = sum(not r["selected"] for r in rows)
+    assert (found["tie_wins"], found["tie_losses"], found["turns"]) == (both, neither, 40)

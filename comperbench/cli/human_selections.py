@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from comperbench.cli.common import located, print_json
+from comperbench.cli.common import format_table, located, print_json
 from comperbench.cli.human_common import add_test_options, print_expected, print_rates
 from comperbench.cli.human_votes import (
     add_rating_options,
@@ -19,6 +19,7 @@ from comperbench.human.selections import SETTINGS, read_selections
 from comperbench.stats.selection_analysis import (
     OMNIBUS,
     PAIR_TEST,
+    SATA_OUTCOMES,
     SelectionAnalysis,
     analyse_selections,
 )
@@ -45,12 +46,32 @@ def _print_omnibus(found: SelectionAnalysis) -> None:
         print(wrap(f"note: {found.omnibus_note}", indent="  "))
 
 
+def _print_ties(found: SelectionAnalysis) -> None:
+    """SATA: each pair's turns by who was selected, tie wins and tie losses apart."""
+    if found.ties is None:
+        return
+    print(
+        "\n"
+        + wrap(
+            "SATA turns of each pair by who was selected: a tie win selects both, a tie loss "
+            "neither (the pairwise ties above are their sum)"
+        )
+    )
+    headers = ["system A", "system B", "only A", "only B", "tie wins", "tie losses", "turns"]
+    rows = [
+        [r["system_a"], r["system_b"], *(int(r[c]) for c in (*SATA_OUTCOMES, "turns"))]
+        for _, r in found.ties.iterrows()
+    ]
+    print(format_table(headers, rows, indent=2))
+
+
 def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
     print(f"\n== {NAMES[found.setting]}: {found.turns} judged turns")
     print("selection rate (turns selected / turns shown), Wilson 95% intervals:")
     print_rates(found.rates, "turns shown", "selected")
     print("\npairwise outcomes implied by the selections:")
     print_counts(found.pairwise)
+    _print_ties(found)
     print()
     print_ratings(found.pairwise, args.permutations)
     _print_omnibus(found)
@@ -73,6 +94,7 @@ def _payload(found: SelectionAnalysis, about: str) -> dict:
         else None,
         "omnibus_note": found.omnibus_note,
         "pair_test": PAIR_TEST[found.setting],
+        "sata_pair_outcomes": found.ties,
         "expected": found.expected,
     }
 

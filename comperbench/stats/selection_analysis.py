@@ -6,7 +6,9 @@ prescribes.
   fit of the selection counts to equal chances among the systems shown, then the binomial test
   of every pair on the turns where one of the two was selected.
 - SATA (select all that apply): of two systems shown, the one selected beats the one not
-  selected; both or neither is a tie. Two systems: McNemar's exact test (the sign test on the
+  selected; both or neither is a tie, kept apart as a tie win (both selected: both met the
+  user's expectations) and a tie loss (neither selected), as the interactive per-turn paper
+  reports them (Liu et al., Table 3 and "Ties in SATA settings"). Two systems: McNemar's exact test (the sign test on the
   discordant turns); more: Cochran's Q on the turns that showed every system, then McNemar's
   test of every pair.
 
@@ -57,6 +59,9 @@ class SelectionAnalysis:
     omnibus_note: str | None
     """Why the omnibus test is missing or what it left out."""
     expected: pd.DataFrame | None
+    ties: pd.DataFrame | None = None
+    """SATA: per pair shown together, the turns only A, only B, both (tie wins) and neither (tie
+    losses) were selected (`sata_pair_outcomes`); None for SOBA."""
 
 
 def _soba_comparisons(rows: pd.DataFrame) -> tuple[list, list, list, list]:
@@ -81,6 +86,25 @@ def _sata_comparisons(rows: pd.DataFrame) -> tuple[list, list, list, list]:
             outcome.append(0.5 + won / 2)
             units.append(unit)
     return a, b, outcome, units
+
+
+SATA_OUTCOMES = ("a_only", "b_only", "tie_wins", "tie_losses")
+
+
+def sata_pair_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per pair of systems shown together in SATA turns (system_a before system_b): the turns
+    only A was selected in, only B, both (tie wins) and neither (tie losses), and all of them."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for shown, selected in zip(rows["shown"], rows["selected"], strict=True):
+        for first, second in combinations(sorted(shown), 2):
+            a_in, b_in = first in selected, second in selected
+            cell = 2 if a_in and b_in else 0 if a_in else 1 if b_in else 3  # SATA_OUTCOMES
+            counts.setdefault((first, second), [0, 0, 0, 0])[cell] += 1
+    table = pd.DataFrame(
+        [(a, b, *c) for (a, b), c in sorted(counts.items())],
+        columns=["system_a", "system_b", *SATA_OUTCOMES],
+    )
+    return table.assign(turns=table[list(SATA_OUTCOMES)].sum(axis=1))
 
 
 def selection_comparisons(rows: pd.DataFrame, setting: str) -> Comparisons:
@@ -156,4 +180,5 @@ def analyse_selections(
     tested = None
     if expected is not None:
         tested = rate_tests(table["count"], table["n"], expected, alternative, correction)
-    return SelectionAnalysis(setting, len(rows), table, pairwise, omnibus, note, tested)
+    ties = sata_pair_outcomes(rows) if setting == "sata" else None
+    return SelectionAnalysis(setting, len(rows), table, pairwise, omnibus, note, tested, ties)
