@@ -155,10 +155,10 @@ def fleiss_kappa(table: RatingTable, weights: np.ndarray | None = None) -> np.nd
     per_item = ((c * c).sum(axis=1) - m) / (m * (m - 1))
     w = np.ones((1, keep.size)) if weights is None else weights
     w = w[:, keep]
-    agree = (w @ per_item) / w.sum(axis=1)
-    shares = (w @ c) / (w @ m)[:, None]
-    chance = (shares * shares).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # NaN: a resample without such items
+        agree = (w @ per_item) / w.sum(axis=1)
+        shares = (w @ c) / (w @ m)[:, None]
+        chance = (shares * shares).sum(axis=1)
         return (agree - chance) / (1 - chance)
 
 
