@@ -149,12 +149,15 @@ def test_human_votes_prints_the_chateval_analyses(
     out = capsys.readouterr().out
     assert "ChatEval ranking by system win count" in out
     assert "Fleiss' kappa of the votes (a, b, tie) over 4 item pairs" in out
+    assert "prompt validity (Pearson r of a prompt's mean vote" in out
     assert main([*argv, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     # bot-a: 7 wins, 3 losses, 2 ties
     [top] = [r for r in document["chateval"]["ranking"] if r["rank"] == 1]
     assert top["major"] == pytest.approx(0.7) and top["distinct"] == pytest.approx(7 / 12)
     assert len(document["annotators"]) == 3 and document["fleiss_kappa"]["n_items"] == 4
+    # one pair of systems only: no prompt has the three pairs a correlation needs
+    assert {r["reason"] for r in document["prompt_validity"]} == {"1 pair(s) (at least 3 needed)"}
 
 
 def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> None:
@@ -184,3 +187,40 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
         from_rows = rate(rows, n_resamples=10, n_permutations=30)
         from_counts = rate(counts, n_resamples=10, n_permutations=30)
         assert from_rows.table["rating"].to_dict() == from_counts.table["rating"].to_dict()
+
+
+def test_prompt_validity_by_hand() -> None:
+    from comperbench.human.vote_agreement import prompt_validity
+
+    # three prompts, pairs (p, q), (p, r), (q, r); one vote each, two on i1 (p, q)
+    votes = {
+        "i1": {("p", "q"): ["a", "tie"], ("p", "r"): ["a"], ("q", "r"): ["b"]},
+        "i2": {("p", "q"): ["a"], ("p", "r"): ["a"], ("q", "r"): ["a"]},
+        "i3": {("p", "q"): ["b"], ("p", "r"): ["tie"], ("q", "r"): ["a"]},
+        "i4": {("p", "q"): ["a"]},
+    }
+    rows = []
+    for item, pairs in votes.items():
+        for (a, b), outcomes in pairs.items():
+            rows += [(item, a, b, o, f"w{k}") for k, o in enumerate(outcomes)]
+    table = prompt_validity(_votes(rows))
+    value = {"a": 1.0, "tie": 0.5, "b": 0.0}
+    mean = {
+        (item, pair): np.mean([value[o] for o in outcomes])
+        for item, pairs in votes.items()
+        for pair, outcomes in pairs.items()
+    }
+    pairs = [("p", "q"), ("p", "r"), ("q", "r")]
+    own = [mean[("i1", pair)] for pair in pairs]
+    rest = [
+        np.mean([mean[(other, pair)] for other in votes if other != "i1" and (other, pair) in mean])
+        for pair in pairs
+    ]
+    expected = sps.pearsonr(own, rest)
+    assert table.at["i1", "r"] == pytest.approx(expected.statistic)
+    assert table.at["i1", "p"] == pytest.approx(expected.pvalue)
+    assert table.at["i1", "pairs"] == 3
+    assert (
+        table.at["i4", "pairs"] == 1 and table.at["i4", "reason"] == "1 pair(s) (at least 3 needed)"
+    )
+    assert table["r"].dropna().is_monotonic_increasing

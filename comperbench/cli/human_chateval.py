@@ -90,3 +90,33 @@ def print_vote_agreement(kappa: AgreementResult, annotators: pd.DataFrame) -> No
         for name, r in annotators.iterrows()
     ]
     print(format_table(["annotator", "shared", "Spearman", "p", "undefined because"], rows, 2))
+
+
+LOWEST = 5
+"""Prompts of lowest validity printed (all are in --json)."""
+
+
+def print_prompt_validity(validity: pd.DataFrame) -> None:
+    """A summary of the prompts' item-total correlations and the lowest ones."""
+    defined = validity["r"].dropna()
+    median = number(float(defined.median())) if len(defined) else "-"
+    print(
+        "\n"
+        + wrap(
+            "prompt validity (Pearson r of a prompt's mean vote per pair of systems with the "
+            f"pair's mean vote over the other prompts): {len(defined)} of {len(validity)} "
+            f"prompts defined, median r {median}, {int((defined < 0).sum())} negative; the "
+            f"{min(LOWEST, len(validity))} lowest (all with --json):"
+        )
+    )
+    rows = [
+        [
+            item,
+            int(r["pairs"]),
+            number(r["r"]),
+            "-" if pd.isna(r["p"]) else p_value(r["p"]),
+            r["reason"] or "",
+        ]
+        for item, r in validity.head(LOWEST).iterrows()
+    ]
+    print(format_table(["prompt", "pairs", "r", "p", "undefined because"], rows, 2))

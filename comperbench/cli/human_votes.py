@@ -20,7 +20,11 @@ from comperbench.cli.common import (
     located,
     print_json,
 )
-from comperbench.cli.human_chateval import print_chateval, print_vote_agreement
+from comperbench.cli.human_chateval import (
+    print_chateval,
+    print_prompt_validity,
+    print_vote_agreement,
+)
 from comperbench.cli.human_common import (
     add_resampling_options,
     add_sources,
@@ -31,7 +35,11 @@ from comperbench.cli.human_common import (
     refuse_benchmark_options,
 )
 from comperbench.errors import ComperbenchError
-from comperbench.human.vote_agreement import annotator_correlations, vote_kappa
+from comperbench.human.vote_agreement import (
+    annotator_correlations,
+    prompt_validity,
+    vote_kappa,
+)
 from comperbench.human.vote_counts import comparisons_from_votes, read_votes
 from comperbench.human.votes import (
     agreement_breakdown,
@@ -282,10 +290,11 @@ def run_votes(args: argparse.Namespace) -> int:
         expected=args.expected,
         alternative=args.alternative,
     )
-    kappa = annotators = None
+    kappa = annotators = validity = None
     if found.rows is not None:
         kappa = vote_kappa(found.rows, args.resamples, args.seed)
         annotators = annotator_correlations(found.rows)
+        validity = prompt_validity(found.rows)
     if args.report:
         from comperbench.report.pages import write_votes_report
 
@@ -297,6 +306,7 @@ def run_votes(args: argparse.Namespace) -> int:
                 "agreement": found.agreement,
                 "fleiss_kappa": None if kappa is None else vars(kappa),
                 "annotators": annotators,
+                "prompt_validity": validity,
             }
         )
         return 0
@@ -306,8 +316,9 @@ def run_votes(args: argparse.Namespace) -> int:
     print_chateval(result.chateval)
     if found.agreement is not None:
         _print_agreement(found.agreement)
-    if kappa is not None and annotators is not None:
+    if kappa is not None and annotators is not None and validity is not None:
         print_vote_agreement(kappa, annotators)
+        print_prompt_validity(validity)
     print()
     print_ratings(result, args.permutations)
     _print_omnibus(result)

@@ -9,9 +9,17 @@
   correlation, over the cases an annotator voted on that others voted on too, between the
   annotator's vote (1 first system, 0.5 tie, 0 second) and the mean vote of the others; the
   paper plots these as a histogram and reads the negative ones as likely random guessing.
+- Prompt validity (section 5.2, Appendix D Figure 11): whether a prompt helps tell the systems
+  apart, "quantified using item-total correlations" with Henrysson's (1963) correction (the item
+  left out of the total). The paper gives no formula for A/B votes; here the pairs of systems are
+  the respondents: a prompt's score for a pair is its mean vote (1 first system, 0.5 tie, 0
+  second), the total is the pair's mean vote over every other prompt, and the prompt's validity
+  is the Pearson correlation of the two over the pairs voted on it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -20,7 +28,7 @@ from scipy import stats as sps
 from comperbench.stats.agreement import AgreementResult, agreement
 
 MIN_SHARED = 3
-"""Cases an annotator must share with others for a correlation."""
+"""Cases an annotator must share with others, or pairs a prompt must have, for a correlation."""
 ASPECT = "vote"
 
 
@@ -53,17 +61,42 @@ def annotator_correlations(votes: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for annotator in sorted(votes["annotator"].unique()):
         own = frame[frame["annotator"] == annotator]
-        rho, p, reason = np.nan, np.nan, None
-        if len(own) < MIN_SHARED:
-            reason = f"{len(own)} case(s) shared with others (at least {MIN_SHARED} needed)"
-        elif own["outcome"].nunique() < 2 or own["others"].nunique() < 2:
-            side = "their votes" if own["outcome"].nunique() < 2 else "the others' mean"
-            reason = f"{side} never vary"
-        else:
-            result = sps.spearmanr(own["outcome"], own["others"])
-            rho, p = float(result.statistic), float(result.pvalue)
+        what, sides = "case(s) shared with others", ("their votes", "the others' mean")
+        rho, p, reason = _correlation(own["outcome"], own["others"], what, sides, sps.spearmanr)
         rows.append(
             {"annotator": annotator, "shared": len(own), "spearman": rho, "p": p, "reason": reason}
         )
     table = pd.DataFrame(rows).set_index("annotator")
     return table.sort_values("spearman", na_position="last", kind="stable")
+
+
+def _correlation(
+    x: pd.Series, y: pd.Series, what: str, sides: tuple[str, str], test: Callable
+) -> tuple[float, float, str | None]:
+    """(r, p, None) of `test`, or NaNs with why it is undefined: fewer than `MIN_SHARED` `what`,
+    or one of the `sides` (x, y) constant."""
+    if len(x) < MIN_SHARED:
+        return np.nan, np.nan, f"{len(x)} {what} (at least {MIN_SHARED} needed)"
+    if x.nunique() < 2 or y.nunique() < 2:
+        return np.nan, np.nan, f"{sides[0] if x.nunique() < 2 else sides[1]} never vary"
+    result = test(x, y)
+    return float(result.statistic), float(result.pvalue), None
+
+
+def prompt_validity(votes: pd.DataFrame) -> pd.DataFrame:
+    """Per prompt (item): the pairs voted on it with a total from other prompts, and the Pearson
+    correlation (with its p-value) of its mean vote per pair against the pair's mean vote over
+    the other prompts; `reason` says why it is undefined. Sorted by correlation, lowest first."""
+    score = votes.groupby(["item", "system_a", "system_b"])["outcome"].mean().reset_index()
+    pair = score.groupby(["system_a", "system_b"])["outcome"]
+    total, count = pair.transform("sum"), pair.transform("size")
+    score["rest"] = (total - score["outcome"]) / (count - 1).where(count > 1)
+    score = score.dropna(subset=["rest"])
+    rows = []
+    for item in sorted(votes["item"].unique()):
+        own = score[score["item"] == item]
+        sides = ("its votes", "the other prompts' votes")
+        r, p, reason = _correlation(own["outcome"], own["rest"], "pair(s)", sides, sps.pearsonr)
+        rows.append({"item": item, "pairs": len(own), "r": r, "p": p, "reason": reason})
+    table = pd.DataFrame(rows).set_index("item")
+    return table.sort_values("r", na_position="last", kind="stable")
