@@ -1,0 +1,107 @@
+"""What seeding the leaderboard costs: CPU time per item of each baseline, measured, and the
+estimate of a seed from its item counts.
+
+The costs are CPU seconds per item from an empty score cache, measured on two shared cores
+(`python benchmarks/seed.py` measures them again and prints them beside these). Metrics of one
+family share their work (BLEU-1..4 count their n-grams once), so a family's cost is counted once
+per benchmark level, whichever of its metrics are seeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from comperbench.metrics.embedding import SHIPPED_NAME
+
+ENCODER_FAMILY = ("embedding-average", "greedy-matching", "vector-extrema")
+
+FAMILY_COSTS: dict[tuple[str, ...], float] = {
+    ("bleu-1", "bleu-2", "bleu-3", "bleu-4"): 1.8e-3,
+    ("chrf", "chrf++"): 1.8e-3,
+    ("rouge-1", "rouge-2", "rouge-l"): 1.5e-3,
+    ("meteor",): 4.0e-3,
+    ("f1",): 0.5e-3,
+    ("length",): 0.02e-3,
+    ENCODER_FAMILY: 40e-3,
+    ("context-cosine",): 45e-3,
+    ("dialogue-distinct-1", "dialogue-distinct-2", "dialogue-length"): 0.2e-3,
+}
+"""CPU seconds per item of each family of metrics (measured on DSTC7's turns, the encoder
+metrics on all-MiniLM-L6-v2, the dialogue metrics on DSTC9's dialogues)."""
+
+CHEAP_PER_ITEM = 10e-3
+"""The most CPU seconds per item a baseline seeded by default may cost: the model-free metrics
+(at most a few milliseconds) are, the encoder metrics (tens of milliseconds) are not."""
+
+ENCODER_LOAD = 15.0
+"""CPU seconds to import the encoder's libraries and load its weights, once per seed."""
+
+CORRELATION_PER_LEVEL = 0.3
+CORRELATION_PER_ITEM_ASPECT = 0.07e-3
+"""CPU seconds to correlate one metric's scores with the human scores of a benchmark level
+(intervals, system level, statistics over contexts), fixed and per item and aspect."""
+
+
+def family_cost(name: str) -> float | None:
+    """The CPU seconds per item of a metric's family, None when not measured."""
+    for family, cost in FAMILY_COSTS.items():
+        if name in family:
+            return cost
+    return None
+
+
+def is_cheap(name: str) -> bool:
+    """Whether a baseline is cheap enough to be seeded by default."""
+    cost = family_cost(name)
+    return cost is not None and cost <= CHEAP_PER_ITEM
+
+
+def cost_name(metric_name: str) -> str:
+    """The name a metric's cost is kept under: its registry name, without the shipped
+    encoder's label (another encoder has no measured cost)."""
+    return metric_name.removesuffix(f"[{SHIPPED_NAME}]")
+
+
+@dataclass(frozen=True)
+class LevelCost:
+    """The estimated CPU seconds of seeding metrics on one benchmark level."""
+
+    names: tuple[str, ...]
+    serial: float
+    """Scoring the metrics computed in this process (their families counted once)."""
+    parallel: float
+    """Scoring the metrics computed in worker processes when there are several."""
+    correlations: float
+    unknown: tuple[str, ...]
+    """Metrics without a measured cost (left out of the estimate)."""
+
+    @property
+    def total(self) -> float:
+        return self.serial + self.parallel + self.correlations
+
+    def seconds(self, workers: int) -> float:
+        """The estimated run time with `workers` worker processes."""
+        return self.serial + self.parallel / max(1, workers) + self.correlations
+
+
+def level_cost(
+    names: Sequence[str], items: int, aspects: int, parallel: Collection[str] = ()
+) -> LevelCost:
+    """The estimated CPU seconds of seeding the metrics `names` (`cost_name`s) on a level of
+    `items` items rated on `aspects` aspects; those in `parallel` are scored in workers."""
+    in_workers = {f for f in FAMILY_COSTS if any(n in f for n in names if n in parallel)}
+    here = {f for f in FAMILY_COSTS if any(n in f for n in names)} - in_workers
+    per_metric = CORRELATION_PER_LEVEL + CORRELATION_PER_ITEM_ASPECT * items * aspects
+    return LevelCost(
+        tuple(names),
+        sum(FAMILY_COSTS[f] for f in here) * items,
+        sum(FAMILY_COSTS[f] for f in in_workers) * items,
+        per_metric * len(names),
+        tuple(n for n in names if family_cost(n) is None),
+    )
+
+
+def uses_encoder(names: Collection[str]) -> bool:
+    """Whether any of the metrics loads the encoder."""
+    return any(n in ENCODER_FAMILY or n == "context-cosine" for n in names)
