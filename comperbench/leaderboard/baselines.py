@@ -16,6 +16,7 @@ from comperbench.errors import DataMissingError
 from comperbench.leaderboard.items import ItemIndex, keep_level_items, stored_levels
 from comperbench.leaderboard.seed_cost import (
     ENCODER_LOAD,
+    WORKER_START,
     LevelCost,
     cost_name,
     is_cheap,
@@ -106,17 +107,21 @@ class SeedPlan:
     @property
     def cpu_seconds(self) -> float:
         """Estimated CPU time of the whole seed from an empty score cache."""
-        load = ENCODER_LOAD if self._encoder() else 0.0
-        return load + sum(p.cost.total for p in self.levels)
+        start = WORKER_START * self.workers if self._in_workers() else 0.0
+        return self._load() + start + sum(p.cost.total for p in self.levels)
 
     @property
     def seconds(self) -> float:
-        """Estimated run time on `workers` processes (the parallel metrics share them)."""
-        load = ENCODER_LOAD if self._encoder() else 0.0
-        return load + sum(p.cost.seconds(self.workers) for p in self.levels)
+        """Estimated run time on `workers` processes (the parallel metrics share them, and
+        they start side by side)."""
+        start = WORKER_START if self._in_workers() else 0.0
+        return self._load() + start + sum(p.cost.seconds(self.workers) for p in self.levels)
 
-    def _encoder(self) -> bool:
-        return uses_encoder([m for p in self.levels for m in p.cost.names])
+    def _load(self) -> float:
+        return ENCODER_LOAD if uses_encoder([m for p in self.levels for m in p.cost.names]) else 0
+
+    def _in_workers(self) -> bool:
+        return any(p.cost.parallel for p in self.levels)
 
     def unknown(self) -> list[str]:
         """Metrics without a measured cost, left out of the estimate."""

@@ -40,6 +40,10 @@ takes under 5 minutes on two cores."""
 ENCODER_LOAD = 15.0
 """CPU seconds to import the encoder's libraries and load its weights, once per seed."""
 
+WORKER_START = 5.0
+"""CPU seconds a worker process takes to start (imports, WordNet, the n-gram metrics), once
+per worker and seed."""
+
 CORRELATION_PER_LEVEL = 0.3
 CORRELATION_PER_ITEM_ASPECT = 0.07e-3
 """CPU seconds to correlate one metric's scores with the human scores of a benchmark level
