@@ -28,8 +28,10 @@ BLEU = ("bleu-1", "bleu-2", "bleu-3", "bleu-4")
 
 
 def test_a_family_s_cost_is_counted_once_per_level() -> None:
-    cost = level_cost(["bleu-1", "bleu-4", "length"], items=1000, aspects=2)
-    assert cost.serial == pytest.approx((FAMILY_COSTS[BLEU] + FAMILY_COSTS[("length",)]) * 1000)
+    cost = level_cost(["bleu-1", "bleu-4", "length"], items=1000, aspects=2, references=3000)
+    (bleu_item, bleu_reference), (length_item, _) = FAMILY_COSTS[BLEU], FAMILY_COSTS[("length",)]
+    expected = (bleu_item + length_item) * 1000 + bleu_reference * 3000
+    assert cost.serial == pytest.approx(expected)
     assert cost.correlations == pytest.approx(
         3 * (CORRELATION_PER_LEVEL + CORRELATION_PER_ITEM_ASPECT * 1000 * 2)
     )
@@ -37,9 +39,9 @@ def test_a_family_s_cost_is_counted_once_per_level() -> None:
 
 
 def test_metrics_scored_in_workers_share_them_in_the_estimate() -> None:
-    cost = level_cost(["bleu-1", "length"], items=1000, aspects=1, parallel={"bleu-1"})
-    assert cost.parallel == pytest.approx(FAMILY_COSTS[BLEU] * 1000)
-    assert cost.serial == pytest.approx(FAMILY_COSTS[("length",)] * 1000)
+    cost = level_cost(["bleu-1", "length"], 1000, 1, references=1000, parallel={"bleu-1"})
+    assert cost.parallel == pytest.approx(sum(FAMILY_COSTS[BLEU]) * 1000)
+    assert cost.serial == pytest.approx(FAMILY_COSTS[("length",)][0] * 1000)
     assert cost.seconds(2) == pytest.approx(cost.serial + cost.parallel / 2 + cost.correlations)
     assert cost.total == pytest.approx(cost.serial + cost.parallel + cost.correlations)
 
@@ -61,7 +63,11 @@ def test_the_plan_keeps_only_what_applies_and_states_its_estimate(data_root: Pat
     assert fed.skipped == {"f1": "needs references, and fed-turn has none"}
     assert [m.name for m in usr.metrics] == ["length", "f1"]
     assert planned.baselines == 3 and planned.items == 375 + 300
-    expected = level_cost(["length"], 375, 9).total + level_cost(["length", "f1"], 300, 6).total
+    references = 300  # one per usr-persona item, none on fed-turn
+    expected = (
+        level_cost(["length"], 375, 9).total
+        + level_cost(["length", "f1"], 300, 6, references).total
+    )
     assert planned.cpu_seconds == pytest.approx(expected)
     assert planned.summary() == (
         f"seeding 2 benchmark levels (675 items): 3 baselines, estimated "

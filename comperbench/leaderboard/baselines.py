@@ -26,7 +26,7 @@ from comperbench.leaderboard.seed_cost import (
 from comperbench.leaderboard.service import Outcome, submit_many
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
-from comperbench.metrics.base import Metric
+from comperbench.metrics.base import Metric, TurnItem, nonblank_references
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
     DIALOGUE_SUITE,
@@ -179,7 +179,9 @@ def _level_plan(bench: Benchmark, chosen: list[str], workers: int) -> LevelPlan:
     shared = [cost_name(m.name) for m in kept if m.parallel]
     in_workers = workers > 1 and len(shared) * len(bench) >= MIN_PARALLEL_SCORES
     parallel = set(shared) if in_workers else set()
-    cost = level_cost(names, len(bench), len(bench.metadata.aspect_names), parallel)
+    references = sum(len(nonblank_references(i)) for i in items if isinstance(i, TurnItem))
+    aspects = len(bench.metadata.aspect_names)
+    cost = level_cost(names, len(bench), aspects, references, parallel)
     return LevelPlan(bench, tuple(kept), skipped, cost)
 
 

@@ -14,33 +14,35 @@ from dataclasses import dataclass
 
 from comperbench.metrics.embedding import SHIPPED_NAME
 
-FAMILY_COSTS: dict[tuple[str, ...], float] = {
-    ("bleu-1", "bleu-2", "bleu-3", "bleu-4"): 1.8e-3,
-    ("chrf", "chrf++"): 1.7e-3,
-    ("rouge-1", "rouge-2", "rouge-l"): 1.5e-3,
-    ("meteor",): 5.2e-3,
-    ("f1",): 0.45e-3,
-    ("length",): 0.03e-3,
-    ("dialogue-distinct-1", "dialogue-distinct-2", "dialogue-length"): 1.0e-3,
-    ("embedding-average",): 4.2e-3,
-    ("greedy-matching",): 12.6e-3,
-    ("vector-extrema",): 3.6e-3,
-    ("context-cosine",): 17.1e-3,
+FAMILY_COSTS: dict[tuple[str, ...], tuple[float, float]] = {
+    ("bleu-1", "bleu-2", "bleu-3", "bleu-4"): (0.096e-3, 0.026e-3),
+    ("chrf", "chrf++"): (0.131e-3, 0.024e-3),
+    ("rouge-1", "rouge-2", "rouge-l"): (0.040e-3, 0.022e-3),
+    ("meteor",): (0.205e-3, 0.075e-3),
+    ("f1",): (0.021e-3, 0.0065e-3),
+    ("length",): (0.03e-3, 0.0),
+    ("dialogue-distinct-1", "dialogue-distinct-2", "dialogue-length"): (1.0e-3, 0.0),
+    ("embedding-average",): (4.2e-3, 0.0),
+    ("greedy-matching",): (12.6e-3, 0.0),
+    ("vector-extrema",): (3.6e-3, 0.0),
+    ("context-cosine",): (17.1e-3, 0.0),
 }
-"""CPU seconds per item of each family of metrics: the n-gram metrics on DSTC7's turns (the
-most references per item of the benchmarks: 1,500 of them), the dialogue metrics on 1,000 of
-DSTC9's dialogues, the encoder metrics (all-MiniLM-L6-v2) on 300 of DSTC7's turns."""
+"""CPU seconds per item and per reference of each family of metrics. An n-gram metric's time
+grows with the references it compares a response with: per item from DailyDialog-Zhao (one
+reference per item), per reference from the seed of DSTC7's whole level (35 references per
+item: 90 s of CPU in all). The dialogue metrics on 1,000 of DSTC9's dialogues, the encoder
+metrics (all-MiniLM-L6-v2) on 300 of DSTC7's turns."""
 
 ENCODER_METRICS = ("embedding-average", "greedy-matching", "vector-extrema", "context-cosine")
 """The baselines that run the encoder: 38 ms per item between them, about 10 minutes of CPU
-on the benchmarks' 15,500 turns, where the model-free baselines take about 11 ms per item and
-share the worker processes. They are left out of the default seed (see `is_cheap`) so that it
-takes under 5 minutes on two cores."""
+on the benchmarks' 15,500 turns, where the model-free baselines take about 1 minute (most of it
+on DSTC7's 350,000 references) and share the worker processes. They are left out of the
+default seed (see `is_cheap`) so that it takes under 5 minutes on two cores."""
 
 ENCODER_LOAD = 15.0
 """CPU seconds to import the encoder's libraries and load its weights, once per seed."""
 
-WORKER_START = 5.0
+WORKER_START = 4.0
 """CPU seconds a worker process takes to start (imports, WordNet, the n-gram metrics), once
 per worker and seed."""
 
@@ -50,8 +52,9 @@ CORRELATION_PER_ITEM_ASPECT = 0.07e-3
 (intervals, system level, statistics over contexts), fixed and per item and aspect."""
 
 
-def family_cost(name: str) -> float | None:
-    """The CPU seconds per item of a metric's family, None when not measured."""
+def family_cost(name: str) -> tuple[float, float] | None:
+    """The CPU seconds per item and per reference of a metric's family, None when not
+    measured."""
     for family, cost in FAMILY_COSTS.items():
         if name in family:
             return cost
@@ -92,17 +95,27 @@ class LevelCost:
 
 
 def level_cost(
-    names: Sequence[str], items: int, aspects: int, parallel: Collection[str] = ()
+    names: Sequence[str],
+    items: int,
+    aspects: int,
+    references: int = 0,
+    parallel: Collection[str] = (),
 ) -> LevelCost:
     """The estimated CPU seconds of seeding the metrics `names` (`cost_name`s) on a level of
-    `items` items rated on `aspects` aspects; those in `parallel` are scored in workers."""
+    `items` items with `references` references between them, rated on `aspects` aspects;
+    those in `parallel` are scored in workers."""
     in_workers = {f for f in FAMILY_COSTS if any(n in f for n in names if n in parallel)}
     here = {f for f in FAMILY_COSTS if any(n in f for n in names)} - in_workers
+
+    def scoring(families: set[tuple[str, ...]]) -> float:
+        costs = [FAMILY_COSTS[f] for f in families]
+        return sum(item * items + reference * references for item, reference in costs)
+
     per_metric = CORRELATION_PER_LEVEL + CORRELATION_PER_ITEM_ASPECT * items * aspects
     return LevelCost(
         tuple(names),
-        sum(FAMILY_COSTS[f] for f in here) * items,
-        sum(FAMILY_COSTS[f] for f in in_workers) * items,
+        scoring(here),
+        scoring(in_workers),
         per_metric * len(names),
         tuple(n for n in names if family_cost(n) is None),
     )
