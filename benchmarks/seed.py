@@ -14,6 +14,7 @@ before.
 
 CPU time, not wall time: the machine may be shared. Run:
 COMPERBENCH_DATA=/work/shared/data python benchmarks/seed.py [--benchmarks a,b] [--against ../main]
+[--against-benchmarks c,d]
 """
 
 from __future__ import annotations
@@ -193,13 +194,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--benchmarks", help="comma-separated (default: every one present)")
     parser.add_argument("--against", metavar="TREE", help="a checkout of the code before")
+    parser.add_argument(
+        "--against-benchmarks", help=f"compared with TREE (default: {','.join(AGAINST)})"
+    )
     args = parser.parse_args()
     names = present(args.benchmarks.split(",") if args.benchmarks else list_benchmarks())
     started = time.perf_counter()
     per_benchmark(names)
     pool_ratio(present(POOL_LEVELS))
     if args.against:
-        against(args.against, present(AGAINST))
+        compared = args.against_benchmarks.split(",") if args.against_benchmarks else AGAINST
+        against(args.against, present(compared))
     print(f"({time.perf_counter() - started:.0f} s of wall time)")
 
 
