@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from comperbench.cli import main
-from comperbench.leaderboard.baselines import BASELINE_METRICS, baseline_metrics, plan, seed
+from comperbench.leaderboard.baselines import (
+    BASELINE_METRICS,
+    SeedCount,
+    baseline_metrics,
+    plan,
+    seed,
+)
 from comperbench.leaderboard.seed_cost import (
     CORRELATION_PER_ITEM_ASPECT,
     CORRELATION_PER_LEVEL,
@@ -138,3 +144,15 @@ def test_seed_full_stores_the_encoder_baselines(
     names = {s["name"] for s in Store(db).submissions()}
     assert {f"{m}[all-MiniLM-L6-v2]" for m in ENCODER_METRICS} <= names
     assert set(NGRAM_SUITE) <= names
+
+
+def test_the_time_left_is_the_estimate_scaled_by_the_levels_done() -> None:
+    count = SeedCount(levels=4, expected=10, estimate=100.0)
+    assert count.line(0) == "seeding 0/4 benchmark levels, 0 of 10 baselines, 0:00 elapsed, " + (
+        "about 1.7 min left"
+    )
+    count.levels_done, count.stored, count.estimated_done = 1, 3, 25.0
+    # the first level took twice its estimate: the other 75 s of estimate take 150 s
+    assert count.line(50).endswith("0:50 elapsed, about 2.5 min left")
+    count.levels_done, count.stored = 4, 10
+    assert count.line(200) == "seeding 4/4 benchmark levels, 10 of 10 baselines, 3:20 elapsed"

@@ -112,10 +112,14 @@ class SeedPlan:
 
     @property
     def seconds(self) -> float:
-        """Estimated run time on `workers` processes (the parallel metrics share them, and
-        they start side by side)."""
-        start = WORKER_START if self._in_workers() else 0.0
-        return self._load() + start + sum(p.cost.seconds(self.workers) for p in self.levels)
+        """Estimated run time on `workers` processes (the parallel metrics share them)."""
+        return self.fixed_seconds + sum(p.cost.seconds(self.workers) for p in self.levels)
+
+    @property
+    def fixed_seconds(self) -> float:
+        """Estimated run time spent once: loading the encoder, starting the workers (side by
+        side)."""
+        return self._load() + (WORKER_START if self._in_workers() else 0.0)
 
     def _load(self) -> float:
         return ENCODER_LOAD if uses_encoder([m for p in self.levels for m in p.cost.names]) else 0
@@ -243,7 +247,7 @@ def seed(
     count = SeedCount(len(planned.levels), planned.baselines, estimate=planned.seconds)
     index, cache = ItemIndex(), ScoreCache()
     outcomes: list[Outcome] = []
-    started = time.monotonic()
+    started, done = time.monotonic(), planned.fixed_seconds
     with StatusLine() as status, process_pool(planned.workers) as pool:
         for level in planned.levels:
             status.show(count.line(time.monotonic() - started))
@@ -251,7 +255,8 @@ def seed(
             outcomes += stored
             count.stored += len(stored)
             count.levels_done += 1
-            count.estimated_done += level.cost.seconds(planned.workers)
+            done += level.cost.seconds(planned.workers)
+            count.estimated_done = done
         status.show(count.line(time.monotonic() - started))
     return outcomes
 
