@@ -365,7 +365,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     chosen.add_argument(
         "--metrics",
         help="comma-separated metric names (default: the cheap baselines, the model-free"
-        " n-gram metrics and the dialogue suite at dialogue level)",
+        " n-gram metrics, and distinct-n and length at dialogue level)",
     )
     chosen.add_argument(
         "--full",
