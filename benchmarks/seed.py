@@ -81,6 +81,7 @@ def seed_process(
     its CPU time with its workers, its store and its standard output."""
     folder = Path(tempfile.mkdtemp(prefix="comperbench-seed-"))
     db = folder / "lb.sqlite"
+    Store(db)  # an existing database: no --create needed, in either tree
     command = [sys.executable, "-m", "comperbench", "leaderboard", "seed", "--db", str(db)]
     command += ["--benchmarks", ",".join(benchmarks)]
     command += ["--metrics", ",".join(metrics)] if metrics else []
