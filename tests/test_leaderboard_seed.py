@@ -135,10 +135,9 @@ def test_seed_full_stores_the_encoder_baselines(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "lb.sqlite")
-    assert (
-        main(["leaderboard", "seed", "--full", "--benchmarks", "grade-dailydialog", "--db", db])
-        == 0
-    )
+    Store(db)  # an existing database
+    seed_full = ["leaderboard", "seed", "--full", "--benchmarks", "grade-dailydialog", "--db", db]
+    assert main(seed_full) == 0
     out = capsys.readouterr().out
     assert "seeding 1 benchmark levels (300 items): 16 baselines, estimated" in out
     names = {s["name"] for s in Store(db).submissions()}
