@@ -46,7 +46,7 @@ from comperbench.metrics.runner import resolve_metrics, run_metrics
 from comperbench.metrics.workers import default_workers, process_pool
 
 POOL_LEVELS = ["usr-topical", "usr-persona", "grade-convai2", "dailydialog-gupta"]
-AGAINST = ["usr-topical", "fed-dialogue", "grade-convai2", "dailydialog-zhao"]
+AGAINST = [*POOL_LEVELS, "fed-dialogue"]
 ROW_COLUMNS = "value, p_value, ci_low, ci_high, n, replicates, p_method, reason, protocol"
 
 
