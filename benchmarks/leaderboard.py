@@ -103,8 +103,7 @@ def seed_speed(metrics: list[str] | None) -> None:
     db = Path(cache) / "lb.sqlite"
     seed = ["leaderboard", "seed", "--db", str(db), "--create"]
     command = [sys.executable, "-m", "comperbench", *seed]
-    if metrics is not None:
-        command += ["--metrics", ",".join(metrics)]
+    command += ["--metrics", ",".join(metrics)] if metrics is not None else ["--full"]
     cpu, start = _children_cpu(), time.perf_counter()
     done = subprocess.run(
         command, env={**os.environ, "COMPERBENCH_CACHE": cache}, capture_output=True, text=True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -219,6 +220,28 @@ def test_worker_processes_give_the_in_process_scores(
     assert [r.computed for r in parallel.runs] == [300] * 6
     again = run_metrics(bench, metrics, cache=cache, workers=2)
     assert [r.cached for r in again.runs] == [300] * 6
+
+
+def test_a_given_pool_scores_several_benchmarks_with_the_same_workers(
+    data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller's pool serves every run it is given to: its workers start once and give the
+    in-process scores."""
+    from comperbench.metrics import runner
+    from comperbench.metrics.workers import process_pool
+
+    metrics = resolve_metrics("bleu-2,f1", "turn")
+    benches = [load_benchmark(name, data_dir=data_root) for name in ("usr-persona", "usr-topical")]
+    serial = [run_metrics(b, metrics, workers=1).item_frame() for b in benches]
+    monkeypatch.setattr(runner, "MIN_PARALLEL_SCORES", 0)
+    with process_pool(2) as pool:
+        shared = [run_metrics(b, metrics, workers=2, pool=pool) for b in benches]
+        workers = {p.pid for p in pool._processes.values()}
+        assert pool.submit(os.getpid).result() in workers
+    for run, alone in zip(shared, serial, strict=True):
+        assert run.runs[0].place == "2 worker processes"
+        pd.testing.assert_frame_equal(run.item_frame(), alone)
+    assert len(workers) <= 2
 
 
 def test_system_run_uses_means_and_corpus_metrics(data_root: Path) -> None:

@@ -108,7 +108,7 @@ def run_seed(args: argparse.Namespace) -> int:
     metrics = split_metric_list(args.metrics) if args.metrics else None
     benchmarks = args.benchmarks.split(",") if args.benchmarks else None
     store = _store(args)
-    outcomes = seed(store, metrics, benchmarks)
+    outcomes = seed(store, metrics, benchmarks, full=args.full)
     added = sum(not o.stored.duplicate for o in outcomes)
     print(
         f"{added} baseline submissions added ({len(outcomes) - added} already there) in {store.path}"
@@ -307,10 +307,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     actions = board.add_subparsers(dest="action", metavar="ACTION", required=True)
     seed = actions.add_parser("seed", help="store the package's own metrics as baselines")
-    seed.add_argument(
+    chosen = seed.add_mutually_exclusive_group()
+    chosen.add_argument(
         "--metrics",
-        help="comma-separated metric names (default: fast baselines, the dialogue suite at"
-        " dialogue level)",
+        help="comma-separated metric names (default: the cheap baselines, the model-free"
+        " n-gram metrics, and distinct-n and length at dialogue level)",
+    )
+    chosen.add_argument(
+        "--full",
+        action="store_true",
+        help="every baseline: the cheap ones and the encoder metrics (embedding-average,"
+        " greedy-matching, vector-extrema, context-cosine)",
     )
     seed.add_argument("--benchmarks", help="comma-separated benchmarks (default: all)")
     _db_option(seed)

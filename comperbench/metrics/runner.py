@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -266,16 +267,19 @@ def _compute_elsewhere(
     batch_size: int,
     workers: int,
     client: Client | None,
+    pool: Executor | None = None,
 ) -> tuple[list[dict[str, float]], str]:
-    """The pendings' scores computed in a local pool of `workers` processes, or on the cluster
-    of `client`; and where that was."""
+    """The pendings' scores computed in a local pool of `workers` processes (`pool` when
+    given, else one started for them), or on the cluster of `client`; and where that was."""
     todo = [list(p.todo.values()) for p in pendings]
     metrics = [p.metric for p in pendings]
     place = f"{workers} worker processes" if client is None else cluster.describe(client)
     with progress(sum(len(t) for t in todo), f"{len(pendings)} metrics on {place}") as bar:
-        if client is None:
-            with process_pool(workers) as pool:
-                by_index = score_in_workers(metrics, items, todo, pool, batch_size, bar.update)
+        if client is None and pool is not None:
+            by_index = score_in_workers(metrics, items, todo, pool, batch_size, bar.update)
+        elif client is None:
+            with process_pool(workers) as own:
+                by_index = score_in_workers(metrics, items, todo, own, batch_size, bar.update)
         else:
             by_index = _score_on_cluster(client, metrics, items, todo, batch_size, bar.update)
     fresh = [
@@ -405,13 +409,16 @@ def run_metrics(
     batch_size: int = DEFAULT_BATCH,
     workers: int | None = None,
     client: Client | None = None,
+    pool: Executor | None = None,
 ) -> RunResult:
     """Score a benchmark with each metric it can feed; system level adds the corpus metrics.
 
     With a Dask `client`, every metric a worker can rebuild from its name is scored on the
     cluster. Without one, metrics marked `parallel` share a pool of `workers` processes
     (default: one per CPU) when they have at least `MIN_PARALLEL_SCORES` uncached scores between
-    them. The client writes every score to the cache once all are in.
+    them: `pool` when given (a caller scoring several benchmarks starts its workers, and loads
+    their metrics, once), else one started for this call. The client writes every score to the
+    cache once all are in.
     """
     level = level or bench.level
     if level not in (bench.level, "system"):
@@ -438,7 +445,7 @@ def run_metrics(
             pendings.append(_lookup(metric, items, cache, keys[needs]))
     shared = _scored_elsewhere(pendings, workers, client)
     if shared:
-        computed, place = _compute_elsewhere(shared, items, batch_size, workers, client)
+        computed, place = _compute_elsewhere(shared, items, batch_size, workers, client, pool)
         for pending, fresh in zip(shared, computed, strict=True):
             runs[pending.metric.name] = _finish(pending, items, fresh, cache)
             runs[pending.metric.name].place = place
