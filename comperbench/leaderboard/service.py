@@ -39,8 +39,21 @@ from comperbench.leaderboard.scoring import (
     score_coverages,
     standings,
 )
-from comperbench.leaderboard.store import Row, Store, Stored, StoredCoverage
-from comperbench.leaderboard.submission import Coverage, Submission, SubmissionMeta, parse
+from comperbench.leaderboard.store import (
+    Made,
+    QuotaReached,
+    Row,
+    Store,
+    Stored,
+    StoredCoverage,
+)
+from comperbench.leaderboard.submission import (
+    Coverage,
+    OverLimit,
+    Submission,
+    SubmissionMeta,
+    parse,
+)
 from comperbench.stats.settings import SETTINGS
 
 SIGNIFICANCE = SETTINGS.alpha
@@ -77,24 +90,33 @@ def _when(moment: float, now: float) -> str:
     return f"{stamp} (in {minutes // 60} h {minutes % 60} min)"
 
 
+def _over_limit(account: str, made: Made, limit: int, now: float) -> Refused:
+    """The refusal of an account that made `limit` submissions in the last 24 hours: how many,
+    and when the next one is allowed."""
+    when = f"at {_when(made.times[-limit] + DAY, now)}" if limit else "while the limit is 0"
+    what = f"has stored {len(made.times)} submission(s)"
+    if made.refused:
+        what = f"has made {len(made.times)} submission(s), {made.refused} of them refused files,"
+    return Refused(
+        f"{account} {what} in the last 24 hours and the limit is {limit}: the next one is"
+        f" allowed {when}"
+    )
+
+
 def admit(store: Store, account: str | None, sign_in: bool, now: float | None = None) -> None:
     """Refuse a submission without an account where `sign_in` is required, or from an account
-    that stored its daily limit in the last 24 hours (the message says when the next one is
-    allowed). No account, no limit."""
+    that made its daily limit in the last 24 hours (stored submissions and files refused for
+    their size; the message says when the next one is allowed). No account, no limit. This is
+    the early check; `accept` with `limited` checks again in the transaction that stores."""
     if account is None:
         if sign_in:
             raise Refused("sign in with Hugging Face to submit")
         return
     now = time.time() if now is None else now
     limit = submissions_per_day()
-    made = store.submitted_by(account, now - DAY)
-    if len(made) < limit:
-        return
-    when = f"at {_when(made[-limit] + DAY, now)}" if limit else "while the limit is 0"
-    raise Refused(
-        f"{account} has stored {len(made)} submission(s) in the last 24 hours and the limit"
-        f" is {limit}: the next one is allowed {when}"
-    )
+    made = store.made_by(account, now - DAY)
+    if len(made.times) >= limit:
+        raise _over_limit(account, made, limit, now)
 
 
 @dataclass
@@ -130,13 +152,24 @@ def accept(
     n_resamples: int = N_RESAMPLES,
     created_at: float | None = None,
     account: str | None = None,
+    limited: bool = False,
 ) -> list[Outcome]:
     """Validate every file (a rejected one raises before anything is stored), score the
     full-coverage parts of those not stored yet together (the metrics of one benchmark level
     over the same resamples, drawn once) and store each file with its correlations, as made at
-    `created_at` (default: now) by `account`. Nothing is written to the results folder."""
+    `created_at` (default: now) by `account`. Nothing is written to the results folder.
+
+    `limited` holds `account` to its daily limit: each file is stored only if the account has
+    not made its limit (checked in the transaction that stores it), and a file refused for its
+    size (`OverLimit`) counts against the limit."""
     index = index or ItemIndex()
-    submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
+    now = time.time() if created_at is None else created_at
+    try:
+        submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
+    except OverLimit:
+        if limited and account is not None:
+            store.refused(account, now)
+        raise
     existing = [store.find(s.file_sha256) for s in submissions]
     parts = [
         (k, metric, coverage)
@@ -150,10 +183,14 @@ def accept(
     results: list[dict[str, list[Correlation]]] = [{} for _ in submissions]
     for (k, metric, _), rows in zip(parts, scored, strict=True):
         results[k].setdefault(metric, []).extend(rows)
-    return [
-        Outcome(found or store.add(s, found_results, created_at, account), s)
-        for s, found, found_results in zip(submissions, existing, results, strict=True)
-    ]
+    quota = (now - DAY, submissions_per_day()) if limited else None
+    try:
+        return [
+            Outcome(found or store.add(s, found_results, created_at, account, quota), s)
+            for s, found, found_results in zip(submissions, existing, results, strict=True)
+        ]
+    except QuotaReached as exc:
+        raise _over_limit(str(account), exc.made, exc.limit, now) from None
 
 
 def submit_many(
@@ -163,10 +200,12 @@ def submit_many(
     n_resamples: int = N_RESAMPLES,
     mirror: Mirror | None = None,
     account: str | None = None,
+    limited: bool = False,
 ) -> list[Outcome]:
-    """`accept` the files, then keep each newly stored one, with `account` if any, in `mirror`
-    or else in the results folder the environment configures (none: not kept)."""
-    outcomes = accept(uploads, store, index, n_resamples, account=account)
+    """`accept` the files (`limited`: held to the account's daily limit), then keep each newly
+    stored one, with `account` if any, in `mirror` or else in the results folder the
+    environment configures (none: not kept)."""
+    outcomes = accept(uploads, store, index, n_resamples, account=account, limited=limited)
     kept = mirror or configured()
     if kept is not None:
         for (_, raw, _), outcome in zip(uploads, outcomes, strict=True):
@@ -184,10 +223,12 @@ def submit(
     n_resamples: int = N_RESAMPLES,
     mirror: Mirror | None = None,
     account: str | None = None,
+    limited: bool = False,
 ) -> Outcome:
-    """Validate, score (full-coverage parts), store and keep one uploaded file."""
+    """Validate, score (full-coverage parts), store and keep one uploaded file (`limited`:
+    held to the account's daily limit)."""
     upload = (file_name, raw, meta)
-    return submit_many([upload], store, index, n_resamples, mirror, account)[0]
+    return submit_many([upload], store, index, n_resamples, mirror, account, limited)[0]
 
 
 @dataclass

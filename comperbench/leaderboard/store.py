@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS coverage (
     full INTEGER NOT NULL,
     PRIMARY KEY (metric_id, benchmark, level)
 );
+CREATE TABLE IF NOT EXISTS refusals (
+    account TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
 """
 SCHEMA_VERSION = 5
 """PRAGMA user_version of the current schema (0: results carried a signature string only;
@@ -398,6 +402,36 @@ class StoredCoverage:
     scored: frozenset[tuple[str, str, int, int | None]]
 
 
+@dataclass(frozen=True)
+class Made:
+    """What an account made since a moment: when (its stored submissions and its files refused
+    for their size, oldest first), and how many of them were refused."""
+
+    times: list[float]
+    refused: int
+
+
+Quota = tuple[float, int]
+"""(since, limit): an account may make at most `limit` submissions from `since` on."""
+
+
+class QuotaReached(Exception):
+    """An account has made its quota's `limit` already; `made` says what and when."""
+
+    def __init__(self, made: Made, limit: int) -> None:
+        super().__init__(f"{len(made.times)} submission(s) made; the limit is {limit}")
+        self.made, self.limit = made, limit
+
+
+def _made_by(db: sqlite3.Connection, account: str, since: float) -> Made:
+    stored = "SELECT created_at, 0 FROM submissions WHERE account = ? AND created_at >= ?"
+    refused = "SELECT created_at, 1 FROM refusals WHERE account = ? AND created_at >= ?"
+    rows = db.execute(
+        f"{stored} UNION ALL {refused} ORDER BY 1", (account, since, account, since)
+    ).fetchall()
+    return Made([float(r[0]) for r in rows], sum(int(r[1]) for r in rows))
+
+
 class Store:
     """The leaderboard database at `path` (created with its parent folder on first use)."""
 
@@ -452,12 +486,19 @@ class Store:
         results: dict[str, list[Correlation]],
         created_at: float | None = None,
         account: str | None = None,
+        quota: Quota | None = None,
     ) -> Stored:
         """Store a validated submission and its correlations (per metric name) atomically, as
-        made at `created_at` (default: now) by `account` (None: no account)."""
+        made at `created_at` (default: now) by `account` (None: no account). With a `quota`,
+        an account that has made its limit already raises `QuotaReached`, checked in the
+        insert's transaction, so that concurrent submissions cannot all pass it."""
         meta = submission.meta
         created_at = time.time() if created_at is None else created_at
         with self._transaction() as db:
+            if account is not None and quota is not None:
+                made = _made_by(db, account, quota[0])
+                if len(made.times) >= quota[1]:
+                    raise QuotaReached(made, quota[1])
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
                 " link, description, reference_free, trained_on, baseline, package_version,"
@@ -629,6 +670,17 @@ class Store:
                 (account, since),
             ).fetchall()
         return [float(r[0]) for r in rows]
+
+    def made_by(self, account: str, since: float) -> Made:
+        """What `account` made from `since` on: its stored submissions and refused files."""
+        with self._read() as db:
+            return _made_by(db, account, since)
+
+    def refused(self, account: str, at: float) -> None:
+        """Record that `account` sent a file refused for its size at `at` (it counts against
+        the account's quota)."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO refusals (account, created_at) VALUES (?, ?)", (account, at))
 
     def ranked_benchmarks(self) -> list[str]:
         """Benchmarks with at least one ranked (full-coverage) metric."""
