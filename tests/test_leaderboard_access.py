@@ -36,7 +36,12 @@ from comperbench.leaderboard.service import (
     submit,
 )
 from comperbench.leaderboard.store import SCHEMA_VERSION, Store
-from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
+from comperbench.leaderboard.submission import (
+    MAX_FILE_BYTES,
+    MAX_METRIC_COLUMNS,
+    OverLimit,
+    SubmissionMeta,
+)
 
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
@@ -106,6 +111,29 @@ def test_the_daily_limit_refuses_with_the_time_of_the_next_submission(
     admit(store, ACCOUNT, sign_in=True, now=start + DAY + 1)  # the first one is a day old
     monkeypatch.setenv(PER_DAY_ENV, "3")
     admit(store, ACCOUNT, sign_in=True, now=now)
+
+
+def test_a_file_refused_for_its_size_counts_against_the_daily_limit(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PER_DAY_ENV, "2")
+    store = Store(tmp_path / "lb.sqlite")
+    wide = "item_id," + ",".join(f"m{k}" for k in range(MAX_METRIC_COLUMNS + 1)) + "\n"
+    upload = ("wide.csv", wide.encode(), SubmissionMeta("wide"))
+    start = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    with pytest.raises(OverLimit):
+        accept([upload], store, index, 20, start, ACCOUNT, limited=True)
+    with pytest.raises(OverLimit):
+        accept([upload], store, index, 20, start, "local")  # not held to a limit: not counted
+    assert store.made_by("local", 0).times == []
+    made_at(store, index, ACCOUNT, [start + 60])
+    with pytest.raises(Refused) as refused:
+        admit(store, ACCOUNT, sign_in=True, now=start + 120)
+    assert str(refused.value) == (
+        "alice has made 2 submission(s) in the last 24 hours (1 of them refused for their"
+        " size) and the limit is 2: the next one is allowed at 2027-01-16 08:00 UTC"
+        " (in 23 h 58 min)"
+    )
 
 
 def page_on(store: Store, restoring: Restoring, sign_in: bool) -> Any:

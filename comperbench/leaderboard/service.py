@@ -94,13 +94,13 @@ def _over_limit(account: str, made: Made, limit: int, now: float) -> Refused:
     """The refusal of an account that made `limit` submissions in the last 24 hours: how many,
     and when the next one is allowed."""
     when = f"at {_when(made.times[-limit] + DAY, now)}" if limit else "while the limit is 0"
-    what = f"has stored {len(made.times)} submission(s)"
+    what = f"has stored {len(made.times)} submission(s) in the last 24 hours"
     if made.refused:
-        what = f"has made {len(made.times)} submission(s), {made.refused} of them refused files,"
-    return Refused(
-        f"{account} {what} in the last 24 hours and the limit is {limit}: the next one is"
-        f" allowed {when}"
-    )
+        what = (
+            f"has made {len(made.times)} submission(s) in the last 24 hours"
+            f" ({made.refused} of them refused for their size)"
+        )
+    return Refused(f"{account} {what} and the limit is {limit}: the next one is allowed {when}")
 
 
 def admit(store: Store, account: str | None, sign_in: bool, now: float | None = None) -> None:
