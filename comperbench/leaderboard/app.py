@@ -174,5 +174,6 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    check_session_secret()
     print(f"serving the leaderboard on http://{host}:{port} (Ctrl+C stops it)", flush=True)
     build(db).launch(server_name=host, server_port=port, quiet=True, **launch_options())
