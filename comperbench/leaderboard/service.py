@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -153,11 +154,14 @@ def accept(
     created_at: float | None = None,
     account: str | None = None,
     limited: bool = False,
+    mirror: Mirror | None = None,
 ) -> list[Outcome]:
     """Validate every file (a rejected one raises before anything is stored), score the
     full-coverage parts of those not stored yet together (the metrics of one benchmark level
     over the same resamples, drawn once) and store each file with its correlations, as made at
-    `created_at` (default: now) by `account`. Nothing is written to the results folder.
+    `created_at` (default: now) by `account`, kept in `mirror` (None: not kept) before its row
+    commits: a row never commits without its kept file, and one that cannot be kept is not
+    stored (`MirrorError`).
 
     `limited` holds `account` to its daily limit: each file is stored only if the account has
     not made its limit (checked in the transaction that stores it), and a file refused for its
@@ -184,10 +188,17 @@ def accept(
     for (k, metric, _), rows in zip(parts, scored, strict=True):
         results[k].setdefault(metric, []).extend(rows)
     quota = (now - DAY, submissions_per_day()) if limited else None
+
+    def stored(k: int) -> Stored:
+        keep = None
+        if mirror is not None:
+            keep = partial(mirror.write, uploads[k][1], submissions[k], n_resamples=n_resamples)
+        return store.add(submissions[k], results[k], created_at, account, quota, keep)
+
     try:
         return [
-            Outcome(found or store.add(s, found_results, created_at, account, quota), s)
-            for s, found, found_results in zip(submissions, existing, results, strict=True)
+            Outcome(found or stored(k), s)
+            for k, (s, found) in enumerate(zip(submissions, existing, strict=True))
         ]
     except QuotaReached as exc:
         raise _over_limit(str(account), exc.made, exc.limit, now) from None
@@ -202,15 +213,19 @@ def submit_many(
     account: str | None = None,
     limited: bool = False,
 ) -> list[Outcome]:
-    """`accept` the files (`limited`: held to the account's daily limit), then keep each newly
-    stored one, with `account` if any, in `mirror` or else in the results folder the
-    environment configures (none: not kept)."""
-    outcomes = accept(uploads, store, index, n_resamples, account=account, limited=limited)
+    """`accept` the files (`limited`: held to the account's daily limit), each newly stored
+    one kept, with `account` if any, in `mirror` or else in the results folder the environment
+    configures (none: not kept) before its row commits. A file stored already whose kept
+    folder is missing (stored before the folder was written first) is kept again, with its
+    stored number, time and account."""
     kept = mirror or configured()
+    outcomes = accept(
+        uploads, store, index, n_resamples, account=account, limited=limited, mirror=kept
+    )
     if kept is not None:
         for (_, raw, _), outcome in zip(uploads, outcomes, strict=True):
-            if not outcome.stored.duplicate:
-                kept.write(raw, outcome.submission, outcome.stored, n_resamples, account)
+            if outcome.stored.duplicate and not kept.holds(outcome.submission.file_sha256):
+                kept.write(raw, outcome.submission, outcome.stored, n_resamples)
     return outcomes
 
 

@@ -1,9 +1,10 @@
 """The leaderboard database: one SQLite file in WAL mode, every write in one transaction.
 
 A submission's file hash is unique, so a re-submitted identical file is recognised, and two
-concurrent submissions of it leave exactly one row (the second one's insert is a no-op inside
-its own `BEGIN IMMEDIATE` transaction). Each result stores the settings it was computed under as
-columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
+concurrent submissions of it leave exactly one row (the second one finds the first one's row
+inside its own `BEGIN IMMEDIATE` transaction and inserts nothing). A submission's results
+folder is written inside that transaction, before it commits. Each result stores the settings
+it was computed under as columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
 scoring version), with how its p-value was computed and why its value is undefined; a
 submission records the account that made it, if any, and the metric family it declares, if
 any. A metric keeps its results of every benchmark version, protocol and scoring version it
@@ -19,7 +20,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,12 +189,13 @@ def _foreign_database(path: Path) -> str | None:
 @dataclass(frozen=True)
 class Stored:
     """What `Store.add` did: the submission id, whether the file was already there, and the
-    stored submission's name and time (seconds since the epoch)."""
+    stored submission's name, time (seconds since the epoch) and account."""
 
     submission_id: int
     duplicate: bool
     name: str
     created_at: float
+    account: str | None = None
 
 
 def _legacy_settings(signature: str) -> tuple[str, int | None, int | None, str]:
@@ -432,6 +434,14 @@ def _made_by(db: sqlite3.Connection, account: str, since: float) -> Made:
     return Made([float(r[0]) for r in rows], sum(int(r[1]) for r in rows))
 
 
+def _found(db: sqlite3.Connection, file_sha256: str) -> Stored | None:
+    row = db.execute(
+        "SELECT id, name, created_at, account FROM submissions WHERE file_sha256 = ?",
+        (file_sha256,),
+    ).fetchone()
+    return None if row is None else Stored(row[0], True, row[1], row[2], row[3])
+
+
 class Store:
     """The leaderboard database at `path` (created with its parent folder on first use)."""
 
@@ -474,11 +484,7 @@ class Store:
 
     def find(self, file_sha256: str) -> Stored | None:
         with self._read() as db:
-            row = db.execute(
-                "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
-                (file_sha256,),
-            ).fetchone()
-        return None if row is None else Stored(row[0], True, row[1], row[2])
+            return _found(db, file_sha256)
 
     def add(
         self,
@@ -487,14 +493,20 @@ class Store:
         created_at: float | None = None,
         account: str | None = None,
         quota: Quota | None = None,
+        keep: Callable[[Stored], object] | None = None,
     ) -> Stored:
         """Store a validated submission and its correlations (per metric name) atomically, as
         made at `created_at` (default: now) by `account` (None: no account). With a `quota`,
         an account that has made its limit already raises `QuotaReached`, checked in the
-        insert's transaction, so that concurrent submissions cannot all pass it."""
+        insert's transaction, so that concurrent submissions cannot all pass it. `keep` is
+        called with a newly stored submission before its transaction commits (the results
+        folder is written there), so that a row never commits without it; if it raises,
+        nothing is stored."""
         meta = submission.meta
         created_at = time.time() if created_at is None else created_at
         with self._transaction() as db:
+            if found := _found(db, submission.file_sha256):
+                return found
             if account is not None and quota is not None:
                 made = _made_by(db, account, quota[0])
                 if len(made.times) >= quota[1]:
@@ -502,8 +514,7 @@ class Store:
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
                 " link, description, reference_free, trained_on, baseline, package_version,"
-                " created_at, account, family) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                " ON CONFLICT (file_sha256) DO NOTHING",
+                " created_at, account, family) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     submission.file_sha256,
                     submission.file_name,
@@ -522,12 +533,6 @@ class Store:
                     meta.family,
                 ),
             )
-            if cursor.rowcount == 0:
-                row = db.execute(
-                    "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
-                    (submission.file_sha256,),
-                ).fetchone()
-                return Stored(row[0], True, row[1], row[2])
             submission_id = int(cursor.lastrowid or 0)
             for metric, coverages in submission.metrics.items():
                 metric_id = db.execute(
@@ -540,7 +545,10 @@ class Store:
                 db.executemany(
                     _INSERT_RESULT, [_result_values(metric_id, r) for r in results.get(metric, [])]
                 )
-        return Stored(submission_id, False, meta.name, created_at)
+            stored = Stored(submission_id, False, meta.name, created_at, account)
+            if keep is not None:
+                keep(stored)
+        return stored
 
     def view(
         self, benchmark: str, level: str, aspect: str, statistic: str, version: str | None = None
