@@ -7,7 +7,8 @@ folder is written inside that transaction, before it commits. Each result stores
 it was computed under as columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
 scoring version), with how its p-value was computed and why its value is undefined; a
 submission records the account that made it, if any, and the metric family it declares, if
-any. A metric keeps its results of every benchmark version, protocol and scoring version it
+any; `refusals` records when an account sent a file refused for its size (it counts against the
+daily limit, see `Store.made_by`). A metric keeps its results of every benchmark version, protocol and scoring version it
 was scored under (`service.rescore` adds the current ones), and one coverage per benchmark
 level: its scores aligned with the items of the version they were last validated against, and
 whether they cover it fully (see `submission.Coverage.full`). Databases written before those
