@@ -568,7 +568,8 @@ def _read_jsonl(file_name: str, stream: IO[bytes]) -> _Rows:
 def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
     """Refuse a parquet file whose footer declares more rows, columns or bytes than allowed."""
     if metadata.num_rows > MAX_ROWS:
-        raise _too_many_rows(file_name, None)
+        why = f"{metadata.num_rows} data rows; at most {MAX_ROWS}: no benchmark has that many items"
+        raise OverLimit(file_name, why)
     if metadata.num_columns > MAX_METRIC_COLUMNS + 1 + len(TEXT_COLUMNS):
         why = f"{metadata.num_columns} columns; at most {MAX_METRIC_COLUMNS} metrics per file"
         raise OverLimit(file_name, why)
