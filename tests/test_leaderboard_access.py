@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-from oauth_mock import ACCOUNT, MOCK_OAUTH
+from oauth_mock import ACCOUNT, MOCK_OAUTH, SESSION_SECRET, session_cookie
 
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
 from comperbench.leaderboard.mirror import Mirror
@@ -36,7 +36,12 @@ from comperbench.leaderboard.service import (
     submit,
 )
 from comperbench.leaderboard.store import SCHEMA_VERSION, Store
-from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionMeta
+from comperbench.leaderboard.submission import (
+    MAX_FILE_BYTES,
+    MAX_METRIC_COLUMNS,
+    OverLimit,
+    SubmissionMeta,
+)
 
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
@@ -108,16 +113,41 @@ def test_the_daily_limit_refuses_with_the_time_of_the_next_submission(
     admit(store, ACCOUNT, sign_in=True, now=now)
 
 
+def test_a_file_refused_for_its_size_counts_against_the_daily_limit(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PER_DAY_ENV, "2")
+    store = Store(tmp_path / "lb.sqlite")
+    wide = "item_id," + ",".join(f"m{k}" for k in range(MAX_METRIC_COLUMNS + 1)) + "\n"
+    upload = ("wide.csv", wide.encode(), SubmissionMeta("wide"))
+    start = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    with pytest.raises(OverLimit):
+        accept([upload], store, index, 20, start, ACCOUNT, limited=True)
+    with pytest.raises(OverLimit):
+        accept([upload], store, index, 20, start, "local")  # not held to a limit: not counted
+    assert store.made_by("local", 0).times == []
+    made_at(store, index, ACCOUNT, [start + 60])
+    with pytest.raises(Refused) as refused:
+        admit(store, ACCOUNT, sign_in=True, now=start + 120)
+    assert str(refused.value) == (
+        "alice has made 2 submission(s) in the last 24 hours (1 of them refused for their"
+        " size) and the limit is 2: the next one is allowed at 2027-01-16 08:00 UTC"
+        " (in 23 h 58 min)"
+    )
+
+
 def page_on(store: Store, restoring: Restoring, sign_in: bool) -> Any:
     from comperbench.leaderboard.page import view_controls
 
-    with gr.Blocks():
-        return view_controls(store, restoring, sign_in)
+    with gr.Blocks() as blocks:
+        return view_controls(store, restoring, sign_in, blocks.upload_file_set)
 
 
-def upload_file(folder: Path, seed: int) -> str:
+def upload_file(page: Any, folder: Path, seed: int) -> str:
+    """A file as Gradio's upload route hands it to the page."""
     path = folder / f"upload-{seed}.csv"
     path.write_bytes(scores(seed))
+    page.uploaded.add(str(path))
     return str(path)
 
 
@@ -138,14 +168,14 @@ def test_the_handler_checks_records_the_account_and_deletes_the_upload(
     monkeypatch.setenv(PER_DAY_ENV, "1")
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(), sign_in=True)
-    file = upload_file(tmp_path, 1)
+    file = upload_file(page, tmp_path, 1)
     assert result(page, *form(file, None)) == "refused: sign in with Hugging Face to submit"
     assert not Path(file).exists() and store.count() == 0
-    file = upload_file(tmp_path, 2)
+    file = upload_file(page, tmp_path, 2)
     assert result(page, *form(file, ACCOUNT)).startswith("stored as submission #1")
     assert not Path(file).exists()
     assert [s["account"] for s in store.submissions()] == [ACCOUNT]
-    file = upload_file(tmp_path, 3)
+    file = upload_file(page, tmp_path, 3)
     refused = result(page, *form(file, ACCOUNT))
     assert refused.startswith("refused: alice has stored 1 submission(s) in the last 24 hours")
     assert "the next one is allowed at" in refused
@@ -155,10 +185,10 @@ def test_the_handler_checks_records_the_account_and_deletes_the_upload(
 def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) -> None:
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(), sign_in=False)
-    file = upload_file(tmp_path, 4)
+    file = upload_file(page, tmp_path, 4)
     assert result(page, *form(file, None)).startswith("stored as submission #1 (family: not")
     assert not Path(file).exists()
-    file = upload_file(tmp_path, 10)
+    file = upload_file(page, tmp_path, 10)
     assert result(page, *form(file, None, "llm")).startswith(
         "stored as submission #2 (family: llm)"
     )
@@ -166,7 +196,7 @@ def test_locally_the_handler_needs_no_sign_in(tmp_path: Path, index: ItemIndex) 
         (None, "llm"),
         (None, None),
     ]
-    file = upload_file(tmp_path, 11)
+    file = upload_file(page, tmp_path, 11)
     refused = result(page, *form(file, None, "neural"))
     assert "field 'family': unknown family 'neural'" in refused
     assert not Path(file).exists() and store.count() == 2
@@ -178,7 +208,7 @@ def test_submissions_are_refused_while_the_restore_runs(tmp_path: Path, index: I
     thread.start()
     store = Store(tmp_path / "lb.sqlite")
     page = page_on(store, Restoring(3, thread), sign_in=True)
-    file = upload_file(tmp_path, 5)
+    file = upload_file(page, tmp_path, 5)
     assert result(page, *form(file, ACCOUNT)) == (
         "refused: Restoring 3 saved submission(s)… the ranking is incomplete."
         " Submit again in a few minutes."
@@ -230,6 +260,7 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     folder = tmp_path_factory.mktemp("served")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(SIGN_IN_ENV, "1")
+        patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
         patch.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
         store = Store(folder / "lb.sqlite")
@@ -319,3 +350,111 @@ def test_a_chunked_upload_is_counted_as_it_streams(served: dict[str, Any]) -> No
     body = _chunked("b0undary", ("small.csv", 1000))
     [path] = httpx.post(url, content=body, headers=headers, timeout=30).json()
     assert Path(path).read_bytes() == b"0" * 1000
+
+
+def _uploaded_path(base: str, content: bytes, name: str) -> str:
+    [path] = httpx.post(f"{base}/upload", files={"files": (name, content)}, timeout=60).json()
+    return str(path)
+
+
+def _form_data(path: str, name: str) -> list[Any]:
+    file = {"path": path, "meta": {"_type": "gradio.FileData"}}
+    return [file, name, "", "", "", False, [], "learned"]
+
+
+def _run(base: str, data: list[Any], cookie: str | None) -> str:
+    """The result line of `on_upload` called through `/run`, which skips the queue."""
+    headers = {"Cookie": f"session={cookie}"} if cookie else {}
+    answer = httpx.post(f"{base}/run/on_upload", json={"data": data}, headers=headers, timeout=600)
+    answer.raise_for_status()
+    return str(answer.json()["data"][0])
+
+
+def _call(base: str, data: list[Any], cookie: str | None) -> str:
+    """The result line of `on_upload` called through the queued `/call`."""
+    headers = {"Cookie": f"session={cookie}"} if cookie else {}
+    event = httpx.post(f"{base}/call/on_upload", json={"data": data}, headers=headers, timeout=60)
+    stream = httpx.get(f"{base}/call/on_upload/{event.json()['event_id']}", timeout=600).text
+    [line] = [x for x in stream.splitlines() if x.startswith("data:")]
+    return str(json.loads(line[5:])[0])
+
+
+def test_parallel_run_and_call_requests_store_no_more_than_the_limit(
+    served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight submissions at once, half through `/run` (no queue), half through `/call`: the
+    limit is checked in the transaction that stores, so a limit of 3 stores 3."""
+    monkeypatch.setenv(PER_DAY_ENV, "3")
+    base = f"{served['url']}gradio_api"
+    cookie = session_cookie(SESSION_SECRET, "bob")
+    paths = [_uploaded_path(base, scores(200 + k), f"bob-{k}.csv") for k in range(8)]
+    answers: list[str] = []
+
+    def send(k: int) -> None:
+        route = _run if k % 2 else _call
+        answers.append(route(base, _form_data(paths[k], f"bob-{k}"), cookie))
+
+    threads = [threading.Thread(target=send, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert len(answers) == 8, answers
+    assert len(served["store"].submitted_by("bob", 0)) == 3
+    assert sum(a.startswith("stored as submission") for a in answers) == 3, answers
+    refused = [a for a in answers if a.startswith("refused: bob has stored 3 submission(s)")]
+    assert len(refused) == 5, answers
+    assert not any(Path(p).exists() for p in paths), "a handled upload was kept"
+
+
+def test_a_forged_session_cookie_is_refused(served: dict[str, Any]) -> None:
+    """A cookie signed with the key Gradio derives when no secret is set (public) is not a
+    sign-in; one signed with the configured secret is."""
+    base = f"{served['url']}gradio_api"
+    forged = session_cookie("", "mallory")
+    data = _form_data(_uploaded_path(base, scores(300), "mallory.csv"), "mallory")
+    assert _run(base, data, forged) == "refused: sign in with Hugging Face to submit"
+    assert served["store"].submitted_by("mallory", 0) == []
+    signed = session_cookie(SESSION_SECRET, "carol")
+    data = _form_data(_uploaded_path(base, scores(301), "carol.csv"), "carol")
+    assert _run(base, data, signed).startswith("stored as submission")
+    assert len(served["store"].submitted_by("carol", 0)) == 1
+
+
+def test_without_a_session_secret_the_app_refuses_to_start(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.errors import ComperbenchError
+    from comperbench.leaderboard.app import build
+
+    monkeypatch.setenv(SIGN_IN_ENV, "1")
+    monkeypatch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", None)
+    with pytest.raises(ComperbenchError) as refused:
+        build(tmp_path / "lb.sqlite")
+    message = str(refused.value)
+    assert "\n" not in message and "set OAUTH_CLIENT_SECRET to a long random secret" in message
+    assert not (tmp_path / "lb.sqlite").exists()
+    monkeypatch.setenv(SIGN_IN_ENV, "0")
+    build(tmp_path / "lb.sqlite")  # no sign-in, no session: no secret needed
+
+
+def test_a_path_not_handed_out_by_the_upload_route_is_neither_read_nor_deleted(
+    served: dict[str, Any],
+) -> None:
+    """A file in Gradio's folder that no upload handed out (as the cached template is), and an
+    upload already claimed by another request, are refused untouched."""
+    base = f"{served['url']}gradio_api"
+    cookie = session_cookie(SESSION_SECRET, "dave")
+    before = served["store"].count()
+    cached = served["uploads"] / "0123abcd" / "template.csv"
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_bytes(scores(400))
+    answer = _run(base, _form_data(str(cached), "dave"), cookie)
+    assert answer == "refused: 'template.csv' is not a file uploaded here; upload it again"
+    assert cached.read_bytes() == scores(400) and served["store"].count() == before
+    path = _uploaded_path(base, b"item_id,score\nnot-an-item,1\n", "once.csv")
+    assert "was rejected" in _run(base, _form_data(path, "dave"), cookie)
+    Path(path).write_bytes(scores(401))  # the same path named again by a second request
+    again = _run(base, _form_data(path, "dave"), cookie)
+    assert again == "refused: 'once.csv' is not a file uploaded here; upload it again"
+    assert Path(path).read_bytes() == scores(401) and served["store"].count() == before

@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 import pytest
-from oauth_mock import ACCOUNT, MOCK_OAUTH
+from oauth_mock import ACCOUNT, MOCK_OAUTH, SESSION_SECRET
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
@@ -675,6 +675,7 @@ def limited(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         launching.setenv(service.SIGN_IN_ENV, "1")
         launching.setenv(service.PER_DAY_ENV, "1")
         launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+        launching.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         app = build(store.path)
         url = _launch(app)
     try:
@@ -747,6 +748,7 @@ def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             launching.setenv(service.SIGN_IN_ENV, "1")
             launching.setenv(DIR_ENV, str(folder / "results"))
             launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+            launching.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
             app = build(store.path)
             url = _launch(app)
         try:

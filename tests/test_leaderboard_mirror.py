@@ -23,7 +23,7 @@ import pytest
 
 from comperbench.leaderboard import mirror as mirror_module
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, level_items
-from comperbench.leaderboard.mirror import RECORD, TEMP_PREFIX, Mirror, configured
+from comperbench.leaderboard.mirror import RECORD, TEMP_PREFIX, Mirror, MirrorError, configured
 from comperbench.leaderboard.service import Outcome, restore, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
@@ -181,9 +181,90 @@ def test_a_failed_write_leaves_nothing(
         raise OSError("disk full")
 
     monkeypatch.setattr(mirror_module, "record", failing)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(
+        MirrorError, match=r"^cannot keep the submission in .* \(disk full\); nothing was stored$"
+    ):
         submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror)
-    assert list(mirror.folder.iterdir()) == []
+    assert list(mirror.folder.iterdir()) == [] and store.count() == 0
+
+
+KILLED = """
+import os, signal, sys
+from pathlib import Path
+from comperbench.leaderboard import mirror, service, store
+from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.submission import SubmissionMeta
+
+folder, step = Path(sys.argv[1]), sys.argv[2]
+write, add = mirror.Mirror.write, store.Store.add
+
+
+def killed(original):
+    def at_step(*args, **kwargs):
+        if step.startswith("before"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        original(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return at_step
+
+
+if step.endswith("write"):
+    mirror.Mirror.write = killed(write)
+else:
+    store.Store.add = killed(add)
+service.submit(
+    "a.csv", (folder / "a.csv").read_bytes(), SubmissionMeta("a"), store.Store(folder / "lb.sqlite"),
+    ItemIndex(["usr-topical"]), int(sys.argv[3]), mirror.Mirror(folder / "results"), "someone",
+)
+"""
+"""Submits one file and is killed (SIGKILL) at a step: before or after the results folder is
+written, or after the row is stored."""
+
+
+@pytest.mark.parametrize("step", ["before-write", "after-write", "after-store"])
+def test_a_kill_at_any_step_leaves_no_row_without_its_kept_file(
+    tmp_path: Path, index: ItemIndex, step: str
+) -> None:
+    (tmp_path / "a.csv").write_bytes(_file(1))
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED, str(tmp_path), step, str(RESAMPLES)],
+        capture_output=True,
+        timeout=300,
+    )
+    assert killed.returncode == -9, killed.stderr.decode()
+    store, mirror = Store(tmp_path / "lb.sqlite"), Mirror(tmp_path / "results")
+    rows = store.submissions()
+    assert all(mirror.holds(str(row["file_sha256"])) for row in rows), (step, rows)
+    again = submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror)
+    assert again.stored.duplicate == bool(rows)
+    assert mirror.read(mirror.folder / again.submission.file_sha256).raw == _file(1)
+    assert store.count() == 1
+
+
+def test_a_resubmission_keeps_a_stored_file_missing_from_the_folder(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    """A submission stored before its folder was written first (or whose folder was lost) is
+    kept again when the same file is submitted, as the stored submission."""
+    store, mirror = Store(tmp_path / "lb.sqlite"), Mirror(tmp_path / "results")
+    first = submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, None, "ann")
+    assert not mirror.holds(first.submission.file_sha256)
+    again = submit("b.csv", _file(1), SubmissionMeta("b"), store, index, RESAMPLES, mirror, "bo")
+    assert again.stored.duplicate
+    entry = mirror.read(mirror.folder / first.submission.file_sha256)
+    assert (entry.submission_id, entry.submitted_at, entry.account) == (
+        first.stored.submission_id,
+        first.stored.created_at,
+        "ann",
+    )
+
+
+def test_an_unwritable_results_folder_stores_nothing(tmp_path: Path, index: ItemIndex) -> None:
+    (tmp_path / "a-file").write_bytes(b"")
+    store, mirror = Store(tmp_path / "lb.sqlite"), Mirror(tmp_path / "a-file" / "results")
+    with pytest.raises(MirrorError, match=r"^cannot keep the submission in the results folder"):
+        submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror)
+    assert store.count() == 0
 
 
 def test_an_empty_store_is_restored(tmp_path: Path, index: ItemIndex) -> None:

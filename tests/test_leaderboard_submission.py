@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -401,3 +403,89 @@ def test_long_item_ids_are_cut_in_messages(index: ItemIndex) -> None:
     message = _rejection(_csv([(long_id, "1")]), index, "m.csv")
     assert f"longer than {sub.MAX_ID_CHARS} characters" in message
     assert len(message) < 500
+
+
+def gzip_bomb(size: int = 32 * 1024) -> bytes:
+    """A gzip CSV of about `size` bytes that expands 330-fold into one repeated row."""
+    row = b"usr-topical/0000/argmax-decoding,1\n"
+    return gzip.compress(b"item_id,score\n" + row * (size * 330 // len(row)), mtime=0)
+
+
+MEASURED = """
+import json, resource, sys
+from pathlib import Path
+from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.submission import OverLimit, SubmissionMeta, parse
+path = Path(sys.argv[1])
+raw, index = path.read_bytes(), ItemIndex(["usr-topical"])
+index.size("usr-topical", "turn")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    parse(path.name, raw, SubmissionMeta("m"), index)
+    refusal = None
+except OverLimit as exc:
+    refusal = str(exc)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"refusal": refusal, "grown": grown * 1024}))
+"""
+"""Parses a file in a fresh interpreter: its `OverLimit` refusal (None: none), and how far the
+process's peak memory grew while parsing it."""
+
+
+def refusal_and_growth(path: Path) -> tuple[str | None, int]:
+    """The refusal of the file at `path`, and the growth of peak memory it took, in bytes."""
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    measured = json.loads(done.stdout)
+    return measured["refusal"], int(measured["grown"])
+
+
+def test_a_gzip_bomb_is_refused_after_the_row_limit(index: ItemIndex, tmp_path: Path) -> None:
+    """A 32 KB gzip expanding to about 10 MB of rows (300,000) is read only up to the row after
+    the limit (the old reader expanded, decoded and listed every row)."""
+    bomb = tmp_path / "bomb.csv.gz"
+    bomb.write_bytes(gzip_bomb())
+    assert bomb.stat().st_size <= 33 * 1024
+    message, grown = refusal_and_growth(bomb)
+    assert message == (
+        "submission bomb.csv.gz was rejected (1 problem):\n"
+        f"  line {sub.MAX_ROWS + 2}: more than {sub.MAX_ROWS} data rows (read up to here);"
+        " no benchmark has that many items"
+    )
+    assert grown < 300 * 1024 * 1024, grown
+
+
+def test_a_parquet_bomb_is_refused_by_its_footer(index: ItemIndex, tmp_path: Path) -> None:
+    chunk = pa.table(
+        {"item_id": ["usr-topical/0000/argmax-decoding"] * 1000, "score": [1.0] * 1000}
+    )
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(pa.concat_tables([chunk] * 4200), bomb, compression="zstd")
+    assert bomb.stat().st_size < 200 * 1024
+    message, grown = refusal_and_growth(bomb)
+    assert message is not None and f"4200000 data rows; at most {sub.MAX_ROWS}:" in message
+    assert grown < 50 * 1024 * 1024, grown  # the columns were never read
+
+
+def test_too_many_metric_columns_are_refused_at_the_header(index: ItemIndex) -> None:
+    columns = [f"m{k}" for k in range(sub.MAX_METRIC_COLUMNS + 1)]
+    text = f"item_id,{','.join(columns)}\n" + "x,1\n" * 3
+    with pytest.raises(sub.OverLimit, match=r"line 1: 65 score columns; at most 64 metrics"):
+        parse("wide.csv", text.encode(), META, index)
+    record = json.dumps({"item_id": "x", **dict.fromkeys(columns, 1)})
+    with pytest.raises(sub.OverLimit, match=r"line 1: 65 score columns"):
+        parse("wide.jsonl", record.encode(), META, index)
+
+
+def test_a_jsonl_file_over_the_row_limit_is_refused_where_it_goes_over(
+    index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sub, "MAX_ROWS", 3)
+    line = b'{"item_id": "x", "score": 1}\n'
+    with pytest.raises(sub.OverLimit, match=r"line 5: more than 3 data rows"):
+        parse("m.jsonl", line * 2 + b"\n" + line * 5, META, index)

@@ -11,6 +11,9 @@ the daily limit would count an account's submissions before all of them are back
 Where sign-in is required (`service.sign_in_required`), the Upload tab has Gradio's
 `LoginButton`: on a Space it signs in with Hugging Face (the Space needs `hf_oauth: true` and
 `gradio[oauth]`); elsewhere Gradio mocks it with the machine's own Hugging Face login.
+Gradio signs the session cookie with a key derived from OAUTH_CLIENT_SECRET, and without one
+from a public constant, with which anyone could sign a cookie for any account: where sign-in is
+required, the app refuses to start without it (a Space with `hf_oauth: true` sets it).
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from comperbench.errors import ComperbenchError
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.mirror import configured
-from comperbench.leaderboard.service import restore_in_background, sign_in_required
+from comperbench.leaderboard.service import SIGN_IN_ENV, restore_in_background, sign_in_required
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
 from comperbench.stats.settings import SETTINGS
@@ -35,6 +39,20 @@ RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
 UPLOADS_KEPT = (900, 3600)
 """Every 15 minutes, uploads older than an hour are deleted from Gradio's temporary folder (those
 never submitted; a handled upload is deleted at once)."""
+SECRET_ENV = "OAUTH_CLIENT_SECRET"
+"""The secret Gradio derives the session cookie's signing key from."""
+
+
+def check_session_secret() -> None:
+    """Where sign-in is required, refuse to go on without a session secret (see the module)."""
+    from gradio import oauth
+
+    if sign_in_required() and not oauth.OAUTH_CLIENT_SECRET:
+        raise ComperbenchError(
+            f"sign-in is required (on a Space, or {SIGN_IN_ENV}=1) but {SECRET_ENV} is not set,"
+            f" so anyone could sign a session cookie for any account: set {SECRET_ENV} to a"
+            f" long random secret (a Space with hf_oauth: true sets it) or {SIGN_IN_ENV}=0"
+        )
 
 
 def build(db: str | os.PathLike[str] | None = None) -> Blocks:
@@ -44,6 +62,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
     with requires_extra("the leaderboard app"):
         import gradio as gr
 
+    check_session_secret()
     store = Store(db)
     restoring = restore_in_background(store, configured())
 
@@ -62,7 +81,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         title="comperbench leaderboard", analytics_enabled=False, delete_cache=UPLOADS_KEPT
     ) as app:
         gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
-        page = view_controls(store, restoring, sign_in_required())
+        page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
         gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
         timer = gr.Timer(POLL_SECONDS, active=restoring.running)
         with gr.Tabs() as tabs:
@@ -155,5 +174,6 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    check_session_secret()
     print(f"serving the leaderboard on http://{host}:{port} (Ctrl+C stops it)", flush=True)
     build(db).launch(server_name=host, server_port=port, quiet=True, **launch_options())

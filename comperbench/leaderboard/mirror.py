@@ -6,7 +6,8 @@ the declared family reads as declaring none), the benchmark versions and levels 
 whether fully, see `submission.Coverage.full`), when it was stored and as which submission, the
 package version and resample count that scored it, and the submitting account if any. A
 subfolder is written under a temporary name and renamed into place, so it appears whole or not at
-all; an existing one is never replaced.
+all; an existing one is never replaced. It is written before the submission's row commits (see
+`Store.add`), so a stored submission is never without it.
 
 COMPERBENCH_RESULTS_DIR names the folder. With COMPERBENCH_RESULTS_REPO, the folder (default: in
 the user data directory) is first filled from that Hub dataset repository, then pushed to it by a
@@ -122,33 +123,38 @@ class Mirror:
     def _lock(self) -> AbstractContextManager[object]:
         return self.scheduler.lock if self.scheduler is not None else nullcontext()
 
+    def holds(self, file_sha256: str) -> bool:
+        """Whether the submission of that file is kept here."""
+        return (self.folder / file_sha256).is_dir()
+
     def write(
-        self,
-        raw: bytes,
-        submission: Submission,
-        stored: Stored,
-        n_resamples: int,
-        account: str | None = None,
+        self, raw: bytes, submission: Submission, stored: Stored, n_resamples: int
     ) -> Path | None:
-        """Keep an accepted submission's file and record; its subfolder, or None when it exists
-        already (then left as it is)."""
+        """Keep an accepted submission's file and record (with its stored number, time and
+        account); its subfolder, or None when it exists already (then left as it is).
+        `MirrorError` when the folder cannot be written."""
         final = self.folder / submission.file_sha256
         if final.exists():
             return None
-        self.folder.mkdir(parents=True, exist_ok=True)
-        partial = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=self.folder))
+        partial: Path | None = None
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            partial = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=self.folder))
             _write_file(partial / scores_name(submission.file_name), raw)
-            text = json.dumps(record(submission, stored, n_resamples, account), indent=2)
-            _write_file(partial / RECORD, text.encode("utf-8"))
+            kept = record(submission, stored, n_resamples, stored.account)
+            _write_file(partial / RECORD, json.dumps(kept, indent=2).encode("utf-8"))
             with self._lock():
                 os.rename(partial, final)  # a non-empty folder already there is never replaced
-        except OSError:
+        except OSError as exc:
             if final.is_dir():
                 return None
-            raise
+            raise MirrorError(
+                f"cannot keep the submission in the results folder {self.folder}"
+                f" ({exc.strerror or exc}); nothing was stored"
+            ) from exc
         finally:
-            shutil.rmtree(partial, ignore_errors=True)
+            if partial is not None:
+                shutil.rmtree(partial, ignore_errors=True)
         if self.scheduler is not None:
             self.scheduler.trigger()
         return final

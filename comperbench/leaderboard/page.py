@@ -3,7 +3,10 @@ handlers that read or write the store for them.
 
 Every check of a submission is made in `Page.on_upload`, which the form and the
 `/gradio_api/call/on_upload` API share: sign-in where required, the restore still running, the
-account's daily limit, the size and the validation. The uploaded file is deleted once handled.
+account's daily limit, the size and the validation; the limit is checked again in the
+transaction that stores, so that requests running in parallel (`/gradio_api/run` skips the
+queue) cannot all pass it. The handler reads and deletes only a file that Gradio's upload route
+handed out and that no other request has claimed; any other path is neither read nor deleted.
 """
 
 from __future__ import annotations
@@ -62,7 +65,8 @@ class Listener(TypedDict):
 class Page:
     """The store, the item index uploads are checked against, the benchmarks (`first` shown on
     opening), the restore running in the background, whether submitting needs a sign-in, and
-    the view controls: which benchmark, level, aspect and correlation is shown."""
+    the view controls: which benchmark, level, aspect and correlation is shown; `uploaded` is
+    the app's set of files its upload route handed out (Gradio's `Blocks.upload_file_set`)."""
 
     store: Store
     index: ItemIndex
@@ -74,6 +78,7 @@ class Page:
     level: gr.Dropdown
     aspect: gr.Dropdown
     statistic: gr.Dropdown
+    uploaded: set[str]
 
     @property
     def view(self) -> list[Component]:
@@ -179,7 +184,10 @@ class Page:
         """Check, validate, score and store an uploaded file as made by the signed-in account;
         what happened to it, for the user (an empty `family` declares none), with its value,
         interval, rank and rank range where it was scored, and links to its rows. The file is
-        deleted once handled."""
+        deleted once handled; a path not handed out by the upload route, or claimed by another
+        request already, is refused untouched."""
+        if file and not self._claim(file):
+            return f"refused: {Path(file).name!r} is not a file uploaded here; upload it again", ""
         try:
             meta = SubmissionMeta(
                 name=name or "",
@@ -195,6 +203,14 @@ class Page:
             if file:
                 Path(file).unlink(missing_ok=True)
 
+    def _claim(self, file: str) -> bool:
+        """Take `file` out of the uploaded set: whether it was there (only one request can)."""
+        try:
+            self.uploaded.remove(file)
+        except KeyError:
+            return False
+        return True
+
     def _submit(
         self, file: str | None, meta: SubmissionMeta, account: str | None
     ) -> tuple[str, str]:
@@ -208,7 +224,9 @@ class Page:
             if path.stat().st_size > MAX_FILE_BYTES:
                 return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes", ""
             raw = path.read_bytes()
-            outcome = submit(path.name, raw, meta, self.store, self.index, account=account)
+            outcome = submit(
+                path.name, raw, meta, self.store, self.index, account=account, limited=True
+            )
         except Refused as exc:
             return f"refused: {exc}", ""
         except SubmissionError as exc:
@@ -242,9 +260,10 @@ def row_links(placings: list[dict[str, Any]]) -> str:
     return f"<p>Open its rows:</p><ul>{''.join(links)}</ul>" if links else ""
 
 
-def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:
+def view_controls(store: Store, restoring: Restoring, sign_in: bool, uploaded: set[str]) -> Page:
     """The page on `store`, its view controls in a row, on the flagship benchmark (on the first
-    ranked one when the flagship has no ranked metric but another has)."""
+    ranked one when the flagship has no ranked metric but another has); `uploaded`: the files
+    the app's upload route handed out."""
     index = ItemIndex()
     benchmarks = list_benchmarks()
     ranked = store.ranked_benchmarks()
@@ -258,5 +277,15 @@ def view_controls(store: Store, restoring: Restoring, sign_in: bool) -> Page:
             statistic_choices(view_levels(first)[0]), value="spearman", label="correlation"
         )
     return Page(
-        store, index, benchmarks, first, restoring, sign_in, benchmark, level, aspect, statistic
+        store,
+        index,
+        benchmarks,
+        first,
+        restoring,
+        sign_in,
+        benchmark,
+        level,
+        aspect,
+        statistic,
+        uploaded,
     )

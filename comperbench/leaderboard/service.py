@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +40,21 @@ from comperbench.leaderboard.scoring import (
     score_coverages,
     standings,
 )
-from comperbench.leaderboard.store import Row, Store, Stored, StoredCoverage
-from comperbench.leaderboard.submission import Coverage, Submission, SubmissionMeta, parse
+from comperbench.leaderboard.store import (
+    Made,
+    QuotaReached,
+    Row,
+    Store,
+    Stored,
+    StoredCoverage,
+)
+from comperbench.leaderboard.submission import (
+    Coverage,
+    OverLimit,
+    Submission,
+    SubmissionMeta,
+    parse,
+)
 from comperbench.stats.settings import SETTINGS
 
 SIGNIFICANCE = SETTINGS.alpha
@@ -77,24 +91,33 @@ def _when(moment: float, now: float) -> str:
     return f"{stamp} (in {minutes // 60} h {minutes % 60} min)"
 
 
+def _over_limit(account: str, made: Made, limit: int, now: float) -> Refused:
+    """The refusal of an account that made `limit` submissions in the last 24 hours: how many,
+    and when the next one is allowed."""
+    when = f"at {_when(made.times[-limit] + DAY, now)}" if limit else "while the limit is 0"
+    what = f"has stored {len(made.times)} submission(s) in the last 24 hours"
+    if made.refused:
+        what = (
+            f"has made {len(made.times)} submission(s) in the last 24 hours"
+            f" ({made.refused} of them refused for their size)"
+        )
+    return Refused(f"{account} {what} and the limit is {limit}: the next one is allowed {when}")
+
+
 def admit(store: Store, account: str | None, sign_in: bool, now: float | None = None) -> None:
     """Refuse a submission without an account where `sign_in` is required, or from an account
-    that stored its daily limit in the last 24 hours (the message says when the next one is
-    allowed). No account, no limit."""
+    that made its daily limit in the last 24 hours (stored submissions and files refused for
+    their size; the message says when the next one is allowed). No account, no limit. This is
+    the early check; `accept` with `limited` checks again in the transaction that stores."""
     if account is None:
         if sign_in:
             raise Refused("sign in with Hugging Face to submit")
         return
     now = time.time() if now is None else now
     limit = submissions_per_day()
-    made = store.submitted_by(account, now - DAY)
-    if len(made) < limit:
-        return
-    when = f"at {_when(made[-limit] + DAY, now)}" if limit else "while the limit is 0"
-    raise Refused(
-        f"{account} has stored {len(made)} submission(s) in the last 24 hours and the limit"
-        f" is {limit}: the next one is allowed {when}"
-    )
+    made = store.made_by(account, now - DAY)
+    if len(made.times) >= limit:
+        raise _over_limit(account, made, limit, now)
 
 
 @dataclass
@@ -130,13 +153,27 @@ def accept(
     n_resamples: int = N_RESAMPLES,
     created_at: float | None = None,
     account: str | None = None,
+    limited: bool = False,
+    mirror: Mirror | None = None,
 ) -> list[Outcome]:
     """Validate every file (a rejected one raises before anything is stored), score the
     full-coverage parts of those not stored yet together (the metrics of one benchmark level
     over the same resamples, drawn once) and store each file with its correlations, as made at
-    `created_at` (default: now) by `account`. Nothing is written to the results folder."""
+    `created_at` (default: now) by `account`, kept in `mirror` (None: not kept) before its row
+    commits: a row never commits without its kept file, and one that cannot be kept is not
+    stored (`MirrorError`).
+
+    `limited` holds `account` to its daily limit: each file is stored only if the account has
+    not made its limit (checked in the transaction that stores it), and a file refused for its
+    size (`OverLimit`) counts against the limit."""
     index = index or ItemIndex()
-    submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
+    now = time.time() if created_at is None else created_at
+    try:
+        submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
+    except OverLimit:
+        if limited and account is not None:
+            store.refused(account, now)
+        raise
     existing = [store.find(s.file_sha256) for s in submissions]
     parts = [
         (k, metric, coverage)
@@ -150,10 +187,21 @@ def accept(
     results: list[dict[str, list[Correlation]]] = [{} for _ in submissions]
     for (k, metric, _), rows in zip(parts, scored, strict=True):
         results[k].setdefault(metric, []).extend(rows)
-    return [
-        Outcome(found or store.add(s, found_results, created_at, account), s)
-        for s, found, found_results in zip(submissions, existing, results, strict=True)
-    ]
+    quota = (now - DAY, submissions_per_day()) if limited else None
+
+    def stored(k: int) -> Stored:
+        keep = None
+        if mirror is not None:
+            keep = partial(mirror.write, uploads[k][1], submissions[k], n_resamples=n_resamples)
+        return store.add(submissions[k], results[k], created_at, account, quota, keep)
+
+    try:
+        return [
+            Outcome(found or stored(k), s)
+            for k, (s, found) in enumerate(zip(submissions, existing, strict=True))
+        ]
+    except QuotaReached as exc:
+        raise _over_limit(str(account), exc.made, exc.limit, now) from None
 
 
 def submit_many(
@@ -163,15 +211,21 @@ def submit_many(
     n_resamples: int = N_RESAMPLES,
     mirror: Mirror | None = None,
     account: str | None = None,
+    limited: bool = False,
 ) -> list[Outcome]:
-    """`accept` the files, then keep each newly stored one, with `account` if any, in `mirror`
-    or else in the results folder the environment configures (none: not kept)."""
-    outcomes = accept(uploads, store, index, n_resamples, account=account)
+    """`accept` the files (`limited`: held to the account's daily limit), each newly stored
+    one kept, with `account` if any, in `mirror` or else in the results folder the environment
+    configures (none: not kept) before its row commits. A file stored already whose kept
+    folder is missing (stored before the folder was written first) is kept again, with its
+    stored number, time and account."""
     kept = mirror or configured()
+    outcomes = accept(
+        uploads, store, index, n_resamples, account=account, limited=limited, mirror=kept
+    )
     if kept is not None:
         for (_, raw, _), outcome in zip(uploads, outcomes, strict=True):
-            if not outcome.stored.duplicate:
-                kept.write(raw, outcome.submission, outcome.stored, n_resamples, account)
+            if outcome.stored.duplicate and not kept.holds(outcome.submission.file_sha256):
+                kept.write(raw, outcome.submission, outcome.stored, n_resamples)
     return outcomes
 
 
@@ -184,10 +238,12 @@ def submit(
     n_resamples: int = N_RESAMPLES,
     mirror: Mirror | None = None,
     account: str | None = None,
+    limited: bool = False,
 ) -> Outcome:
-    """Validate, score (full-coverage parts), store and keep one uploaded file."""
+    """Validate, score (full-coverage parts), store and keep one uploaded file (`limited`:
+    held to the account's daily limit)."""
     upload = (file_name, raw, meta)
-    return submit_many([upload], store, index, n_resamples, mirror, account)[0]
+    return submit_many([upload], store, index, n_resamples, mirror, account, limited)[0]
 
 
 @dataclass

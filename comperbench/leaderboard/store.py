@@ -1,12 +1,14 @@
 """The leaderboard database: one SQLite file in WAL mode, every write in one transaction.
 
 A submission's file hash is unique, so a re-submitted identical file is recognised, and two
-concurrent submissions of it leave exactly one row (the second one's insert is a no-op inside
-its own `BEGIN IMMEDIATE` transaction). Each result stores the settings it was computed under as
-columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
+concurrent submissions of it leave exactly one row (the second one finds the first one's row
+inside its own `BEGIN IMMEDIATE` transaction and inserts nothing). A submission's results
+folder is written inside that transaction, before it commits. Each result stores the settings
+it was computed under as columns (statistic, level, aspect, resampling, resamples, seed, benchmark version, protocol,
 scoring version), with how its p-value was computed and why its value is undefined; a
 submission records the account that made it, if any, and the metric family it declares, if
-any. A metric keeps its results of every benchmark version, protocol and scoring version it
+any; `refusals` records when an account sent a file refused for its size (it counts against the
+daily limit, see `Store.made_by`). A metric keeps its results of every benchmark version, protocol and scoring version it
 was scored under (`service.rescore` adds the current ones), and one coverage per benchmark
 level: its scores aligned with the items of the version they were last validated against, and
 whether they cover it fully (see `submission.Coverage.full`). Databases written before those
@@ -19,7 +21,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +71,10 @@ CREATE TABLE IF NOT EXISTS coverage (
     scores BLOB NOT NULL,
     full INTEGER NOT NULL,
     PRIMARY KEY (metric_id, benchmark, level)
+);
+CREATE TABLE IF NOT EXISTS refusals (
+    account TEXT NOT NULL,
+    created_at REAL NOT NULL
 );
 """
 SCHEMA_VERSION = 5
@@ -184,12 +190,13 @@ def _foreign_database(path: Path) -> str | None:
 @dataclass(frozen=True)
 class Stored:
     """What `Store.add` did: the submission id, whether the file was already there, and the
-    stored submission's name and time (seconds since the epoch)."""
+    stored submission's name, time (seconds since the epoch) and account."""
 
     submission_id: int
     duplicate: bool
     name: str
     created_at: float
+    account: str | None = None
 
 
 def _legacy_settings(signature: str) -> tuple[str, int | None, int | None, str]:
@@ -398,6 +405,44 @@ class StoredCoverage:
     scored: frozenset[tuple[str, str, int, int | None]]
 
 
+@dataclass(frozen=True)
+class Made:
+    """What an account made since a moment: when (its stored submissions and its files refused
+    for their size, oldest first), and how many of them were refused."""
+
+    times: list[float]
+    refused: int
+
+
+Quota = tuple[float, int]
+"""(since, limit): an account may make at most `limit` submissions from `since` on."""
+
+
+class QuotaReached(Exception):
+    """An account has made its quota's `limit` already; `made` says what and when."""
+
+    def __init__(self, made: Made, limit: int) -> None:
+        super().__init__(f"{len(made.times)} submission(s) made; the limit is {limit}")
+        self.made, self.limit = made, limit
+
+
+def _made_by(db: sqlite3.Connection, account: str, since: float) -> Made:
+    stored = "SELECT created_at, 0 FROM submissions WHERE account = ? AND created_at >= ?"
+    refused = "SELECT created_at, 1 FROM refusals WHERE account = ? AND created_at >= ?"
+    rows = db.execute(
+        f"{stored} UNION ALL {refused} ORDER BY 1", (account, since, account, since)
+    ).fetchall()
+    return Made([float(r[0]) for r in rows], sum(int(r[1]) for r in rows))
+
+
+def _found(db: sqlite3.Connection, file_sha256: str) -> Stored | None:
+    row = db.execute(
+        "SELECT id, name, created_at, account FROM submissions WHERE file_sha256 = ?",
+        (file_sha256,),
+    ).fetchone()
+    return None if row is None else Stored(row[0], True, row[1], row[2], row[3])
+
+
 class Store:
     """The leaderboard database at `path` (created with its parent folder on first use)."""
 
@@ -440,11 +485,7 @@ class Store:
 
     def find(self, file_sha256: str) -> Stored | None:
         with self._read() as db:
-            row = db.execute(
-                "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
-                (file_sha256,),
-            ).fetchone()
-        return None if row is None else Stored(row[0], True, row[1], row[2])
+            return _found(db, file_sha256)
 
     def add(
         self,
@@ -452,17 +493,29 @@ class Store:
         results: dict[str, list[Correlation]],
         created_at: float | None = None,
         account: str | None = None,
+        quota: Quota | None = None,
+        keep: Callable[[Stored], object] | None = None,
     ) -> Stored:
         """Store a validated submission and its correlations (per metric name) atomically, as
-        made at `created_at` (default: now) by `account` (None: no account)."""
+        made at `created_at` (default: now) by `account` (None: no account). With a `quota`,
+        an account that has made its limit already raises `QuotaReached`, checked in the
+        insert's transaction, so that concurrent submissions cannot all pass it. `keep` is
+        called with a newly stored submission before its transaction commits (the results
+        folder is written there), so that a row never commits without it; if it raises,
+        nothing is stored."""
         meta = submission.meta
         created_at = time.time() if created_at is None else created_at
         with self._transaction() as db:
+            if found := _found(db, submission.file_sha256):
+                return found
+            if account is not None and quota is not None:
+                made = _made_by(db, account, quota[0])
+                if len(made.times) >= quota[1]:
+                    raise QuotaReached(made, quota[1])
             cursor = db.execute(
                 "INSERT INTO submissions (file_sha256, file_name, format, rows, name, authors,"
                 " link, description, reference_free, trained_on, baseline, package_version,"
-                " created_at, account, family) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-                " ON CONFLICT (file_sha256) DO NOTHING",
+                " created_at, account, family) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     submission.file_sha256,
                     submission.file_name,
@@ -481,12 +534,6 @@ class Store:
                     meta.family,
                 ),
             )
-            if cursor.rowcount == 0:
-                row = db.execute(
-                    "SELECT id, name, created_at FROM submissions WHERE file_sha256 = ?",
-                    (submission.file_sha256,),
-                ).fetchone()
-                return Stored(row[0], True, row[1], row[2])
             submission_id = int(cursor.lastrowid or 0)
             for metric, coverages in submission.metrics.items():
                 metric_id = db.execute(
@@ -499,7 +546,10 @@ class Store:
                 db.executemany(
                     _INSERT_RESULT, [_result_values(metric_id, r) for r in results.get(metric, [])]
                 )
-        return Stored(submission_id, False, meta.name, created_at)
+            stored = Stored(submission_id, False, meta.name, created_at, account)
+            if keep is not None:
+                keep(stored)
+        return stored
 
     def view(
         self, benchmark: str, level: str, aspect: str, statistic: str, version: str | None = None
@@ -629,6 +679,17 @@ class Store:
                 (account, since),
             ).fetchall()
         return [float(r[0]) for r in rows]
+
+    def made_by(self, account: str, since: float) -> Made:
+        """What `account` made from `since` on: its stored submissions and refused files."""
+        with self._read() as db:
+            return _made_by(db, account, since)
+
+    def refused(self, account: str, at: float) -> None:
+        """Record that `account` sent a file refused for its size at `at` (it counts against
+        the account's quota)."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO refusals (account, created_at) VALUES (?, ?)", (account, at))
 
     def ranked_benchmarks(self) -> list[str]:
         """Benchmarks with at least one ranked (full-coverage) metric."""

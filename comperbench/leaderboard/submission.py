@@ -6,6 +6,11 @@ benchmarks. Nothing here touches the store: a file either validates completely o
 `SubmissionError` counting every problem by kind and listing the first ones with their line, item
 id and column (or metadata field). Scores are read strictly: JSON numbers in JSONL, plain ASCII
 decimals in CSV; JSONL nesting, metadata lengths and metadata characters are bounded.
+
+A file is read as a stream (decompressed as it is read) and refused with `OverLimit` as soon as
+it goes over MAX_EXPANDED_BYTES, MAX_ROWS data rows or MAX_METRIC_COLUMNS score columns (a
+parquet file by its footer, before its columns are read), so that a small compressed file
+cannot make the server expand gigabytes.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ import json
 import math
 import re
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import get_args
+from typing import IO, TYPE_CHECKING, Any, get_args
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -33,10 +39,18 @@ from comperbench.leaderboard.items import TEXT_COLUMNS, ItemIndex
 from comperbench.metrics.base import Family
 from comperbench.textutil import DuplicateKeyError, object_without_duplicates
 
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
 """Largest accepted content after gzip or zip decompression."""
+MAX_ROWS = 200_000
+"""Most data rows read from one file: every item of every benchmark level fits with room to
+spare (the largest level, DSTC7's turns, has 10,000 items)."""
+MAX_METRIC_COLUMNS = 64
+"""Most score columns (metrics) in one file."""
 MAX_PROBLEMS = 10
 """Problems listed in one error message (the total and the count of each kind are always given)."""
 MAX_JSON_DEPTH = 16
@@ -149,6 +163,14 @@ def _examples(problems: list[Problem]) -> list[Problem]:
             break
         picked.add(position)
     return [problems[k] for k in sorted(picked)]
+
+
+class OverLimit(SubmissionError):
+    """A file refused for its size: too large, or expanding to too many bytes, rows or
+    columns. It counts against the submitting account's daily limit."""
+
+    def __init__(self, file: str, message: str, line: int | None = None) -> None:
+        super().__init__(file, [Problem(message, line)])
 
 
 @dataclass(frozen=True)
@@ -298,45 +320,60 @@ class _Rows:
     """Cells are CSV text (read as plain decimals); else JSON or parquet values."""
 
 
-def _limited_read(stream: io.BufferedIOBase | io.RawIOBase, limit: int, what: str) -> bytes:
-    data = stream.read(limit + 1)
-    if data is not None and len(data) > limit:
-        raise SubmissionError(
-            what, [Problem(f"expands to more than {limit} bytes; split or shrink the file")]
-        )
-    return data or b""
+class _Bounded(io.RawIOBase):
+    """The bytes of `stream` (decompressed as read), refused with `OverLimit` past `limit` and
+    with a located `SubmissionError` when the `packing` (gzip, zip) cannot be read."""
+
+    def __init__(self, stream: IO[bytes], limit: int, file_name: str, packing: str) -> None:
+        self.stream, self.limit, self.file_name, self.packing = stream, limit, file_name, packing
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self.stream.read(len(buffer))
+        except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+            why = f"not a readable {self.packing} file ({exc})"
+            raise SubmissionError(self.file_name, [Problem(why)]) from exc
+        self.count += len(data)
+        if self.count > self.limit:
+            raise OverLimit(
+                self.file_name, f"expands to more than {self.limit} bytes; split or shrink the file"
+            )
+        buffer[: len(data)] = data
+        return len(data)
 
 
-def unpack(file_name: str, raw: bytes) -> tuple[str, bytes]:
-    """The inner file name and bytes of a plain, gzip or single-file zip upload (size-limited)."""
+def unpack(file_name: str, raw: bytes) -> tuple[str, IO[bytes]]:
+    """The inner file name of a plain, gzip or single-file zip upload and a stream of its
+    content, decompressed as it is read and bounded at MAX_EXPANDED_BYTES."""
     if len(raw) > MAX_FILE_BYTES:
-        raise SubmissionError(
-            file_name, [Problem(f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")]
-        )
+        raise OverLimit(file_name, f"file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    inner, stream, packing = file_name, io.BytesIO(raw), "plain"
     if raw[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as handle:
-                inner = _limited_read(handle, MAX_EXPANDED_BYTES, file_name)
-        except (OSError, EOFError) as exc:
+        inner = re.sub(r"\.gz$", "", file_name, flags=re.IGNORECASE)
+        stream, packing = gzip.GzipFile(fileobj=io.BytesIO(raw)), "gzip"
+    elif raw[:4] == b"PK\x03\x04":
+        inner, stream, packing = *_zip_member(file_name, raw), "zip"
+    bounded = _Bounded(stream, MAX_EXPANDED_BYTES, file_name, packing)
+    return inner, io.BufferedReader(bounded)
+
+
+def _zip_member(file_name: str, raw: bytes) -> tuple[str, IO[bytes]]:
+    """The name and an open stream of the one file of a zip upload."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        members = [m for m in archive.infolist() if not m.is_dir()]
+        if len(members) != 1:
+            names = ", ".join(m.filename for m in members) or "none"
             raise SubmissionError(
-                file_name, [Problem(f"not a readable gzip file ({exc})")]
-            ) from exc
-        return re.sub(r"\.gz$", "", file_name, flags=re.IGNORECASE), inner
-    if raw[:4] == b"PK\x03\x04":
-        try:
-            archive = zipfile.ZipFile(io.BytesIO(raw))
-            members = [m for m in archive.infolist() if not m.is_dir()]
-            if len(members) != 1:
-                names = ", ".join(m.filename for m in members) or "none"
-                raise SubmissionError(
-                    file_name, [Problem(f"a zip must hold exactly one file; it holds: {names}")]
-                )
-            with archive.open(members[0]) as handle:
-                inner = _limited_read(handle, MAX_EXPANDED_BYTES, file_name)
-        except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
-            raise SubmissionError(file_name, [Problem(f"not a readable zip file ({exc})")]) from exc
-        return members[0].filename, inner
-    return file_name, raw
+                file_name, [Problem(f"a zip must hold exactly one file; it holds: {names}")]
+            )
+        return members[0].filename, archive.open(members[0])
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+        raise SubmissionError(file_name, [Problem(f"not a readable zip file ({exc})")]) from exc
 
 
 def detect_format(file_name: str, data: bytes) -> str:
@@ -353,15 +390,29 @@ def detect_format(file_name: str, data: bytes) -> str:
     )
 
 
-def _decode(file_name: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SubmissionError(
-            file_name,
-            [Problem(f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8", line=line)],
-        ) from exc
+def _lines(file_name: str, stream: IO[bytes]) -> Iterator[str]:
+    """The lines of a UTF-8 stream as read (a leading BOM dropped); a byte that is not UTF-8
+    raises `SubmissionError` with its line and byte."""
+    offset = 0
+    for number, line in enumerate(stream, start=1):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = f"byte {offset + exc.start}"
+            raise SubmissionError(
+                file_name,
+                [Problem(f"not valid UTF-8 ({where}); save the file as UTF-8", line=number)],
+            ) from exc
+        offset += len(line)
+        yield text.removeprefix("\ufeff") if number == 1 else text
+
+
+def _too_many_rows(file_name: str, line: int | None) -> OverLimit:
+    return OverLimit(
+        file_name,
+        f"more than {MAX_ROWS} data rows (read up to here); no benchmark has that many items",
+        line,
+    )
 
 
 def _score_columns(columns: Sequence[str]) -> list[str]:
@@ -394,12 +445,16 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
             )
     if not _score_columns(columns):
         problems.append(Problem(f"no score column next to {ID_COLUMN!r}", line, kind=_HEADER))
+    if len(_score_columns(columns)) > MAX_METRIC_COLUMNS:
+        count = len(_score_columns(columns))
+        why = f"{count} score columns; at most {MAX_METRIC_COLUMNS} metrics per file"
+        raise OverLimit(file_name, why, line)
     if problems:
         raise SubmissionError(file_name, problems)
 
 
-def _read_csv(file_name: str, text: str) -> _Rows:
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _read_csv(file_name: str, stream: IO[bytes]) -> _Rows:
+    reader = csv.reader(_lines(file_name, stream))
     try:
         header = next(reader)
     except StopIteration:
@@ -412,11 +467,15 @@ def _read_csv(file_name: str, text: str) -> _Rows:
     id_at = columns.index(ID_COLUMN)
     problems = []
     previous = reader.line_num
+    records = 0
     try:
         for record in reader:
             line, previous = previous + 1, reader.line_num
             if not any(cell.strip() for cell in record):
                 continue
+            records += 1
+            if records > MAX_ROWS:
+                raise _too_many_rows(file_name, line)
             if len(record) != len(columns):
                 problems.append(
                     Problem(
@@ -466,12 +525,16 @@ def _json_record(line: str) -> dict[str, object] | str:
     return record if isinstance(record, dict) else "each line must be a JSON object"
 
 
-def _read_jsonl(file_name: str, text: str) -> _Rows:
+def _read_jsonl(file_name: str, stream: IO[bytes]) -> _Rows:
     rows: _Rows | None = None
     problems = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    records = 0
+    for number, line in enumerate(_lines(file_name, stream), start=1):
         if not line.strip():
             continue
+        records += 1
+        if records > MAX_ROWS:
+            raise _too_many_rows(file_name, number)
         record = _json_record(line)
         if isinstance(record, str):
             problems.append(Problem(record, number, kind=_LINE))
@@ -502,12 +565,30 @@ def _read_jsonl(file_name: str, text: str) -> _Rows:
     return rows
 
 
+def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
+    """Refuse a parquet file whose footer declares more rows, columns or bytes than allowed."""
+    if metadata.num_rows > MAX_ROWS:
+        why = f"{metadata.num_rows} data rows; at most {MAX_ROWS}: no benchmark has that many items"
+        raise OverLimit(file_name, why)
+    if metadata.num_columns > MAX_METRIC_COLUMNS + 1 + len(TEXT_COLUMNS):
+        why = f"{metadata.num_columns} columns; at most {MAX_METRIC_COLUMNS} metrics per file"
+        raise OverLimit(file_name, why)
+    size = sum(metadata.row_group(k).total_byte_size for k in range(metadata.num_row_groups))
+    if size > MAX_EXPANDED_BYTES:
+        why = (
+            f"expands to {size} bytes; the limit is {MAX_EXPANDED_BYTES}: split or shrink the file"
+        )
+        raise OverLimit(file_name, why)
+
+
 def _read_parquet(file_name: str, data: bytes) -> _Rows:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(data))
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        _parquet_bounds(file_name, parquet.metadata)
+        table = parquet.read()
     except (pa.ArrowException, OSError) as exc:
         raise SubmissionError(file_name, [Problem(f"not a readable parquet file ({exc})")]) from exc
     columns = list(table.column_names)
@@ -619,13 +700,12 @@ def parse(
     meta_problems = meta.problems(index.benchmark_names())
     if meta_problems:
         raise SubmissionError(name, meta_problems)
-    inner, data = unpack(name, raw)
-    fmt = detect_format(inner, data)
+    inner, stream = unpack(name, raw)
+    fmt = detect_format(inner, stream.peek(4)[:4])
     if fmt == "parquet":
-        rows = _read_parquet(name, data)
+        rows = _read_parquet(name, stream.read())
     else:
-        text = _decode(name, data)
-        rows = _read_csv(name, text) if fmt == "csv" else _read_jsonl(name, text)
+        rows = _read_csv(name, stream) if fmt == "csv" else _read_jsonl(name, stream)
     if not rows.ids:
         raise SubmissionError(name, [Problem("no data rows")])
     problems = list(_problems(rows, index))
@@ -664,7 +744,5 @@ def parse_file(
     path = Path(path)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise SubmissionError(
-            path.name, [Problem(f"file is {size} bytes; the limit is {MAX_FILE_BYTES}")]
-        )
+        raise OverLimit(path.name, f"file is {size} bytes; the limit is {MAX_FILE_BYTES}")
     return parse(path.name, path.read_bytes(), meta, index)
