@@ -132,11 +132,13 @@ def test_a_seed_skips_what_does_not_apply_from_the_expected_count(
 
     store = Store(tmp_path / "lb.sqlite")
     notes: list[str] = []
-    outcomes = seed(store, ["length", "bleu-1"], ["fed-dialogue", "usr-persona"], notes.append)
-    assert [o.submission.meta.name for o in outcomes] == ["length", "bleu-1"]
-    assert any("skipped bleu-1 on fed-dialogue" in n for n in notes)
+    metrics = ["length", "bleu-1", "bleu-2"]
+    outcomes = seed(store, metrics, ["fed-dialogue", "usr-persona"], notes.append)
+    assert [o.submission.meta.name for o in outcomes] == metrics
+    skipped = [n for n in notes if n.startswith("skipped on fed-dialogue (dialogue): ")]
+    assert len(skipped) == 1 and "bleu-1, bleu-2: " in skipped[0]  # one line per reason
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last.startswith("seeding 2/2 benchmark levels, 2 of 2 baselines, ")
+    assert last.startswith("seeding 2/2 benchmark levels, 3 of 3 baselines, ")
 
 
 def _printed_rows(out: str, metric: str) -> dict[tuple[str, str], list[str]]:

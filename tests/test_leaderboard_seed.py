@@ -89,7 +89,7 @@ def test_a_seed_s_progress_total_never_changes(
     store = Store(tmp_path / "lb.sqlite")
     outcomes = seed(store, ["length", "f1"], ["fed-turn", "usr-persona"], notes.append)
     assert len(outcomes) == 3
-    assert notes[0] == "skipped f1 on fed-turn (turn): needs references, and fed-turn has none"
+    assert notes[0] == "skipped on fed-turn (turn): f1: needs references, and fed-turn has none"
     assert notes[1].startswith("seeding 2 benchmark levels (675 items): 3 baselines, estimated")
     lines = [PROGRESS.match(line) for line in capsys.readouterr().err.splitlines()]
     counts = [tuple(int(g) for g in found.groups()) for found in lines if found]

@@ -38,6 +38,7 @@ from comperbench.metrics.runner import (
 )
 from comperbench.metrics.workers import MIN_PARALLEL_SCORES, default_workers, process_pool
 from comperbench.progress import StatusLine, clock, duration
+from comperbench.textutil import wrap
 
 BASELINE_METRICS = tuple(m for m in TURN_SUITE if not m.startswith("bertscore"))
 """Every turn-level baseline (`--full`): the n-gram and encoder metrics (BERTScore is left to
@@ -239,10 +240,14 @@ def seed(
     """
     planned = plan(metrics, benchmarks, full)
     for name, reason in planned.missing.items():
-        progress(f"skipped benchmark {name}: {reason}")
+        progress(wrap(f"skipped benchmark {name}: {reason}", indent="  "))
     for level in planned.levels:
+        by_reason: dict[str, list[str]] = {}
         for metric_name, reason in level.skipped.items():
-            progress(f"skipped {metric_name} on {level.bench.name} ({level.bench.level}): {reason}")
+            by_reason.setdefault(reason, []).append(metric_name)
+        for reason, names in by_reason.items():
+            where = f"{level.bench.name} ({level.bench.level})"
+            progress(wrap(f"skipped on {where}: {', '.join(names)}: {reason}", indent="  "))
     progress(planned.summary())
     count = SeedCount(len(planned.levels), planned.baselines, estimate=planned.seconds)
     index, cache = ItemIndex(), ScoreCache()
