@@ -81,7 +81,7 @@ def test_overall_table_and_its_csv(store: Store) -> None:
     assert sorted(frame["metric"]) == sorted([XSS, "noisy"])
     assert "Coverage groups" in notes
     text = Path(path).read_text(encoding="utf-8")
-    assert text.splitlines()[0].startswith("rank,rank range,metric,coverage,benchmarks covered")
+    assert text.splitlines()[0].startswith("rank,rank range,metric,coverage,mean correlation,")
     assert XSS in text
     assert '<figure id="overall-heatmap"' in figure and XSS not in figure
     assert html.escape(XSS) in figure  # the SVG's text is escaped

@@ -31,12 +31,13 @@ OVERALL_COLUMNS = [
     "rank range",
     "metric",
     "coverage",
-    "benchmarks covered",
     "mean correlation",
     "95% CI",
     "mean rank",
     "mean rank 95% CI",
+    "benchmarks covered",
 ]
+"""The long list of covered benchmarks comes last, so the numbers are in view without scrolling."""
 Key = tuple[str, str]
 """A metric across benchmarks: its name and its authors."""
 
@@ -109,11 +110,11 @@ def _ranked_rows(
             f"{places[i].rank_low}-{places[i].rank_high}",
             labels[o.keys[i]],
             covered,
-            names,
             round(float(o.correlation[i]), 4),
             _interval(o.correlation_replicates[i], 4),
             round(float(o.rank[i]), 2),
             _interval(o.rank_replicates[i], 2),
+            names,
         ]
         for i in order
     ]
