@@ -133,6 +133,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             [page.benchmark, page.level, page.aspect, *outputs, asked],
         )
         loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
+        loaded.then(**metric.redraw_listener)  # a Metric tab opened before the page loaded
         loaded.then(
             lambda wanted, *view: (
                 (gr.Tabs(selected="metric"), *metric.open_metric(*view))
