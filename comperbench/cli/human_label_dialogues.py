@@ -23,6 +23,7 @@ from comperbench.stats.rating_analysis import likert_t_tests
 from comperbench.textutil import interval, number, wrap
 
 POWER_TEXT = "from the size where 80% of draws reject on; the paper tests at 32"
+SPLIT = "every labelled turn has evenly split labels"
 MCFADDEN = (
     "the paper fits it to comparative quality (which of two dialogues is better, logistic "
     "regression); label and rating files carry no comparisons"
@@ -49,6 +50,9 @@ def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, d
     out = {}
     for behaviour, group in rows.groupby("aspect", sort=True):
         items, _ = majority_labels(group)
+        if items.empty:
+            out[str(behaviour)] = {"undefined": SPLIT}
+            continue
         found = dialogue_rates(items.merge(dialogues, on="item_id"))
         out[str(behaviour)] = {
             "per_dialogue": found,
@@ -91,6 +95,7 @@ def with_ratings(behaviours: dict[str, dict], args: argparse.Namespace) -> dict 
         {
             b: found["per_dialogue"].set_index(["dialogue", "system"])["rate"]
             for b, found in behaviours.items()
+            if "undefined" not in found
         },
         axis=1,
     )
@@ -103,6 +108,9 @@ def with_ratings(behaviours: dict[str, dict], args: argparse.Namespace) -> dict 
 
 
 def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> None:
+    if "undefined" in found:
+        print("\n" + wrap(f"== {behaviour}: rate per dialogue undefined, {found['undefined']}"))
+        return
     print(
         "\n"
         + wrap(
@@ -167,7 +175,7 @@ def print_validity(found: dict, args: argparse.Namespace) -> None:
         body = [
             [
                 int(s["predictors"]),
-                s["dropped"] if isinstance(s["dropped"], str) else "(all)",
+                ", ".join(s["dropped"]) or "(all)",
                 number(s["r_squared"]),
                 number(s["adjusted"]),
                 "yes" if s["all_contribute"] else "no",

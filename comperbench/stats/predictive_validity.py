@@ -58,7 +58,7 @@ def _undefined(quality: np.ndarray, predictors: np.ndarray) -> str | None:
     """Why a linear model of quality on these predictors cannot be fitted, or None."""
     n, k = predictors.shape
     if n < k + 2:
-        return f"{n} dialogues for {k} predictors: adjusted R-squared needs at least {k + 2}"
+        return f"{k} predictor(s) need at least {k + 2} dialogues, there are {n}"
     if np.ptp(quality) == 0:
         return "every dialogue has the same quality rating"
     if np.any(np.ptp(predictors, axis=0) == 0):
@@ -68,8 +68,8 @@ def _undefined(quality: np.ndarray, predictors: np.ndarray) -> str | None:
 
 def stepwise(rates: pd.DataFrame, quality: np.ndarray, beam: int = BEAM) -> pd.DataFrame:
     """Backwards stepwise regression by beam search: per number of predictors, the best model
-    found (highest adjusted R-squared), its R-squared, the behaviour it leaves out relative to
-    the best larger model, and whether each of its predictors adds to adjusted R-squared
+    found (highest adjusted R-squared), its R-squared, the behaviours it leaves out of the best
+    larger model, and whether each of its predictors adds to adjusted R-squared
     (Figure 3's filled markers). Behaviours with one rate in every dialogue are left out."""
     usable = [b for b in rates.columns if np.ptp(rates[b].to_numpy(float)) > 0]
     x = rates[usable].to_numpy(float)
@@ -102,7 +102,7 @@ def stepwise(rates: pd.DataFrame, quality: np.ndarray, beam: int = BEAM) -> pd.D
             {
                 "predictors": len(chosen),
                 "behaviours": sorted(chosen),
-                "dropped": ", ".join(sorted(previous - chosen)) if previous else None,
+                "dropped": sorted(previous - chosen) if previous else [],
                 "r_squared": fit.r_squared,
                 "adjusted": fit.adjusted,
                 "all_contribute": contributes,
