@@ -1,7 +1,8 @@
 """The dialogue-level sections of `comperbench human labels --file`: each behaviour's rate per
 dialogue and its sensitivity by downsampling; with --ratings, the predictive validity of the
-behaviours for dialogue quality and t-tests between systems' Likert means (ABC-Eval, Finch, Finch
-& Choi 2023). The analyses are `comperbench.stats.dialogue_labels`, `.predictive_validity` and
+behaviours for Likert dialogue quality and t-tests between systems' Likert means; with
+--comparisons, their predictive validity for comparative quality (ABC-Eval, Finch, Finch & Choi
+2023). The analyses are `comperbench.stats.dialogue_labels`, `.predictive_validity` and
 `.rating_analysis`; this module assembles and prints them."""
 
 from __future__ import annotations
@@ -13,25 +14,27 @@ import pandas as pd
 
 from comperbench.cli.common import format_table
 from comperbench.cli.human_common import adjusted_header, p_cells
-from comperbench.human.label_quality import dialogue_ratings, join_quality, quality_aspect
+from comperbench.human.label_quality import (
+    dialogue_ratings,
+    join_comparisons,
+    join_quality,
+    quality_aspect,
+)
 from comperbench.human.ratings import read_ratings
+from comperbench.human.votes import read_vote_rows
 from comperbench.stats.dialogue_labels import dialogue_rates, sensitivity, system_dialogue_rates
 from comperbench.stats.label_analysis import majority_labels
 from comperbench.stats.multiplicity import describe
-from comperbench.stats.predictive_validity import stepwise, univariate
+from comperbench.stats.predictive_validity import Kind, stepwise, univariate
 from comperbench.stats.rating_analysis import likert_t_tests
 from comperbench.textutil import interval, number, wrap
 
 POWER_TEXT = "from the size where 80% of draws reject on; the paper tests at 32"
 SPLIT = "every labelled turn has evenly split labels"
-MCFADDEN = (
-    "the paper fits it to comparative quality (which of two dialogues is better, logistic "
-    "regression); label and rating files carry no comparisons"
-)
 
 
 def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
-    """--ratings, --quality, --draws and --alpha."""
+    """--ratings, --quality, --comparisons, --draws and --alpha."""
     parser.add_argument(
         "--ratings",
         metavar="FILE",
@@ -39,6 +42,12 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
         "predictive validity and t-tests between systems",
     )
     parser.add_argument("--quality", metavar="ASPECT", help="the ratings' dialogue quality aspect")
+    parser.add_argument(
+        "--comparisons",
+        metavar="FILE",
+        help="with --file: votes between two labelled dialogues (the `votes` format, item = the "
+        "dialogue name both share) for predictive validity of comparative quality",
+    )
     parser.add_argument("--draws", type=int, default=100, help="seeded draws per downsample size")
     parser.add_argument("--alpha", type=float, default=0.05, help="sensitivity test level")
 
@@ -62,36 +71,30 @@ def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, d
     return out
 
 
-def _validity(wide: pd.DataFrame, quality: pd.Series) -> dict:
-    """Univariate R-squared per behaviour (its rated dialogues) and the stepwise model (the
-    dialogues with a rate of every behaviour)."""
+def _validity(wide: pd.DataFrame, outcome: np.ndarray, kind: Kind) -> dict:
+    """Univariate fits per behaviour (the rows with its value) and the stepwise model (the rows
+    with every behaviour's value)."""
     fits = []
     for behaviour in wide.columns:
-        known = wide[behaviour].notna()
-        fits.append(univariate(wide.loc[known, [behaviour]], quality[known].to_numpy(float)))
-    complete = wide.dropna()
+        known = wide[behaviour].notna().to_numpy()
+        fits.append(univariate(wide.loc[known, [behaviour]], outcome[known], kind))
+    complete = wide.notna().all(axis=1).to_numpy()
     try:
-        steps = stepwise(complete, quality.loc[complete.index].to_numpy(float))
-        undefined = None
+        steps, undefined = stepwise(wide[complete], outcome[complete], kind), None
     except ValueError as exc:
         steps, undefined = None, str(exc)
     return {
-        "dialogues": len(wide),
+        "kind": kind,
+        "n": len(wide),
         "univariate": pd.concat(fits, ignore_index=True),
         "stepwise": steps,
         "stepwise_undefined": undefined,
-        "mcfadden_undefined": MCFADDEN,
     }
 
 
-def with_ratings(behaviours: dict[str, dict], args: argparse.Namespace) -> dict | None:
-    """Predictive validity and Likert t-tests from --ratings, or None without it."""
-    if not args.ratings:
-        return None
-    file = str(args.ratings)
-    ratings = dialogue_ratings(read_ratings(args.ratings), file)
-    aspect = quality_aspect(ratings, args.quality, file)
-    wide = pd.concat(
+def _wide(behaviours: dict[str, dict]) -> pd.DataFrame:
+    """Each labelled (dialogue, system) with its rate of every behaviour, a column each."""
+    return pd.concat(
         {
             b: found["per_dialogue"].set_index(["dialogue", "system"])["rate"]
             for b, found in behaviours.items()
@@ -99,12 +102,30 @@ def with_ratings(behaviours: dict[str, dict], args: argparse.Namespace) -> dict 
         },
         axis=1,
     )
-    quality = join_quality(wide, ratings, aspect, file)
-    tests = {
-        str(a): likert_t_tests(rows, args.correction)
-        for a, rows in ratings.groupby("aspect", sort=True)
-    }
-    return {"quality": aspect, **_validity(wide, quality), "likert_t_tests": tests}
+
+
+def with_quality(behaviours: dict[str, dict], args: argparse.Namespace) -> dict | None:
+    """Predictive validity for --ratings (Likert quality, with t-tests between systems) and for
+    --comparisons (comparative quality), or None without either."""
+    if not (args.ratings or args.comparisons):
+        return None
+    wide = _wide(behaviours)
+    likert = comparative = tests = aspect = None
+    if args.ratings:
+        file = str(args.ratings)
+        ratings = dialogue_ratings(read_ratings(args.ratings), file)
+        aspect = quality_aspect(ratings, args.quality, file)
+        quality = join_quality(wide, ratings, aspect, file)
+        likert = _validity(wide, quality.to_numpy(float), "linear")
+        tests = {
+            str(a): likert_t_tests(rows, args.correction)
+            for a, rows in ratings.groupby("aspect", sort=True)
+        }
+    if args.comparisons:
+        file = str(args.comparisons)
+        differences, outcome = join_comparisons(wide, read_vote_rows(args.comparisons), file)
+        comparative = _validity(differences, outcome, "logistic")
+    return {"quality": aspect, "likert": likert, "comparative": comparative, "t_tests": tests}
 
 
 def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> None:
@@ -151,13 +172,24 @@ def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> No
 
 
 def print_validity(found: dict, args: argparse.Namespace) -> None:
-    print(
-        "\n"
-        + wrap(
-            f"== predictive validity: dialogue quality ({found['quality']!r}, {found['dialogues']} "
-            "labelled dialogues) on each behaviour's rate per dialogue, linear regression"
+    if found["likert"] is not None:
+        what = (
+            f"dialogue quality ({found['quality']!r}) on each behaviour's rate, linear regression"
         )
-    )
+        _print_fits(found["likert"], what, "labelled dialogues")
+    if found["comparative"] is not None:
+        what = (
+            "which of two dialogues is better on the difference of their rates, logistic "
+            "regression (ties left out)"
+        )
+        _print_fits(found["comparative"], what, "votes with a winner")
+    for aspect, tests in (found["t_tests"] or {}).items():
+        _print_t_tests(aspect, tests, args.correction)
+
+
+def _print_fits(found: dict, what: str, units: str) -> None:
+    score = "R-squared" if found["kind"] == "linear" else "McFadden"
+    print("\n" + wrap(f"== predictive validity ({found['n']} {units}): {what}"))
     body = [
         [
             u["behaviour"],
@@ -166,26 +198,23 @@ def print_validity(found: dict, args: argparse.Namespace) -> None:
         ]
         for _, u in found["univariate"].iterrows()
     ]
-    print(format_table(["behaviour", "R-squared", "slope"], body))
-    print(wrap(f"McFadden's pseudo-R-squared: undefined, {found['mcfadden_undefined']}"))
+    print(format_table(["behaviour", score, "slope"], body))
     if found["stepwise"] is None:
         print(wrap(f"stepwise regression: undefined, {found['stepwise_undefined']}"))
-    else:
-        print("backwards stepwise regression (beam search, k = 100, adjusted R-squared):")
-        body = [
-            [
-                int(s["predictors"]),
-                ", ".join(s["dropped"]) or "(all)",
-                number(s["r_squared"]),
-                number(s["adjusted"]),
-                "yes" if s["all_contribute"] else "no",
-            ]
-            for _, s in found["stepwise"].iterrows()
+        return
+    print(f"backwards stepwise regression (beam search, k = 100, adjusted {score}):")
+    body = [
+        [
+            int(s["predictors"]),
+            ", ".join(s["dropped"]) or "(all)",
+            number(s["r_squared"]),
+            number(s["adjusted"]),
+            "yes" if s["all_contribute"] else "no",
         ]
-        headers = ["predictors", "removed", "R-squared", "adjusted", "all add"]
-        print(format_table(headers, body, indent=2))
-    for aspect, tests in found["likert_t_tests"].items():
-        _print_t_tests(aspect, tests, args.correction)
+        for _, s in found["stepwise"].iterrows()
+    ]
+    headers = ["predictors", "removed", score, "adjusted", "all add"]
+    print(format_table(headers, body, indent=2))
 
 
 def _print_t_tests(aspect: str, tests: pd.DataFrame, correction: str) -> None:

@@ -25,7 +25,7 @@ from comperbench.cli.human_label_dialogues import (
     per_behaviour,
     print_behaviour,
     print_validity,
-    with_ratings,
+    with_quality,
 )
 from comperbench.errors import ComperbenchError
 from comperbench.human.labels import as_ratings, read_labels
@@ -165,7 +165,7 @@ def _payload(found: LabelAnalysis) -> dict:
 
 def _dialogue_analyses(labels: pd.DataFrame, args: argparse.Namespace) -> tuple[dict, dict | None]:
     behaviours = per_behaviour(labels, args)
-    return behaviours, with_ratings(behaviours, args)
+    return behaviours, with_quality(behaviours, args)
 
 
 def run_labels(args: argparse.Namespace) -> int:
@@ -174,8 +174,10 @@ def run_labels(args: argparse.Namespace) -> int:
         about, analyses = _file_analyses(args, labels)
         dialogues, validity = _dialogue_analyses(labels, args)
     else:
-        if args.ratings:
-            raise ComperbenchError("--ratings: only with --file, not with --benchmark")
+        if args.ratings or args.comparisons:
+            raise ComperbenchError(
+                "--ratings, --comparisons: only with --file, not with --benchmark"
+            )
         (about, analyses), dialogues, validity = _benchmark_analyses(args), {}, None
     if args.json:
         behaviours = {found.behaviour: _payload(found) for found in analyses}
