@@ -64,7 +64,7 @@ def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, d
             continue
         found = dialogue_rates(items.merge(dialogues, on="item_id"))
         out[str(behaviour)] = {
-            "per_dialogue": found,
+            "per_dialogue": found.set_index(["dialogue", "system"]),
             "rates": system_dialogue_rates(found, args.confidence),
             "sensitivity": sensitivity(found, alpha=args.alpha, draws=args.draws, seed=args.seed),
         }
@@ -96,7 +96,7 @@ def _wide(behaviours: dict[str, dict]) -> pd.DataFrame:
     """Each labelled (dialogue, system) with its rate of every behaviour, a column each."""
     return pd.concat(
         {
-            b: found["per_dialogue"].set_index(["dialogue", "system"])["rate"]
+            b: found["per_dialogue"]["rate"]
             for b, found in behaviours.items()
             if "undefined" not in found
         },

@@ -35,22 +35,24 @@ def system_dialogue_rates(per_dialogue: pd.DataFrame, confidence: float = 0.95) 
     return system_means(frame, confidence).rename(columns={"items": "dialogues"})
 
 
-def _z_p(counts: np.ndarray, turns: np.ndarray) -> np.ndarray:
-    """Two-sided p of pooled two-proportion z-tests, rows of (count_a, count_b) over (turns_a,
-    turns_b); NaN where every turn carries the same label."""
-    pooled = counts.sum(axis=1) / turns.sum(axis=1)
-    se = np.sqrt(pooled * (1 - pooled) * (1 / turns[:, 0] + 1 / turns[:, 1]))
+def _z_p(ca: np.ndarray, ta: np.ndarray, cb: np.ndarray, tb: np.ndarray) -> np.ndarray:
+    """Two-sided p of pooled two-proportion z-tests, elementwise over counts and turns of two
+    systems; NaN where every turn carries the same label."""
+    pooled = (ca + cb) / (ta + tb)
+    se = np.sqrt(pooled * (1 - pooled) * (1 / ta + 1 / tb))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = (counts[:, 0] / turns[:, 0] - counts[:, 1] / turns[:, 1]) / se
+        z = (ca / ta - cb / tb) / se
     return np.where(se > 0, 2 * sps.norm.sf(np.abs(z)), np.nan)
 
 
-def _draw(
-    rng: np.random.Generator, values: np.ndarray, n: int, draws: int
+def _running_sums(
+    rng: np.random.Generator, values: np.ndarray, draws: int, largest: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Sums of counts and turns over `n` dialogues drawn without replacement, `draws` times."""
-    picks = rng.random((draws, len(values))).argsort(axis=1)[:, :n]
-    return values[picks, 0].sum(axis=1), values[picks, 1].sum(axis=1)
+    """Per draw (a seeded random order of the dialogues, rows (count, turns)) the sums of counts
+    and turns over its first n dialogues, n = 1 .. largest: each size's sample drawn without
+    replacement, the samples of one draw nested."""
+    order = rng.random((draws, len(values))).argsort(axis=1)[:, :largest]
+    return values[order, 0].cumsum(axis=1), values[order, 1].cumsum(axis=1)
 
 
 def separation(
@@ -68,17 +70,15 @@ def separation(
         reason = "fewer than 2 dialogues of a system"
         return {"needed": None, "paper_n": largest, "at_paper": None, "reason": reason}
     rng = np.random.default_rng(seed)
-    shares = {}
-    for n in range(2, largest + 1):
-        (ca, ta), (cb, tb) = _draw(rng, a, n, draws), _draw(rng, b, n, draws)
-        p = _z_p(np.column_stack([ca, cb]), np.column_stack([ta, tb]))
-        shares[n] = float(np.mean(p < alpha))
-    powered = [n for n in shares if all(shares[m] >= POWER for m in range(n, largest + 1))]
+    (ca, ta), (cb, tb) = (_running_sums(rng, v, draws, largest) for v in (a, b))
+    shares = np.mean(_z_p(ca, ta, cb, tb) < alpha, axis=0)  # index n - 1
+    failing = np.flatnonzero(shares[1:] < POWER)  # sizes 2 .. largest
+    needed = 2 if failing.size == 0 else int(failing[-1]) + 3
     paper_n = min(PAPER_DIALOGUES, largest)
     return {
-        "needed": min(powered) if powered else None,
+        "needed": needed if needed <= largest else None,
         "paper_n": paper_n,
-        "at_paper": shares[paper_n],
+        "at_paper": float(shares[paper_n - 1]),
         "reason": None,
     }
 
