@@ -14,6 +14,7 @@ import pandas as pd
 
 from comperbench.cli.common import format_table
 from comperbench.cli.human_common import adjusted_header, p_cells
+from comperbench.errors import ComperbenchError
 from comperbench.human.label_quality import (
     dialogue_ratings,
     join_comparisons,
@@ -22,14 +23,22 @@ from comperbench.human.label_quality import (
 )
 from comperbench.human.ratings import read_ratings
 from comperbench.human.votes import read_vote_rows
-from comperbench.stats.dialogue_labels import dialogue_rates, sensitivity, system_dialogue_rates
+from comperbench.stats.dialogue_labels import (
+    PAPER_DIALOGUES,
+    POWER,
+    dialogue_rates,
+    sensitivity,
+    system_dialogue_rates,
+)
 from comperbench.stats.label_analysis import majority_labels
 from comperbench.stats.multiplicity import describe
 from comperbench.stats.predictive_validity import Kind, stepwise, univariate
 from comperbench.stats.rating_analysis import likert_t_tests
 from comperbench.textutil import interval, number, wrap
 
-POWER_TEXT = "from the size where 80% of draws reject on; the paper tests at 32"
+POWER_TEXT = (
+    f"from the size where {POWER:.0%} of draws reject on; the paper tests at {PAPER_DIALOGUES}"
+)
 SPLIT = "every labelled turn has evenly split labels"
 
 
@@ -54,6 +63,10 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
 
 def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, dict]:
     """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table."""
+    if args.draws < 1:
+        raise ComperbenchError(f"--draws {args.draws}: give 1 or more")
+    if not 0 < args.alpha < 1:
+        raise ComperbenchError(f"--alpha {args.alpha:g}: give a level between 0 and 1")
     dialogues = labels[["item_id", "dialogue"]].drop_duplicates()
     rows = labels.rename(columns={"behaviour": "aspect"})
     out = {}

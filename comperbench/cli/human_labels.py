@@ -38,6 +38,8 @@ from comperbench.stats.label_analysis import (
 from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
+FILE_ONLY = ("ratings", "quality", "comparisons")
+
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
     """Per item the `majority` label of its mean rating of a 0-1 aspect, and the number of
@@ -174,10 +176,9 @@ def run_labels(args: argparse.Namespace) -> int:
         about, analyses = _file_analyses(args, labels)
         dialogues, validity = _dialogue_analyses(labels, args)
     else:
-        if args.ratings or args.comparisons:
-            raise ComperbenchError(
-                "--ratings, --comparisons: only with --file, not with --benchmark"
-            )
+        given = [f"--{name}" for name in FILE_ONLY if getattr(args, name)]
+        if given:
+            raise ComperbenchError(f"{', '.join(given)}: only with --file, not with --benchmark")
         (about, analyses), dialogues, validity = _benchmark_analyses(args), {}, None
     if args.json:
         behaviours = {found.behaviour: _payload(found) for found in analyses}
