@@ -134,7 +134,13 @@ def test_human_labels(data_root: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.parametrize(
-    ("kind", "action"), [("selections", "selections"), ("ratings", "ratings"), ("votes", "votes")]
+    ("kind", "action"),
+    [
+        ("selections", "selections"),
+        ("ratings", "ratings"),
+        ("votes", "votes"),
+        ("labels", "labels"),
+    ],
 )
 def test_human_actions_on_their_templates(
     tmp_path: Path,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import load_from_arguments, located, print_json
@@ -19,6 +20,13 @@ from comperbench.cli.human_common import (
     print_rates,
     refuse_benchmark_options,
 )
+from comperbench.cli.human_label_dialogues import (
+    add_dialogue_options,
+    per_behaviour,
+    print_behaviour,
+    print_validity,
+    with_quality,
+)
 from comperbench.errors import ComperbenchError
 from comperbench.human.labels import as_ratings, read_labels
 from comperbench.stats.label_analysis import (
@@ -29,6 +37,8 @@ from comperbench.stats.label_analysis import (
 )
 from comperbench.stats.resampling import bootstrap_note
 from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
+
+FILE_ONLY = ("ratings", "quality", "comparisons")
 
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
@@ -75,9 +85,10 @@ def _benchmark_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalys
     return f"{bench.label}, aspect {aspect}", [found]
 
 
-def _file_analyses(args: argparse.Namespace) -> tuple[str, list[LabelAnalysis]]:
+def _file_analyses(
+    args: argparse.Namespace, labels: pd.DataFrame
+) -> tuple[str, list[LabelAnalysis]]:
     refuse_benchmark_options(args)
-    labels = read_labels(args.file)
     ratings = as_ratings(labels)
     out = []
     for behaviour, rows in ratings.groupby("aspect", sort=True):
@@ -154,15 +165,41 @@ def _payload(found: LabelAnalysis) -> dict:
     }
 
 
+def _dialogue_analyses(labels: pd.DataFrame, args: argparse.Namespace) -> tuple[dict, dict | None]:
+    behaviours = per_behaviour(labels, args)
+    return behaviours, with_quality(behaviours, args)
+
+
 def run_labels(args: argparse.Namespace) -> int:
-    about, analyses = _file_analyses(args) if args.file else _benchmark_analyses(args)
+    if args.file:
+        labels = read_labels(args.file)
+        about, analyses = _file_analyses(args, labels)
+        dialogues, validity = _dialogue_analyses(labels, args)
+    else:
+        given = [f"--{name}" for name in FILE_ONLY if getattr(args, name)]
+        if given:
+            raise ComperbenchError(f"{', '.join(given)}: only with --file, not with --benchmark")
+        (about, analyses), dialogues, validity = _benchmark_analyses(args), {}, None
     if args.json:
         behaviours = {found.behaviour: _payload(found) for found in analyses}
-        print_json({"about": about, "correction": args.correction, "behaviours": behaviours})
+        for behaviour, found in dialogues.items():
+            behaviours[behaviour]["dialogue_level"] = found
+        print_json(
+            {
+                "about": about,
+                "correction": args.correction,
+                "behaviours": behaviours,
+                "predictive_validity": validity,
+            }
+        )
         return 0
     print(wrap(about))
     for found in analyses:
         _print_one(found, args)
+    for behaviour, found in dialogues.items():
+        print_behaviour(behaviour, found, args)
+    if validity is not None:
+        print_validity(validity, args)
     return 0
 
 
@@ -180,5 +217,6 @@ def register(actions: argparse._SubParsersAction) -> None:
     )
     labels.add_argument("--confidence", type=float, default=0.95)
     add_resampling_options(labels)
+    add_dialogue_options(labels)
     add_test_options(labels, "also test each system's rate against this rate (exact binomial test)")
     labels.set_defaults(run=located(run_labels))

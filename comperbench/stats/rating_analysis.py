@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.stats.agreement import AgreementResult, agreement
+from comperbench.stats.multiplicity import Correction, adjust
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, CIMethod
 
 RATING_AGREEMENT = ("alpha-interval", "alpha-ordinal", "fleiss", "cohen")
@@ -89,3 +90,35 @@ def analyse_ratings(
         ci=ci,
     )
     return RatingAnalysis(aspect, found, system_means(rows, confidence))
+
+
+def likert_t_tests(ratings: pd.DataFrame, correction: Correction = "holm") -> pd.DataFrame:
+    """Student's two-sample t-test (pooled variance, n_a + n_b - 2 degrees of freedom) between
+    the mean ratings of every pair of systems, one aspect's rows (item_id, system, value), each
+    item's mean rating the unit: the t-tests of the ABC-Eval paper's Table 5 for Dialogue Likert
+    (Finch, Finch & Choi 2023, Section 7.3). `p_adjusted` corrects the family of pairs; a pair
+    without two items each or without variance is NaN with its reason."""
+    items = ratings.groupby(["system", "item_id"], sort=True)["value"].mean()
+    groups = {s: g.to_numpy() for s, g in items.groupby(level="system", sort=True)}
+    rows = []
+    names = list(groups)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            rows.append({"system_a": a, "system_b": b, **_student_t(groups[a], groups[b])})
+    columns = ["system_a", "system_b", "mean_a", "mean_b", "t", "dof", "p_value", "reason"]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["p_adjusted"] = adjust(frame["p_value"].to_numpy(float), correction)
+    return frame
+
+
+def _student_t(a: np.ndarray, b: np.ndarray) -> dict:
+    n_a, n_b = a.size, b.size
+    out = {"mean_a": float(a.mean()), "mean_b": float(b.mean()), "t": np.nan, "dof": n_a + n_b - 2}
+    if n_a < 2 or n_b < 2:
+        return {**out, "p_value": np.nan, "reason": "a system has fewer than 2 rated dialogues"}
+    pooled = ((n_a - 1) * a.var(ddof=1) + (n_b - 1) * b.var(ddof=1)) / (n_a + n_b - 2)
+    if pooled == 0:
+        return {**out, "p_value": np.nan, "reason": "every rating of both systems is the same"}
+    t = (a.mean() - b.mean()) / np.sqrt(pooled * (1 / n_a + 1 / n_b))
+    p = 2 * sps.t.sf(abs(t), n_a + n_b - 2)
+    return {**out, "t": float(t), "p_value": float(p), "reason": None}
