@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.benchmark import Benchmark, get_metadata
+from comperbench.reproduction import chateval_table as chateval
 from comperbench.stats.agreement import RatingTable, krippendorff_alpha
 from comperbench.stats.plan import SETTINGS
 
@@ -104,6 +105,11 @@ _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"inter-annotator (pearson|spearman) (\w+)", _pairwise_agreement),
     (r"(\w+) split size", _split_size),
     (r"krippendorff-alpha (turn|dialogue)", _krippendorff_alpha),
+    (r"rank by pairwise wins, (.+)", lambda load, n, s: chateval.rank_by_wins(s)),
+    (r"pairwise wins, (.+)", lambda load, n, s: chateval.pair_wins(s)),
+    (r"pairwise losses, (.+)", lambda load, n, s: chateval.pair_losses(s)),
+    (r"vote share lead, (.+) over (.+)", lambda load, n, a, b: chateval.vote_share_lead(a, b)),
+    (r"Fleiss' kappa, \w+", lambda load, n: chateval.needs_raw_votes("Fleiss' kappa")),
     (r"Table 1 turns, ([A-Z]+-[A-Z]+)", _table1_turns),
 )
 

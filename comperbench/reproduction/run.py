@@ -17,6 +17,7 @@ from comperbench.errors import DataMissingError
 from comperbench.evaluation import evaluate_run
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
+from comperbench.reproduction.chateval_table import CHATEVAL_FACTS
 from comperbench.reproduction.facts import fact_computer, is_lower_bound
 from comperbench.reproduction.known_differences import KNOWN_DIFFERENCES
 from comperbench.reproduction.published import (
@@ -28,7 +29,7 @@ from comperbench.reproduction.published import (
 from comperbench.reproduction.seed_tables import SEED_CORRELATIONS, SEED_FACTS
 
 ALL_CORRELATIONS = CORRELATIONS + SEED_CORRELATIONS
-ALL_FACTS = FACTS + SEED_FACTS
+ALL_FACTS = FACTS + SEED_FACTS + CHATEVAL_FACTS
 
 REPRODUCED_BY = {
     "BLEU-1": "coco-bleu-1",
