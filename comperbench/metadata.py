@@ -34,6 +34,9 @@ class HubFile:
     filename: str
     revision: str
     repo_type: str = "dataset"
+    pinned: bool = True
+    """False when `revision` is a branch (no commit hash is known): the files it names can change,
+    so `comperbench export` refuses them unless told to release unpinned data."""
 
 
 @dataclass(frozen=True)

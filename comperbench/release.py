@@ -100,8 +100,12 @@ def export_benchmark(
     data_dir: str | os.PathLike[str] | None = None,
     cards_dir: Path | None = None,
     with_card: bool = True,
+    allow_unpinned: bool = False,
 ) -> dict[str, Any]:
-    """Write one benchmark's levels and splits (and its card, after checking it); its manifest entry."""
+    """Write one benchmark's levels and splits (and its card, after checking it); its manifest entry.
+
+    Data that the card's pin does not identify (see `unpinned_reason`) are refused unless
+    `allow_unpinned`; the entry of such a release says `"pinned": false` and why."""
     tables: dict[str, pa.Table] = {}
     skipped: dict[str, dict[str, int]] = {}
     fingerprint = meta.fingerprint
@@ -109,6 +113,12 @@ def export_benchmark(
         # Parsed from the raw files of this data root, never from a cached table.
         bench = load_benchmark(meta.name, level, data_dir=data_dir, use_cache=False)
         tables[level], skipped[level], fingerprint = bench.table, bench.skipped, bench.fingerprint
+    unpinned = unpinned_reason(meta, fingerprint)
+    if unpinned and not allow_unpinned:
+        raise ReleaseError(
+            f"{meta.name}: {unpinned}. Release them only if you mean to, with --allow-unpinned "
+            "(the manifest then marks them unpinned)."
+        )
     card_text = None
     if with_card:
         card_text = cards.read_card(meta.name, cards_dir)
@@ -133,12 +143,31 @@ def export_benchmark(
         "license_id": meta.license_id,
         "files": files,
         "configs": _file_entry(out, _write_folder_configs(meta, out, fmt)),
+        "pinned": unpinned is None,
     }
+    if unpinned:
+        entry["unpinned"] = unpinned
     if card_text is not None:
         card = out / meta.name / "README.md"
         card.write_text(cards.for_format(card_text, meta, fmt), encoding="utf-8")
         entry["card"] = _file_entry(out, card)
     return entry
+
+
+def unpinned_reason(meta: BenchmarkMetadata, fingerprint: str) -> str | None:
+    """Why data of fingerprint `fingerprint` are not the data the card pins (None when they are):
+    a source read at a branch rather than a commit, or a fingerprint other than the card's."""
+    branches = [s.hub for s in meta.sources if s.hub is not None and not s.hub.pinned]
+    if branches:
+        named = ", ".join(f"{h.repo_id}@{h.revision}/{h.filename}" for h in branches)
+        return f"its files are read at a branch, not a pinned commit ({named})"
+    if fingerprint != meta.fingerprint:
+        return (
+            f"the data read have fingerprint {fingerprint}, not the card's pinned fingerprint "
+            f"{meta.fingerprint} (a source without a declared sha256 cannot be checked against "
+            "the pin)"
+        )
+    return None
 
 
 def _without_local_paths(reason: str, data_dir: str | os.PathLike[str] | None) -> str:
@@ -188,13 +217,15 @@ def export_release(
     with_cards: bool = True,
     skip_missing: bool = False,
     progress: Callable[[str], None] = lambda _: None,
+    allow_unpinned: bool = False,
 ) -> ReleaseResult:
     """Export benchmarks with their cards, a collection card and a manifest into `out`.
 
     A release that `out` holds already (same format and version) is extended, never shrunk: its
     other benchmarks stay in the manifest and the collection card. With `skip_missing`, a
     benchmark whose raw files are absent is left out and named in the manifest's `missing`
-    section (without local paths); otherwise its absence is an error.
+    section (without local paths); otherwise its absence is an error. Data the card's pin does
+    not identify are refused unless `allow_unpinned` (then marked so in the manifest).
     """
     if fmt not in FORMATS:
         raise ReleaseError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -206,7 +237,9 @@ def export_release(
     for name in names:
         meta = get_metadata(name)
         try:
-            entry = export_benchmark(meta, root, fmt, data_dir, cards_dir, with_cards)
+            entry = export_benchmark(
+                meta, root, fmt, data_dir, cards_dir, with_cards, allow_unpinned
+            )
         except DataMissingError as exc:
             if not skip_missing:
                 raise

@@ -260,11 +260,20 @@ def test_push_needs_a_release_folder(tmp_path: Path) -> None:
 def test_hub_only_benchmark_with_files_exports_against_its_published_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ComperDial's card states the published counts; a release from local files still passes."""
+    """ComperDial's card states the published counts; files the card's pin cannot identify are
+    refused, and released only when allowed, marked unpinned."""
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     fixtures = Path(__file__).parent / "fixtures"
-    result = export_release(["comperdial"], tmp_path / "out", data_dir=fixtures)
+    pin = get_metadata("comperdial").fingerprint
+    with pytest.raises(ReleaseError, match=rf"not the card's pinned fingerprint {pin}"):
+        export_release(["comperdial"], tmp_path / "refused", data_dir=fixtures)
+    assert not (tmp_path / "refused" / "comperdial").exists()
+    result = export_release(
+        ["comperdial"], tmp_path / "out", data_dir=fixtures, allow_unpinned=True
+    )
     entry = result.manifest["benchmarks"]["comperdial"]
+    assert entry["pinned"] is False and entry["fingerprint"] != pin
+    assert pin in entry["unpinned"]
     assert [f["path"] for f in entry["files"]] == [
         "comperdial/turn-test.parquet",
         "comperdial/dialogue-test.parquet",
@@ -294,7 +303,9 @@ def test_folder_of_a_two_level_benchmark_loads_each_level(
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     fixtures = Path(__file__).parent / "fixtures"
     out = tmp_path / "out"
-    export_release(["comperdial"], out, fmt="jsonl", data_dir=fixtures, with_cards=False)
+    export_release(
+        ["comperdial"], out, fmt="jsonl", data_dir=fixtures, with_cards=False, allow_unpinned=True
+    )
     for level in ("turn", "dialogue"):
         expected = load_benchmark("comperdial", level, data_dir=fixtures)
         loaded = _load_folder(out / "comperdial", tmp_path / "hf", level)
@@ -315,3 +326,32 @@ def test_usage_snippet_of_a_card_runs_in_the_release(
     exec(compile(code, "usage", "exec"), namespace)
     assert len(namespace["scores"]) == 300 and len(namespace["ratings"]) == 5400
     assert namespace["ds"]["test"].num_rows == 300
+
+
+def test_release_from_pinned_files_is_marked_pinned(release: Path) -> None:
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert all(entry["pinned"] is True for entry in manifest["benchmarks"].values())
+    assert not any("unpinned" in entry for entry in manifest["benchmarks"].values())
+
+
+def test_data_read_at_a_branch_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SODA-EVAL is read at the branch 'main' (no commit hash is known): never a silent release."""
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fixtures = Path(__file__).parent / "fixtures"
+    with pytest.raises(ReleaseError, match=r"read at a branch.*Johndfm/soda_eval@main"):
+        export_release(["soda-eval"], tmp_path / "out", data_dir=fixtures)
+
+
+def test_cli_export_refuses_unpinned_data_naming_the_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.cli import main
+
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    fixtures = str(Path(__file__).parent / "fixtures")
+    argv = ["export", "comperdial", "--data-dir", fixtures, "--no-cards", "--out"]
+    assert main([*argv, str(tmp_path / "a")]) == 2
+    assert "--allow-unpinned" in capsys.readouterr().err
+    assert main([*argv, str(tmp_path / "b"), "--allow-unpinned"]) == 0
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["benchmarks"]["comperdial"]["pinned"] is False

@@ -118,6 +118,7 @@ def run_export(args: argparse.Namespace) -> int:
         with_cards=args.cards,
         skip_missing=args.all,
         progress=print,
+        allow_unpinned=args.allow_unpinned,
     )
     for name, reason in result.missing.items():
         print(f"comperbench: warning: {name} is not in the release: {reason}", file=sys.stderr)
@@ -154,6 +155,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     export.add_argument(
         "--no-cards", dest="cards", action="store_false", help="leave the dataset cards out"
+    )
+    export.add_argument(
+        "--allow-unpinned",
+        action="store_true",
+        help="release data whose fingerprint is not the card's pin (or read at a branch); the "
+        "manifest marks them unpinned",
     )
     export.add_argument(
         "--push", metavar="REPO_ID", help="upload the release as a Hugging Face dataset repo"

@@ -49,6 +49,8 @@ NAME = "soda-eval"
 FOLDER = "soda_eval"
 REPO_ID = "Johndfm/soda_eval"
 REVISION = "main"
+"""No commit hash of Johndfm/soda_eval could be seen (the Hub is not reachable where this loader
+was written): the revision is the branch, declared unpinned in the metadata (`HubFile.pinned`)."""
 """No commit hash of the dataset is known; see the notes and `shard_digests`."""
 CARD = "README.md"
 SPLITS = ("train", "val", "test")
@@ -468,7 +470,7 @@ class SodaEval(BenchmarkLoader):
             SourceFile(
                 path=f"{FOLDER}/{CARD}",
                 sha256=None,
-                hub=HubFile(repo_id=REPO_ID, filename=CARD, revision=REVISION),
+                hub=HubFile(repo_id=REPO_ID, filename=CARD, revision=REVISION, pinned=False),
             ),
         ),
         levels=("turn", "system"),
@@ -485,8 +487,9 @@ class SodaEval(BenchmarkLoader):
             ),
         ),
         notes=(
-            "No commit hash of Johndfm/soda_eval is known: files are read at revision 'main'. The "
-            "shard names are taken from the dataset card's data_files patterns, and the row count "
+            "No commit hash of Johndfm/soda_eval is known: files are read at revision 'main', "
+            "declared unpinned, so `comperbench export` releases them only with --allow-unpinned, "
+            "marked unpinned in the manifest. The shard names are taken from the dataset card's data_files patterns, and the row count "
             "of every split is checked against the card; the sha256 of the card and of every shard "
             "read is part of the fingerprint reported with results and of the table-cache key.",
             "The scores are GPT-4 assessments, not human judgments. Every response is a turn of a "

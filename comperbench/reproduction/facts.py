@@ -16,6 +16,8 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.benchmark import Benchmark, get_metadata
+from comperbench.reproduction import chateval_table as chateval
+from comperbench.stats.agreement import RatingTable, krippendorff_alpha
 from comperbench.stats.plan import SETTINGS
 
 Loader = Callable[..., Benchmark]
@@ -63,6 +65,13 @@ def _pairwise_agreement(load: Loader, name: str, statistic: str, aspect: str) ->
     return float(np.mean(values))
 
 
+def _krippendorff_alpha(load: Loader, name: str, level: str) -> float:
+    """Interval Krippendorff's alpha of the default aspect's ratings at one level."""
+    bench = load(name, level)
+    table = RatingTable.from_ratings(bench.ratings(), get_metadata(name).default_aspect)
+    return float(krippendorff_alpha(table, "interval")[0])
+
+
 def _split_size(load: Loader, name: str, split: str) -> float:
     return float(len(load(name, _first_level(name), split)))
 
@@ -95,6 +104,12 @@ _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"mean (\w+), system '(.+)'", _system_mean),
     (r"inter-annotator (pearson|spearman) (\w+)", _pairwise_agreement),
     (r"(\w+) split size", _split_size),
+    (r"krippendorff-alpha (turn|dialogue)", _krippendorff_alpha),
+    (r"rank by pairwise wins, (.+)", lambda load, n, s: chateval.rank_by_wins(s)),
+    (r"pairwise wins, (.+)", lambda load, n, s: chateval.pair_wins(s)),
+    (r"pairwise losses, (.+)", lambda load, n, s: chateval.pair_losses(s)),
+    (r"vote share lead, (.+) over (.+)", lambda load, n, a, b: chateval.vote_share_lead(a, b)),
+    (r"Fleiss' kappa, \w+", lambda load, n: chateval.needs_raw_votes("Fleiss' kappa")),
     (r"Table 1 turns, ([A-Z]+-[A-Z]+)", _table1_turns),
 )
 

@@ -13,7 +13,8 @@ read are absent rather than guessed. Sources:
   not printed, only a `*` on values that are not significant at p < 0.05. The released USR and
   GRADE data reproduce every n-gram cell used here.
 - ComperDial (Wakaki et al., arXiv 2406.11228) and Soda-Eval (Mendonça, Trancoso & Lavie,
-  Findings of EMNLP 2024): counts from the abstracts and the Hugging Face dataset cards.
+  Findings of EMNLP 2024): counts from the abstracts and the Hugging Face dataset cards; their
+  correlation and agreement tables are in `seed_tables.py`.
 
 How the n-gram metrics of these tables are computed (what a reproduction must match): one
 reference per response; BLEU-n is pycocoevalcap's `Bleu(4)` (whitespace split, no lowercasing,
@@ -54,6 +55,7 @@ class PublishedCorrelation:
     p_value: float | None  # as printed, None if not printed
     source: str  # paper, table, row and column
     note: str = ""  # protocol, pooling, rounding, significance marks
+    table: str = ""  # the table (and block) when one cell name occurs in several tables
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from comperbench.errors import DataMissingError
 from comperbench.evaluation import evaluate_run
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
+from comperbench.reproduction.chateval_table import CHATEVAL_FACTS
 from comperbench.reproduction.facts import fact_computer, is_lower_bound
 from comperbench.reproduction.known_differences import KNOWN_DIFFERENCES
 from comperbench.reproduction.published import (
@@ -25,6 +26,10 @@ from comperbench.reproduction.published import (
     PublishedCorrelation,
     PublishedFact,
 )
+from comperbench.reproduction.seed_tables import SEED_CORRELATIONS, SEED_FACTS
+
+ALL_CORRELATIONS = CORRELATIONS + SEED_CORRELATIONS
+ALL_FACTS = FACTS + SEED_FACTS + CHATEVAL_FACTS
 
 REPRODUCED_BY = {
     "BLEU-1": "coco-bleu-1",
@@ -85,7 +90,26 @@ class Reproduced:
 
 
 def _cell(entry: PublishedCorrelation) -> str:
-    return f"{entry.metric} {entry.aspect} {entry.level} {entry.statistic}"
+    cell = f"{entry.metric} {entry.aspect} {entry.level} {entry.statistic}"
+    return f"{entry.table}: {cell}" if entry.table else cell
+
+
+def _missing_data(benchmark: str, load: Callable[..., Benchmark]) -> str | None:
+    """Why the benchmark's files cannot be read (the file it needs), or None if they can."""
+    try:
+        load(benchmark, None)
+    except DataMissingError as exc:
+        return str(exc)
+    return None
+
+
+def _not_computed(entry: PublishedCorrelation, load: Callable[..., Benchmark]) -> Reproduced:
+    """A cell whose metric comperbench does not run as published: skipped, naming the missing
+    file first when the benchmark's data are absent too."""
+    reason = _missing_data(entry.benchmark, load) or (
+        f"comperbench has no metric that computes {entry.metric} as the paper ran it"
+    )
+    return Reproduced(entry.benchmark, _cell(entry), entry.value, None, entry.source, reason)
 
 
 def _selected(entries: Iterable, benchmarks: Sequence[str] | None) -> list:
@@ -123,7 +147,8 @@ def reproduce_correlations(
     """Every published correlation (of `benchmarks`, default all) beside ours."""
     load = load or _cached_loader()
     cache = cache or ScoreCache()
-    entries: list[PublishedCorrelation] = _selected(CORRELATIONS, benchmarks)
+    selected: list[PublishedCorrelation] = _selected(ALL_CORRELATIONS, benchmarks)
+    entries = [e for e in selected if e not in SEED_CORRELATIONS]
     settings: dict[_Setting, set[str]] = {}
     for e in entries:
         settings.setdefault(_Setting(e.benchmark, e.level, e.aspect), set()).add(
@@ -141,7 +166,7 @@ def reproduce_correlations(
         value = None if isinstance(found, str) else found[(REPRODUCED_BY[e.metric], e.statistic)]
         skipped = found if isinstance(found, str) else None
         out.append(Reproduced(e.benchmark, _cell(e), e.value, value, e.source, skipped))
-    return out
+    return out + [_not_computed(e, load) for e in selected if e in SEED_CORRELATIONS]
 
 
 def _fact(entry: PublishedFact, load: Callable[..., Benchmark]) -> Reproduced:
@@ -155,7 +180,10 @@ def _fact(entry: PublishedFact, load: Callable[..., Benchmark]) -> Reproduced:
         lower_bound=is_lower_bound(entry.quantity),
     )
     if compute is None:
-        return replace(row, skipped="documented only: the data does not tell this quantity")
+        missing = _missing_data(entry.benchmark, load)
+        return replace(
+            row, skipped=missing or "documented only: the data does not tell this quantity"
+        )
     try:
         return replace(row, ours=compute(load, entry.benchmark))
     except DataMissingError as exc:
@@ -167,7 +195,7 @@ def reproduce_facts(
 ) -> list[Reproduced]:
     """Every published count, mean and agreement figure (of `benchmarks`) beside ours."""
     load = load or _cached_loader()
-    return [_fact(e, load) for e in _selected(FACTS, benchmarks)]
+    return [_fact(e, load) for e in _selected(ALL_FACTS, benchmarks)]
 
 
 def _cached_loader() -> Callable[..., Benchmark]:
