@@ -19,6 +19,7 @@ from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.correlation import CorrelationResult, Level, correlation_table
+from comperbench.stats.influence import distribution_note, p_interval_note
 from comperbench.stats.resampling import CIMethod
 from comperbench.stats.statistics import get_statistic, statistic_names
 from comperbench.textutil import json_ready
@@ -162,6 +163,7 @@ def evaluate_run(
                 rows[name].update(_undefined_columns(method, reason))
             if not inputs.scores:
                 continue
+            _note_distributions(rows, inputs)
             correlations = correlation_table(
                 inputs.scores,
                 inputs.human,
@@ -181,6 +183,15 @@ def evaluate_run(
             table.signatures.append(SignedStatistic(method, group.excluded, signature))
     table.rows = [rows[run.metric.name] for run in result.runs]
     return table
+
+
+def _note_distributions(rows: dict[str, dict[str, Any]], inputs: GroupInputs) -> None:
+    """A metric's `distribution_note` (see `influence.distribution_note`), once per row."""
+    for name, scores in inputs.scores.items():
+        if "distribution_note" not in rows[name] and (
+            note := distribution_note(scores, inputs.human)
+        ):
+            rows[name]["distribution_note"] = note
 
 
 def _undefined_columns(method: str, reason: str) -> dict[str, Any]:
@@ -209,6 +220,8 @@ def _fill_row(row: dict[str, Any], method: str, r: CorrelationResult) -> None:
     row.update({f"{method}_{key}": value for key, value in r.chosen.items()})
     if notes := [note for note in (r.reason, r.ci_note) if note]:
         row[f"{method}_note"] = "; ".join(notes)
+    if r.ci and (disagree := p_interval_note(r.p_value, r.ci.low, r.ci.high)):
+        row[f"{method}_p_ci_note"] = disagree
 
 
 def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, Any]:

@@ -198,6 +198,11 @@ def row_notes(row: dict[str, Any], statistics: tuple[str, ...]) -> list[str]:
     lines = [
         f"note: {row['metric']} ({', '.join(labels)}): {note}" for note, labels in reasons.items()
     ]
+    if note := row.get("distribution_note"):
+        lines.append(f"note: {row['metric']}: {note}")
+    for method in statistics:
+        if note := row.get(f"{method}_p_ci_note"):
+            lines.append(f"note: {row['metric']} ({method}): {note}")
     chose: dict[str, list[str]] = {}
     for method in statistics:
         if (epsilon := row.get(f"{method}_epsilon")) is not None:

@@ -30,22 +30,25 @@ def test_counts_are_the_bootstrap_draws() -> None:
 
 
 def test_standings_by_hand() -> None:
+    """40 resamples, enough to tell quantile rules apart: the 2.5% rank (method "lower") is the
+    lowest of the 40 and the 97.5% one ("higher") the highest, where the 5% and 95% ones would
+    be the second lowest and second highest."""
     values = np.array([0.5, 0.7, 0.6])
-    # four paired resamples: metric 1 leads in three of them, metric 2 in one
-    replicates = np.array(
-        [[0.50, 0.40, 0.50, 0.45], [0.70, 0.75, 0.60, 0.72], [0.60, 0.65, 0.65, 0.50]]
+    usual = np.array([[0.5], [0.7], [0.6]])
+    # one resample where metric 2 leads, one where metric 0 leads and metric 2 is last
+    replicates = np.hstack(
+        [np.repeat(usual, 38, axis=1), [[0.5], [0.6], [0.65]], [[0.8], [0.7], [0.45]]]
     )
     low_p = standings(values, replicates)
     assert [s.rank for s in low_p] == [3, 1, 2]
     assert np.isnan(low_p[1].p_vs_leader)
-    # leader - metric 0 > 0 in all 4 resamples: p = (0 + 1) / 5
-    assert low_p[0].p_vs_leader == pytest.approx(1 / 5)
-    # leader - metric 2 <= 0 once (0.60 < 0.65): p = (1 + 1) / 5
-    assert low_p[2].p_vs_leader == pytest.approx(2 / 5)
-    assert (low_p[1].rank_low, low_p[1].rank_high) == (1, 2)
-    # metric 0 is last in every resample; metric 2 is first in the third one
-    assert (low_p[0].rank_low, low_p[0].rank_high) == (3, 3)
-    assert (low_p[2].rank_low, low_p[2].rank_high) == (1, 2)
+    # leader - metric 0 = 0.2; no resampled delta reaches 0.4: p = (0 + 1) / 41
+    assert low_p[0].p_vs_leader == pytest.approx(1 / 41)
+    # leader - metric 2 = 0.1; one resampled delta (0.25) reaches 0.2: p = (1 + 1) / 41
+    assert low_p[2].p_vs_leader == pytest.approx(2 / 41)
+    # ranks: metric 0 is 3 in 39 and 1 in one; metric 1 is 1 in 38 and 2 in two; metric 2 is
+    # 2 in 38, 1 in one and 3 in one
+    assert [(s.rank_low, s.rank_high) for s in low_p] == [(1, 3), (1, 2), (1, 3)]
 
 
 def test_tied_values_share_rank_and_range() -> None:

@@ -12,7 +12,13 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from comperbench.stats.agreement import BY_ID, BY_POSITION, RatingTable, agreement
+from comperbench.stats.agreement import (
+    BY_ID,
+    BY_POSITION,
+    RatingTable,
+    agreement,
+    fleiss_kappa,
+)
 from comperbench.stats.resampling import bootstrap_indices
 
 
@@ -70,6 +76,14 @@ def test_fleiss_hand_computed_with_unequal_counts() -> None:
     # pooled shares: 1 -> 2/5, 2 -> 3/5; chance = 4/25 + 9/25 = 13/25.
     frame = _frame(np.array([[1, 1, 2], [2, 2, np.nan]]))
     assert _value(frame, "fleiss") == pytest.approx((2 / 3 - 13 / 25) / (1 - 13 / 25))
+
+
+def test_fleiss_of_a_resample_with_unequal_counts_pools_the_drawn_ratings() -> None:
+    # The first item drawn twice: (1,1,2), (1,1,2), (2,2) -> mean P = (1/3 + 1/3 + 1)/3 = 5/9;
+    # 8 ratings, 4 of each category -> chance 1/2; kappa (5/9 - 1/2)/(1/2) = 1/9.
+    table = RatingTable.from_ratings(_frame(np.array([[1, 1, 2], [2, 2, np.nan]])), "q")
+    kappa = fleiss_kappa(table, np.array([[1.0, 1.0], [2.0, 1.0]]))
+    assert kappa == pytest.approx([(2 / 3 - 13 / 25) / (1 - 13 / 25), 1 / 9])
 
 
 def test_mean_cohen_equals_sklearn_pairs() -> None:

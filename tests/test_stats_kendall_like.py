@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from comperbench.stats import correlate
+from comperbench.stats import correlate, kendall_like
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 from comperbench.stats.statistics import KENDALL_LIKE, kendall_like_statistic
@@ -82,3 +82,12 @@ def test_no_judged_pair_is_undefined_and_a_negative_threshold_is_refused() -> No
 def test_averaging_options_are_refused_for_pooled_pairs() -> None:
     with pytest.raises(ValueError, match="pools its pairs"):
         KENDALL_LIKE.with_averaging(Averaging(weighting="items"))
+
+
+def test_a_human_gap_equal_to_the_threshold_is_a_judgment() -> None:
+    """Gaps 1, 3 and 2 at threshold 1: all three pairs are judged, the first concordant."""
+    y, x = np.array([1.0, 2, 4]), np.array([1.0, 2, 0])
+    assert by_hand(x, y, 1) == (1, 2)
+    assert kendall_like_statistic(1).value(x, y) == pytest.approx(-1 / 3)
+    W = np.array([[1, 1, 1], [2, 1, 1]])  # item 0 drawn twice: its pairs weigh 2, (1, 2) one
+    np.testing.assert_allclose(kendall_like.resampled(x, y, W, 1.0), [[-1 / 3, -1 / 5]])

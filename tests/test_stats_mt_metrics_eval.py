@@ -75,6 +75,22 @@ def test_average_by_system_and_by_item() -> None:
     assert value(2, [1, None, 3, 4, 5, 6], m, "item", "pearson") == pytest.approx(0.0)
 
 
+@pytest.mark.parametrize(
+    ("metric", "human"),
+    [
+        ([2, 1, 8, 3, 5, 4, 4], [1, 2, 3, 4, 5, 6, 7]),
+        ([2, 1, 8, 3, 5, 4, 6], [1, 2, 3, 4, 5, 6, 6]),
+    ],
+)
+def test_a_tied_two_item_group_is_undefined_not_zero(metric: list, human: list) -> None:
+    # the last group's two items are tied by the metric, or by the humans: its Pearson is NaN
+    # in mt-metrics-eval and drops out, leaving the first group's r and the second's +1
+    p1 = sps.pearsonr([1, 2, 3], [2, 1, 8])[0]
+    groups = [0, 0, 0, 1, 1, 2, 2]
+    result = correlate(metric, human, groups=groups, ci=None, averaging=TWO)
+    assert result.value == pytest.approx((p1 + 1) / 2)
+
+
 def test_undefined_groups_dropped_or_counted_as_zero() -> None:
     g, m = [1, 2, 3, 4, 5, 6], [2, 2, 2, 4, 5, 6]  # the first system's scores are constant
     assert value(2, g, m, "sys", "pearson") == pytest.approx(1.0)  # testNaNHandling

@@ -26,7 +26,8 @@ from comperbench.stats.online_ratings import (
 from comperbench.stats.pairwise import Comparisons, canonical, majority, win_tie_loss, wmt_scores
 from comperbench.stats.pairwise_tests import chi_square, cochrans_q, mcnemar, sign_test
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
-from comperbench.stats.ratings import Ratings
+from comperbench.stats.ratings import Ratings, with_intervals
+from comperbench.stats.signature import Signature
 
 
 def _games(seed: int = 0, n: int = 300) -> Comparisons:
@@ -344,18 +345,31 @@ def test_ratings_do_not_depend_on_the_order_given(with_units: bool) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 @pytest.mark.parametrize("n", [12, 40, 300])
 def test_every_rating_lies_in_its_own_interval(seed: int, n: int) -> None:
+    """Every sample, even of 12 games, has strongly connected wins: each method rates all
+    three systems with a defined interval."""
     c = _games(seed=seed, n=n)
     for rate in (
         lambda x: bradley_terry(x, 200, seed),
         lambda x: elo(x, n_resamples=200, seed=seed, n_permutations=100),
         lambda x: trueskill_ratings(x, 200, seed, n_permutations=100),
     ):
-        try:
-            table = rate(c).table
-        except ValueError:  # no Bradley-Terry MLE in a tiny sample
-            continue
+        table = rate(c).table
+        assert sorted(table.index) == ["x", "y", "z"] and table["low"].notna().all()
         assert table["inside"].all()
         assert ((table["low"] <= table["rating"]) & (table["rating"] <= table["high"])).all()
+
+
+def test_rank_ranges_run_from_the_2_5th_to_the_97_5th_percentile() -> None:
+    """40 resamples: p first in 38, q first in one and z in one. The 2.5% rank is the lowest of
+    the 40 ranks (the 5% one would be the second lowest), the 97.5% rank the highest."""
+    boot = np.array([[3.0, 2.0, 1.0]] * 38 + [[2.0, 3.0, 1.0], [1.0, 2.0, 3.0]])
+    systems = np.array(["p", "q", "z"])
+    table = with_intervals(systems, np.array([3.0, 2.0, 1.0]), boot, Signature("bt")).table
+    assert table.loc[["p", "q", "z"], ["rank_low", "rank_high"]].to_numpy().tolist() == [
+        [1, 3],
+        [1, 2],
+        [1, 3],
+    ]
 
 
 def test_a_rating_outside_its_interval_is_named() -> None:

@@ -231,3 +231,15 @@ def test_exact_p_values_of_pairwise_accuracy_equal_scipys_two_sided_test(n: int)
     # tau-eq is 2 acc-eq - 1: the same orderings are as extreme
     acc, tau = (get_statistic(s).point(x, y).p_value for s in ("acc-eq", "tau-eq"))
     assert acc == pytest.approx(tau)
+
+
+@pytest.mark.parametrize("calibrate", [False, True])
+def test_pairs_tied_by_the_metric_and_the_humans_count_right_in_resamples(
+    calibrate: bool,
+) -> None:
+    """Items 1 and 2 are tied by both; a resample drawing item 3 twice pairs it with itself,
+    tied by both as well: every one of the 15 pairs of each resample is right."""
+    y = np.array([1.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    W = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 2, 1, 1, 0], [0, 2, 2, 1, 1, 0]])
+    accuracy = resampled_accuracy(y[None, :], y, W, calibrate)
+    np.testing.assert_array_equal(accuracy, [[1.0, 1.0, 1.0]])

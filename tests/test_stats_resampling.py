@@ -56,3 +56,11 @@ def test_correlation_bca_equals_scipy_on_the_same_resamples() -> None:
     assert abs(accel) > 0.02
     assert ours is not None
     assert (ours.low, ours.high) == pytest.approx(tuple(np.quantile(boot, [low, high])), rel=1e-9)
+
+
+def test_bca_counts_half_the_resamples_equal_to_the_estimate_below_it() -> None:
+    """1 value below 2 and 3 equal: half are below, so z0 = 0; a symmetric jackknife gives no
+    acceleration, and the ends are the plain 2.5% and 97.5% quantiles of [1, 2, 2, 2, 3]."""
+    boot = np.array([1.0, 2, 2, 2, 3])
+    interval = bca_interval(2.0, boot, np.array([-1.0, 0, 1]), 0.95)
+    assert (interval.low, interval.high) == pytest.approx((1.1, 2.9))
