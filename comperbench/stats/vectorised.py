@@ -92,7 +92,7 @@ def _pearson_from_sums(
     return r
 
 
-def _unit_scaled(v: np.ndarray) -> np.ndarray:
+def unit_scaled(v: np.ndarray) -> np.ndarray:
     """v divided by its largest absolute value along the last axis (Pearson does not change),
     so that squares of scores near the ends of the float range neither overflow nor lose
     precision as subnormals; a row of zeros stays as it is."""
@@ -132,7 +132,8 @@ def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     about the full sample's mean (the one-pass sums lost their digits to cancellation, e.g.
     scores near 0 but one far larger item not drawn) is computed again about its own means.
     Scores are scaled to at most 1 in absolute value first."""
-    Xc, yc = _unit_scaled(X - X.mean(axis=1, keepdims=True)), _unit_scaled(y - y.mean())
+    X, y = unit_scaled(X), unit_scaled(y)  # sums of scores near 1e308 would overflow
+    Xc, yc = unit_scaled(X - X.mean(axis=1, keepdims=True)), unit_scaled(y - y.mean())
     yy, XX, XY = yc * yc, (Xc * Xc).T, (Xc * yc).T
 
     def score(W: np.ndarray) -> np.ndarray:
