@@ -223,7 +223,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     quick = evaluate.add_mutually_exclusive_group()
     quick.add_argument(
         "--sample",
-        type=POSITIVE,
+        type=int,
         metavar="N",
         help="score a seeded sample of N items, stratified by system (ids recorded in table.json "
         "and cited in the signature); for a quick run of a judge",
