@@ -29,3 +29,11 @@ def test_bootstrap_of_huge_scores_matches_scaled_scores() -> None:
     assert huge.ci.n_valid == scaled.ci.n_valid > 0
     assert huge.ci.low == pytest.approx(scaled.ci.low, abs=1e-9)
     assert huge.ci.high == pytest.approx(scaled.ci.high, abs=1e-9)
+
+
+def test_grouped_pearson_of_huge_scores_matches_scaled_scores() -> None:
+    groups = np.repeat(np.arange(36), 10)
+    with np.errstate(over="raise", invalid="raise"):
+        huge = correlation_table({"m": HUGE}, HUMAN, groups=groups, n_resamples=0)[0]
+    scaled = correlation_table({"m": SCALED * 1e300}, HUMAN, groups=groups, n_resamples=0)[0]
+    assert np.isfinite(huge.value) and huge.value == pytest.approx(scaled.value, abs=1e-12)
