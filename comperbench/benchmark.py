@@ -272,32 +272,25 @@ def _parse(
     return build(meta.name, records, meta.aspect_names), dict(parsed.skipped)
 
 
-def _digest_path(table_path: Path) -> Path:
-    return table_path.with_suffix(".sha256")
-
-
 def _write_cache(path: Path, table: pa.Table, skipped: dict[str, int]) -> None:
     """The table as parquet, with the sha256 of the file written beside it."""
     meta = {b"comperbench.skipped": json.dumps(skipped).encode()}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    payload = sink.getvalue().to_pybytes()
-    data.write_atomic(_digest_path(path), hashlib.sha256(payload).hexdigest().encode())
-    data.write_atomic(path, payload)
+    data.write_verified(path, sink.getvalue().to_pybytes())
 
 
 def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
     """The cached table and skip counts; None (a cache miss) when the file is absent, is not the
     one that was written (its sha256 differs from the one stored beside it) or cannot be read."""
+    payload = data.read_verified(path)
+    if payload is None:
+        return None
     try:
-        expected = _digest_path(path).read_text().strip()
-        payload = path.read_bytes()
-        if hashlib.sha256(payload).hexdigest() != expected:
-            return None
         table = pq.read_table(pa.BufferReader(payload))
         skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
-    except (pa.ArrowException, OSError, ValueError):  # absent, truncated, corrupt or foreign
+    except (pa.ArrowException, OSError, ValueError):  # written by another version: foreign
         return None
     if not isinstance(skipped, dict):
         return None

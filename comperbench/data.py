@@ -96,6 +96,27 @@ def write_atomic(path: Path, payload: bytes) -> None:
     tmp.replace(path)
 
 
+def _digest_path(path: Path) -> Path:
+    return path.with_suffix(".sha256")
+
+
+def write_verified(path: Path, payload: bytes) -> None:
+    """A cache file written whole, with the sha256 of `payload` beside it (for `read_verified`)."""
+    write_atomic(_digest_path(path), hashlib.sha256(payload).hexdigest().encode())
+    write_atomic(path, payload)
+
+
+def read_verified(path: Path) -> bytes | None:
+    """The content of a cache file written by `write_verified`; None (a cache miss) when it is
+    absent or is not the file written (its sha256 differs from the one stored beside it)."""
+    try:
+        expected = _digest_path(path).read_text().strip()
+        payload = path.read_bytes()
+    except OSError:
+        return None
+    return payload if hashlib.sha256(payload).hexdigest() == expected else None
+
+
 def _missing_message(meta: BenchmarkMetadata, source: SourceFile, path: Path, why: str) -> str:
     origin = source.url or (
         f"the Hugging Face dataset {source.hub.repo_id} (file {source.hub.filename}, "

@@ -93,6 +93,13 @@ def test_downloads_quote_formulas(tmp_path: Path) -> None:
     assert lines[1:] == ["'=cmd|' /C calc'!A0,-0.5", "bleu,0.1"]
 
 
+def test_downloads_quote_formula_headers() -> None:
+    """A metric name is a column header of the comparison download."""
+    frame = pd.DataFrame({"metric": ["a"], '=HYPERLINK("x")': [0.5], "@SUM(1)": ["0.2"]})
+    header = Path(csv_file(frame, "t")).read_text(encoding="utf-8").splitlines()[0]
+    assert header == 'metric,"\'=HYPERLINK(""x"")",\'@SUM(1)'
+
+
 def test_ranking_search_filters_and_columns(store: Store) -> None:
     frame = ranking_frame(
         ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"

@@ -4,6 +4,7 @@ scores as the loaded benchmark, kept on disk under the benchmark's fingerprint."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,29 @@ def test_a_level_is_read_from_disk_once_kept(fresh: list[str]) -> None:
     assert fresh.count("usr-persona/turn") <= 1  # none when an earlier test kept it
     assert again.item_ids == first.item_ids
     np.testing.assert_array_equal(again.human["overall"], first.human["overall"])
+
+
+@pytest.mark.parametrize("tamper", ["poisoned", "truncated"])
+def test_a_tampered_items_file_is_rebuilt(fresh: list[str], tamper: str) -> None:
+    """Human scores written into the kept file, or the file cut short, are never served: the
+    level is loaded again and kept anew."""
+    first = level_items("usr-persona", "turn")
+    path = items.items_path("usr-persona", "turn", first.fingerprint)
+    if tamper == "poisoned":
+        human = {aspect: np.zeros_like(scores) for aspect, scores in first.human.items()}
+        poisoned = replace(first, human=human)
+        path.write_bytes(poisoned.to_bytes())
+    else:
+        path.write_bytes(path.read_bytes()[:200])
+    level_items.cache_clear()
+    before = fresh.count("usr-persona/turn")
+    again = level_items("usr-persona", "turn")
+    assert fresh.count("usr-persona/turn") == before + 1
+    np.testing.assert_array_equal(again.human["overall"], first.human["overall"])
+    level_items.cache_clear()
+    kept = level_items("usr-persona", "turn")  # the re-built file is served
+    assert fresh.count("usr-persona/turn") == before + 1
+    np.testing.assert_array_equal(kept.human["overall"], first.human["overall"])
 
 
 def test_a_changed_fingerprint_is_never_served_the_kept_items(

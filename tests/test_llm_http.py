@@ -136,6 +136,27 @@ def test_unparsable_output_is_retried_then_counted_never_scored(server: str) -> 
     assert metric.notes["unscored_items"] == ["t0"]
 
 
+def test_unusable_answers_are_not_replayed_once_the_server_is_fixed(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = "cpdscore-simple[http:chatty,n=1,retries=0]"
+    assert math.isnan(metrics.get(spec).score([item()])[0]) and len(Handler.seen) == 1
+    fixed = Handler.behave
+
+    def scoring(handler: Handler, model: str, body: dict[str, Any]) -> None:
+        if model != "chatty":
+            return fixed(handler, model, body)
+        handler.reply(200, handler.message("Score: 4"))
+
+    monkeypatch.setattr(Handler, "behave", scoring)
+    again = metrics.get(spec)
+    assert again.score([item()]) == [4.0]
+    assert len(Handler.seen) == 2 and again.notes["cached_calls"] == 0
+    reused = metrics.get(spec)
+    assert reused.score([item()]) == [4.0]  # a usable answer is kept and reused
+    assert len(Handler.seen) == 2 and reused.notes["cached_calls"] == 1
+
+
 def test_refusals_are_counted_apart(server: str) -> None:
     metric = metrics.get("cpdscore-simple[http:refuse,n=1,retries=0]")
     assert math.isnan(metric.score([item()])[0])

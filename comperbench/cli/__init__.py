@@ -31,8 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # model loading bars of transformers and huggingface_hub would bury the tables (set it to 0
     # to see them)
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    args = build_parser().parse_args(argv)
     try:
+        _refuse_undecodable(sys.argv[1:] if argv is None else argv)
+        args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
     except ComperbenchError as exc:
         print(f"comperbench: error: {exc}", file=sys.stderr)
@@ -41,6 +42,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader stopped early (`| head`): the rest of the output goes nowhere, quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:
+        # an unwritable or vanished path (--out, $COMPERBENCH_CACHE, ...), named by the system
+        print(f"comperbench: error: {_os_error(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("comperbench: interrupted", file=sys.stderr)
+        return 130
+
+
+def _refuse_undecodable(argv: Sequence[str]) -> None:
+    """Refuse an argument with bytes that are not UTF-8 (a file name in another encoding), which
+    no file written or read by name could carry."""
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(arg).decode("utf-8", "backslashreplace")
+            raise ComperbenchError(
+                f"argument {shown} holds bytes that are not UTF-8 text; rename the file"
+            ) from None
+
+
+def _os_error(exc: OSError) -> str:
+    """An operating-system error as one line: what failed and on which path."""
+    where = " -> ".join(repr(str(f)) for f in (exc.filename, exc.filename2) if f is not None)
+    why = exc.strerror or str(exc)
+    return f"{why}: {where}" if where else why
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +13,27 @@ from comperbench.errors import ComperbenchError
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
 from comperbench.stats.settings import SETTINGS
 from comperbench.textutil import LINE_WIDTH, json_ready, table
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number not below `minimum` (argparse names the option when it
+    refuses one)."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    convert.__name__ = f"whole number >= {minimum}"
+    return convert
+
+
+NON_NEGATIVE = at_least(0)
+POSITIVE = at_least(1)
 
 
 def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
@@ -30,12 +51,15 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", help="only this split")
     parser.add_argument(
         "--resamples",
-        type=int,
+        type=NON_NEGATIVE,
         default=SETTINGS.n_resamples,
         help=f"bootstrap/permutation resamples (default {SETTINGS.n_resamples})",
     )
     parser.add_argument(
-        "--seed", type=int, default=SETTINGS.seed, help=f"resampling seed (default {SETTINGS.seed})"
+        "--seed",
+        type=NON_NEGATIVE,
+        default=SETTINGS.seed,
+        help=f"resampling seed (default {SETTINGS.seed})",
     )
     parser.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     add_exclude_argument(parser)

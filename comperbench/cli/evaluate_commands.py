@@ -10,9 +10,12 @@ from typing import Any
 
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
+    NON_NEGATIVE,
+    POSITIVE,
     add_convention_arguments,
     add_exclude_argument,
     conventions_from_arguments,
+    located,
 )
 from comperbench.cli.judge_output import print_issue_reports
 from comperbench.errors import ComperbenchError, UnknownNameError
@@ -121,6 +124,7 @@ def _plan(args: argparse.Namespace) -> EvaluationPlan:
     )
 
 
+@located
 def run_evaluate(args: argparse.Namespace) -> int:
     plan = _plan(args)
     out = _output_folder(args, plan.benchmark, plan.level, plan.aspect)
@@ -224,8 +228,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="score a seeded sample of N items, stratified by system (ids recorded in table.json "
         "and cited in the signature); for a quick run of a judge",
     )
-    quick.add_argument("--limit", type=int, metavar="N", help="score only the first N items")
-    evaluate.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
+    quick.add_argument("--limit", type=POSITIVE, metavar="N", help="score only the first N items")
+    evaluate.add_argument(
+        "--sample-seed", type=NON_NEGATIVE, default=0, help="seed of --sample (default 0)"
+    )
     evaluate.add_argument(
         "--out", help="output folder (default: results/<benchmark>-<level>-<aspect>)"
     )
@@ -233,11 +239,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--force", action="store_true", help="overwrite an output folder that holds another run"
     )
-    evaluate.add_argument("--batch-size", type=int, default=256, help="items per metric call")
+    evaluate.add_argument("--batch-size", type=POSITIVE, default=256, help="items per metric call")
     evaluate.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     evaluate.add_argument(
         "--workers",
-        type=int,
+        type=POSITIVE,
         help="processes for the n-gram metrics (default: $COMPERBENCH_WORKERS or one per CPU)",
     )
     evaluate.add_argument(
@@ -249,11 +255,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument(
         "--resamples",
-        type=int,
+        type=NON_NEGATIVE,
         default=SETTINGS.n_resamples,
         help="bootstrap resamples (0: no intervals)",
     )
-    evaluate.add_argument("--seed", type=int, default=SETTINGS.seed, help="bootstrap seed")
+    evaluate.add_argument("--seed", type=NON_NEGATIVE, default=SETTINGS.seed, help="bootstrap seed")
     evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     evaluate.add_argument(
         "--statistics",

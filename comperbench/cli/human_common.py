@@ -6,7 +6,7 @@ import argparse
 
 import pandas as pd
 
-from comperbench.cli.common import add_exclude_argument, format_table
+from comperbench.cli.common import NON_NEGATIVE, add_exclude_argument, format_table
 from comperbench.errors import ComperbenchError
 from comperbench.stats.multiplicity import CORRECTIONS, describe
 from comperbench.textutil import interval, number, p_value, wrap
@@ -62,8 +62,8 @@ def refuse_benchmark_options(args: argparse.Namespace, **more: str) -> None:
 
 def add_resampling_options(parser: argparse.ArgumentParser) -> None:
     """--resamples and --seed."""
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resamples", type=NON_NEGATIVE, default=1000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=NON_NEGATIVE, default=0)
 
 
 def adjusted_header(correction: str) -> list[str]:

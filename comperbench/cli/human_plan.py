@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import asdict
 
-from comperbench.cli.common import located, print_json
+from comperbench.cli.common import NON_NEGATIVE, POSITIVE, located, print_json
 from comperbench.stats.plan import READINGS, SETTINGS, Setting
 from comperbench.textutil import wrap
 
@@ -56,8 +56,8 @@ def _sata_k(parser: argparse.ArgumentParser) -> None:
         type=_proportions,
         help="every system's selection rate, comma-separated (instead of a difference)",
     )
-    parser.add_argument("--simulations", type=int, default=10_000, help="for monte-carlo")
-    parser.add_argument("--seed", type=int, default=0, help="for monte-carlo")
+    parser.add_argument("--simulations", type=POSITIVE, default=10_000, help="for monte-carlo")
+    parser.add_argument("--seed", type=NON_NEGATIVE, default=0, help="for monte-carlo")
 
 
 def _sata_rate(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,9 @@ agreement."""
 from __future__ import annotations
 
 import argparse
+import lzma
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -38,9 +40,12 @@ def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
     file = Path(path)
     if not file.is_file():
         raise ComperbenchError(f"scores file {path} does not exist")
-    if file.suffix == ".parquet":
-        return aligned_scores(pd.read_parquet(file), bench, path, line=lambda i: i + 1)
-    return aligned_scores(pd.read_csv(file), bench, path, line=lambda i: i + 2)
+    parquet = file.suffix == ".parquet"
+    try:
+        frame = pd.read_parquet(file) if parquet else pd.read_csv(file)
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+        raise ComperbenchError(f"scores file {path} cannot be read: {exc}") from None
+    return aligned_scores(frame, bench, path, line=lambda i: i + (1 if parquet else 2))
 
 
 def _metric_scores(

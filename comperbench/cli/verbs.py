@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from typing import Any
+from typing import Any, NoReturn
 
 RENAMED = {
     "pairwise": "human votes",
@@ -23,6 +23,10 @@ class Parser(argparse.ArgumentParser):
         if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
             self.exit(2, f"comperbench: error: {unknown(self.prog, value, action)}\n")
         super()._check_value(action, value)
+
+    def error(self, message: str) -> NoReturn:
+        """A wrong or missing argument as one line (argparse would print the usage first)."""
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
 def unknown(prog: str, word: str, action: argparse._SubParsersAction) -> str:

@@ -19,6 +19,7 @@ required, the app refuses to start without it (a Space with `hf_oauth: true` set
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING, Any
 
 from comperbench.errors import ComperbenchError
@@ -176,5 +177,12 @@ def serve(
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     check_session_secret()
-    print(f"serving the leaderboard on http://{host}:{port} (Ctrl+C stops it)", flush=True)
-    build(db).launch(server_name=host, server_port=port, quiet=True, **launch_options())
+    app = build(db)
+    app.launch(
+        server_name=host, server_port=port, quiet=True, prevent_thread_lock=True, **launch_options()
+    )
+    print(f"serving the leaderboard on {app.local_url} (Ctrl+C stops it)", flush=True)
+    try:
+        threading.Event().wait()  # Ctrl+C: the KeyboardInterrupt is the command line's to report
+    finally:
+        app.close()

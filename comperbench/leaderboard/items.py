@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -133,8 +135,22 @@ class LevelItems:
         return out.getvalue()
 
     @classmethod
-    def from_file(cls, path: Path, benchmark: str, level: str, fingerprint: str) -> LevelItems:
-        with np.load(path, allow_pickle=False) as stored:
+    def from_file(
+        cls, path: Path, benchmark: str, level: str, fingerprint: str
+    ) -> LevelItems | None:
+        """The items kept at `path`; None when the file is absent, is not the one written (its
+        sha256 differs from the one beside it) or cannot be read."""
+        payload = data.read_verified(path)
+        if payload is None:
+            return None
+        try:
+            return cls._from_npz(io.BytesIO(payload), benchmark, level, fingerprint)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None
+
+    @classmethod
+    def _from_npz(cls, file: IO[bytes], benchmark: str, level: str, fingerprint: str) -> LevelItems:
+        with np.load(file, allow_pickle=False) as stored:
             human = dict(zip(stored["aspects"].tolist(), stored["human"], strict=True))
             return cls(
                 benchmark,
@@ -177,12 +193,13 @@ def current_fingerprint(name: str) -> str | None:
 @lru_cache(maxsize=64)
 def level_items(name: str, level: str) -> LevelItems:
     """A benchmark level's `LevelItems`, read from the cache when its fingerprint has them, else
-    taken from the loaded benchmark and cached (raw files absent: see `load_benchmark`)."""
+    taken from the loaded benchmark and cached (raw files absent: see `load_benchmark`); a kept
+    file whose sha256 differs from the one beside it is re-built."""
     fingerprint = current_fingerprint(name)
     if fingerprint is not None:
-        path = items_path(name, level, fingerprint)
-        if path.is_file():
-            return LevelItems.from_file(path, name, level, fingerprint)
+        kept = LevelItems.from_file(items_path(name, level, fingerprint), name, level, fingerprint)
+        if kept is not None:
+            return kept
     return keep_level_items(load_benchmark(name, level))
 
 
@@ -190,8 +207,8 @@ def keep_level_items(bench: Benchmark) -> LevelItems:
     """The `LevelItems` of a loaded benchmark level, kept on disk (for `level_items`)."""
     found = LevelItems.of(bench)
     path = items_path(bench.name, bench.level, bench.fingerprint)
-    if not path.is_file():
-        data.write_atomic(path, found.to_bytes())
+    if data.read_verified(path) is None:  # absent, or not the file written: (re)written
+        data.write_verified(path, found.to_bytes())
     return found
 
 

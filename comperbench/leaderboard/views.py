@@ -106,11 +106,12 @@ def _quoted(value: object) -> object:
 
 def csv_file(frame: pd.DataFrame, stem: str) -> str:
     """`frame` as a CSV file for a download button, named by `stem` and its content (text
-    cells a spreadsheet would run as formulas are prefixed with a quote)."""
+    cells and headers a spreadsheet would run as formulas are prefixed with a quote)."""
     safe = frame.copy()
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):
             safe[column] = safe[column].map(_quoted)
+    safe.columns = [_quoted(column) for column in safe.columns]
     return _download(safe.to_csv(index=False), stem)
 
 

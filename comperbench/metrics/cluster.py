@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from comperbench import __version__
 from comperbench.errors import ComperbenchError
@@ -38,8 +39,22 @@ class ClusterError(ComperbenchError):
 
 
 def scheduler_address(given: str | None) -> str | None:
-    """The scheduler to score on: `given`, else $COMPERBENCH_SCHEDULER, else None (no cluster)."""
-    return given or os.environ.get(SCHEDULER_ENV) or None
+    """The scheduler to score on: `given`, else $COMPERBENCH_SCHEDULER, else None (no cluster);
+    refused unless it is `local` or [PROTOCOL://]HOST:PORT."""
+    address = given or os.environ.get(SCHEDULER_ENV) or None
+    if address is None or address == LOCAL:
+        return address
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not parts.hostname or port is None or any(c.isspace() for c in address):
+        source = "--scheduler" if given else f"${SCHEDULER_ENV}"
+        raise ComperbenchError(
+            f"{source} {address!r} is not a scheduler address: use tcp://HOST:PORT or {LOCAL}"
+        )
+    return address
 
 
 @contextmanager

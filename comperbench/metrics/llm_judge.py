@@ -274,10 +274,17 @@ class LlmJudge(Metric):
         """Usable answers per owner: every request is sent (or read from the store), read,
         retried."""
         store = RawStore()
+
+        def reusable(outcome: Completion) -> bool:
+            """An unusable answer is asked again, unless this only replays the store."""
+            replay = isinstance(backend, _StoredOnly)
+            return replay or not isinstance(_reading(plan.parser, outcome), Rejected)
+
         answers: list[list[Answer]] = [[] for _ in range(plan.size)]
         pending: Pending = list(zip(plan.requests, plan.owners, strict=True))
         for attempt in range(self.settings.retries + 1):
-            outcomes, cached = store.complete(backend, [r for r, _ in pending], budget)
+            requests = [r for r, _ in pending]
+            outcomes, cached = store.complete(backend, requests, reusable, budget)
             ledger.calls += len(pending)
             ledger.cached += cached
             last = attempt == self.settings.retries

@@ -15,6 +15,7 @@ and `deadline=` seconds for all the requests of a run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,20 +34,27 @@ def _boolean(text: str) -> bool:
     return value
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number, got {text!r}")
+    return value
+
+
 _OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "n": ("n", int),
-    "t": ("temperature", float),
-    "temperature": ("temperature", float),
+    "t": ("temperature", _finite),
+    "temperature": ("temperature", _finite),
     "seed": ("seed", int),
     "prompt": ("prompt", int),
     "retries": ("retries", int),
     "structured": ("structured", _boolean),
     "url": ("url", str),
-    "timeout": ("timeout", float),
+    "timeout": ("timeout", _finite),
     "concurrency": ("concurrency", int),
     "key_file": ("key_file", str),
     "max_failures": ("max_failures", int),
-    "deadline": ("deadline", float),
+    "deadline": ("deadline", _finite),
 }
 
 CLI_OPTIONS = {

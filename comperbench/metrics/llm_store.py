@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,18 +67,24 @@ class RawStore:
         data.write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1).encode())
 
     def complete(
-        self, backend: Backend, requests: Sequence[ChatRequest], budget: Budget | None = None
+        self,
+        backend: Backend,
+        requests: Sequence[ChatRequest],
+        reusable: Callable[[Completion], bool],
+        budget: Budget | None = None,
     ) -> tuple[list[Outcome], int]:
         """The outcome of each request, stored or asked of the backend, and how many were stored.
 
         Requests go to the backend in chunks, so that an interrupted run keeps the outputs it has
-        already paid for; failures are not stored. A stopped `budget` (or one whose deadline has
-        passed, for backends that do not check it themselves) stops the run after the chunk that
-        stopped it is stored.
+        already paid for; failures are not stored. A stored output that is not `reusable` (an
+        unusable answer, kept for audit) is asked again and replaced. A stopped `budget` (or one
+        whose deadline has passed, for backends that do not check it themselves) stops the run
+        after the chunk that stopped it is stored.
         """
         identity = backend.identity()
         keys = [RawStore.key(identity, r) for r in requests]
         found: list[Outcome | None] = [self.get(k) for k in keys]
+        found = [f if isinstance(f, Completion) and reusable(f) else None for f in found]
         missing = [i for i, f in enumerate(found) if f is None]
         if budget and missing:
             budget.time_left()  # starts the run's clock at its first request

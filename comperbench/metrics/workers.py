@@ -34,7 +34,14 @@ memos are not thread-safe (pure-Python metrics gain nothing from threads; torch 
 def default_workers() -> int:
     """$COMPERBENCH_WORKERS, else the number of CPUs."""
     configured = os.environ.get(WORKERS_ENV)
-    return max(1, int(configured)) if configured else os.cpu_count() or 1
+    if not configured:
+        return os.cpu_count() or 1
+    try:
+        return max(1, int(configured))
+    except ValueError:
+        raise ComperbenchError(
+            f"${WORKERS_ENV} is {configured!r}; set it to a whole number of processes"
+        ) from None
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:

@@ -92,12 +92,18 @@ def _pearson_from_sums(
     return r
 
 
-def _unit_scaled(v: np.ndarray) -> np.ndarray:
-    """v divided by its largest absolute value along the last axis (Pearson does not change),
-    so that squares of scores near the ends of the float range neither overflow nor lose
-    precision as subnormals; a row of zeros stays as it is."""
-    largest = np.abs(v).max(axis=-1, keepdims=True, initial=0.0)
-    return v / np.where(largest > 0, largest, 1.0)
+def unit_scaled(v: np.ndarray) -> np.ndarray:
+    """v divided by the power of two at or below its largest absolute value along the last axis
+    (Pearson does not change; the division is exact), so that sums and squares of scores near
+    the ends of the float range neither overflow nor lose precision as subnormals; a row of
+    zeros stays as it is."""
+    return v / _power_of_two_below(np.abs(v).max(axis=-1, keepdims=True, initial=0.0))
+
+
+def _power_of_two_below(largest: np.ndarray) -> np.ndarray:
+    """2**e with 2**e <= largest < 2**(e + 1) (1 where largest is 0), finite for any finite
+    largest."""
+    return np.ldexp(1.0, np.frexp(np.where(largest > 0, largest, 1.0))[1] - 1)
 
 
 def _drawn_constant(v: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -132,7 +138,8 @@ def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     about the full sample's mean (the one-pass sums lost their digits to cancellation, e.g.
     scores near 0 but one far larger item not drawn) is computed again about its own means.
     Scores are scaled to at most 1 in absolute value first."""
-    Xc, yc = _unit_scaled(X - X.mean(axis=1, keepdims=True)), _unit_scaled(y - y.mean())
+    X, y = unit_scaled(X), unit_scaled(y)  # sums of scores near 1e308 would overflow
+    Xc, yc = unit_scaled(X - X.mean(axis=1, keepdims=True)), unit_scaled(y - y.mean())
     yy, XX, XY = yc * yc, (Xc * Xc).T, (Xc * yc).T
 
     def score(W: np.ndarray) -> np.ndarray:
@@ -466,7 +473,10 @@ def _grouped_pearson(M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray
     """Pearson per group of rows already in group order (NaN in groups of < MIN_PAIRS items)."""
     if M.shape[-1] == 0:
         return np.full((M.shape[0], layout.starts.size), np.nan)
-    values = _rows_pearson(_group_centred(M, layout), _group_centred(y, layout), layout)
+    Mc, yc = (
+        _group_scaled(_group_centred(_group_scaled(v, layout), layout), layout) for v in (M, y)
+    )
+    values = _rows_pearson(Mc, yc, layout)
     values[:, layout.sizes < MIN_PAIRS] = np.nan
     values[_group_constant(M, layout) | _group_constant(y, layout)] = np.nan
     return values
@@ -476,6 +486,14 @@ def _group_centred(v: np.ndarray, layout: Groups) -> np.ndarray:
     """Values (last axis in group order) minus their group's mean."""
     means = np.add.reduceat(v, layout.starts, axis=-1) / layout.sizes
     return v - np.repeat(means, layout.sizes, axis=-1)
+
+
+def _group_scaled(v: np.ndarray, layout: Groups) -> np.ndarray:
+    """Values (last axis in group order) divided by the power of two at or below their group's
+    largest absolute value (exact; a group's Pearson does not change), so that its sums neither
+    overflow nor underflow."""
+    largest = np.maximum.reduceat(np.abs(v), layout.starts, axis=-1)
+    return v / np.repeat(_power_of_two_below(largest), layout.sizes, axis=-1)
 
 
 def _group_constant(v: np.ndarray, layout: Groups) -> np.ndarray:
