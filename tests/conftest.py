@@ -6,6 +6,7 @@ import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import llm_server
 import pytest
@@ -21,6 +22,25 @@ for _name in (
 ):
     os.environ[_name] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which the browser tests drive."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Debian's, driven by Playwright), one per test module."""
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -35,7 +35,6 @@ os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gr
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "leaderboard"
 XSS_NAME = "<img src=x onerror=alert(1)>"
@@ -99,21 +98,6 @@ def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield {"url": url, "store": store, "folder": folder}
     finally:
         app.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
 
 
 @contextmanager

@@ -4,7 +4,6 @@ test-artifacts/report/."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,23 +13,7 @@ import comperbench
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "report"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield chromium
-        chromium.close()
 
 
 def test_report_draws_every_figure_offline(browser: Any, data_root: Path, tmp_path: Path) -> None:
