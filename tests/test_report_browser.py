@@ -34,7 +34,7 @@ def test_report_draws_every_figure_offline(browser: Any, data_root: Path, tmp_pa
     context.route("**/*", refuse)
     page = context.new_page()
     page.goto(report.as_uri())
-    page.locator("figure svg").first.wait_for(timeout=30_000)
+    page.locator("figure svg").first.wait_for(timeout=180_000)  # generous: a loaded machine
     figures = page.locator("figure svg")
     assert figures.count() == 5  # forest, three scatter plots (two collapsed), heatmap
     page.locator("details").evaluate_all("nodes => nodes.forEach(n => n.open = true)")
