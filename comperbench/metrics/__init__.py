@@ -14,6 +14,7 @@ from comperbench.metrics import (  # noqa: F401  (imported for their registratio
     fed,
     literature,
     llm_cpdscore,
+    llm_cpdscore_paper,
     llm_geval,
     llm_soda_eval,
     ngram,

@@ -247,3 +247,63 @@ GEVAL_GROUNDING = """Knowledge or persona given to the responder:
 {grounding}
 
 """
+
+# ---------------------------------------------------------------------------------------------
+# CPDScore as published (ComperDial, Appendix B.1.2-B.1.3 and B.2.2-B.2.3): the headings, fields,
+# scales and answer forms of the paper's prompts; the instruction sentences reworded.
+
+CPD_PAPER_ASPECTS = ("humanness", "fluency", "coherency", "consistency", "engagingness", "overall")
+"""The six ratings of the simple prompt's output format (B.1.2, B.1.3), in its order."""
+
+CPD_PAPER_SIMPLE = """### Context:
+{context}
+{reference}### Response:
+{response}
+### Instruction:
+Rate the humanness, fluency, coherency, consistency, engagingness, and overall quality of the \
+response to the context, each on a scale of 1 to 5, and write the ratings in the output format.
+### Output Format:
+{form}
+### Your Response:
+"""
+
+CPD_PAPER_SIMPLE_REFERENCE = """### Reference response:
+{reference}
+"""
+
+CPD_PAPER_HUMANNESS = """Humanness (1-5) Is the response human-like or not?
+- A score of 1 (very bad) means that the response is incoherent and the conversation does not \
+make sense.
+- A score of 2 (relatively bad) means that the response makes sense as a conversation, but there \
+are many bad points.
+- A score of 3 (neither) means that the response is neither good nor bad.
+- A score of 4 (fair enough) means that the response feels a little human-like.
+- A score of 5 (very good) means the response feels like you are talking to an actual human."""
+"""The criterion and its five anchors, as in B.2.2 and B.2.3."""
+
+CPD_PAPER_DETAIL = """### Instructions:
+You will see a conversation between two people, then one possible response for its next turn.
+Rate that response on a single metric. Read these instructions carefully and come back to them \
+whenever you need to while you judge.
+### Evaluation Criteria:
+{criterion}
+### Evaluation Steps:
+1. Read the conversation, {read}the corresponding fact and the response carefully.
+2. Rate the response on a scale of 1-5 for humanness, according to the criteria above.
+3. Provide a brief explanation for your rating, referring to specific aspects of the response and \
+the conversation.
+### Conversation History:
+{context}
+{reference}### Corresponding Fact:
+{fact}
+### Response:
+{response}
+### Evaluation Form (scores ONLY):
+- Humanness:"""
+
+CPD_PAPER_DETAIL_REFERENCE = """### Corresponding Reference Response:
+{reference}
+"""
+
+CPD_PAPER_NO_FACT = "(none)"
+"""The fact field of an item with no knowledge or persona."""
