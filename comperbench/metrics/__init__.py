@@ -13,6 +13,7 @@ from comperbench.metrics import (  # noqa: F401  (imported for their registratio
     embedding,
     fed,
     literature,
+    llm_cpds_dial_paper,
     llm_cpdscore,
     llm_cpdscore_paper,
     llm_geval,

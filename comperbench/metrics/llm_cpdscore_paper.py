@@ -37,13 +37,15 @@ PAPER_MODELS = "gpt-4-turbo-2024-04-09 and gpt-3.5-turbo-0125"
 _NUMBER = r"\**\s*(-?\d+(?:\.\d+)?)"
 
 
-def _rating(text: str, field: str) -> Reading:
-    """The 1-5 rating the answer gives `field` (`field - x` or `field: x`), or why there is none."""
+def rating(text: str, field: str, name: str | None = None) -> Reading:
+    """The 1-5 rating the answer gives the field matched by the pattern `field` (`field - x` or
+    `field: x`, at a line's start), or why there is none; reasons call the field `name`."""
+    name = name or field
     match = re.search(rf"^[\s*#-]*{field}\**\s*[-:]\s*{_NUMBER}", text, re.I | re.M)
     if match is None:
-        return Rejected(f"missing rating: {field}")
+        return Rejected(f"missing rating: {name}")
     checked = check_score(float(match.group(1)), integer=False)
-    return Rejected(f"{field} {checked.reason}") if isinstance(checked, Rejected) else checked
+    return Rejected(f"{name} {checked.reason}") if isinstance(checked, Rejected) else checked
 
 
 def parse_simple_form(text: str) -> Reading:
@@ -51,7 +53,7 @@ def parse_simple_form(text: str) -> Reading:
     `overall`. Rejected when any of the six is missing or off the 1-5 scale."""
     ratings: dict[str, float] = {}
     for aspect in prompts.CPD_PAPER_ASPECTS:
-        reading = _rating(text, aspect)
+        reading = rating(text, aspect)
         if isinstance(reading, Rejected):
             return reading
         ratings[aspect] = reading.score
@@ -61,7 +63,7 @@ def parse_simple_form(text: str) -> Reading:
 def parse_humanness_form(text: str) -> Reading:
     """The humanness rating of the detailed prompt's evaluation form (B.2.2, B.2.3), and any
     explanation written after it (the prompt's step 3)."""
-    reading = _rating(text, "humanness")
+    reading = rating(text, "humanness")
     if isinstance(reading, Rejected):
         return reading
     rest = re.split(rf"humanness\**\s*[-:]\s*{_NUMBER}", text, maxsplit=1, flags=re.I)[-1]
@@ -119,6 +121,10 @@ class CpdScorePaper(LlmJudge):
 
     def differences(self) -> list[str]:
         """Where this judge, as configured, differs from the paper, and why."""
+        return self.common_differences() + self.own_differences()
+
+    def common_differences(self) -> list[str]:
+        """The differences every judge of this module shares, as configured."""
         settings = self.settings
         found = [
             f"model: {settings.backend} (the paper used {PAPER_MODELS}, API models this package "
@@ -136,9 +142,10 @@ class CpdScorePaper(LlmJudge):
         ]
         if settings.n != PAPER_CALLS:
             found.insert(1, f"n={settings.n} calls per item (the paper averages {PAPER_CALLS})")
-        return found + self.own_differences()
+        return found
 
     def own_differences(self) -> list[str]:
+        """The differences of this variant alone."""
         return [
             "the score is the `overall` rating: the paper's CPDScore is an overall score "
             "(Section 4) but it does not say which of the six ratings it reports"

@@ -307,3 +307,60 @@ CPD_PAPER_DETAIL_REFERENCE = """### Corresponding Reference Response:
 
 CPD_PAPER_NO_FACT = "(none)"
 """The fact field of an item with no knowledge or persona."""
+
+# CPDS-Dial as published (ComperDial, Appendix B.3): turn scores and responses in, three scores out.
+
+CPD_PAPER_DIAL_FIELDS = ("Overall Dialogue Turn Score", "Dialogue Interaction Score", "Final Score")
+"""The evaluation form of B.3, in its order."""
+
+CPD_PAPER_DIAL_WORD_LIMIT = 20
+"""B.3: "If a response consists of more than twenty words, please consider the response is too
+long."."""
+
+CPD_PAPER_DIAL = """### Instructions:
+Judge, as a whole, several responses a dialogue model gave in one dialogue: are they human-like or \
+not? Make 2 evaluations first, then a final one, the "Final Score."
+The dialogue has {count} turns. Each turn has already been rated on a scale of 1-5; that rating is \
+its "Dialogue Turn Score."
+Follow the "Evaluation Steps" one by one and give the "Final Score" at the end.
+Read these instructions carefully and come back to them whenever you need to.
+Give no reasons: write only the "Evaluation Form."
+### Evaluation Steps:
+1.Review the "Dialogue Turn Scores" to see the ratings for each turn.
+2.Evaluate the dialogue as a whole based on the scores of each turn, and give an "Overall Dialogue \
+Turn Score."
+3.Review the multiple responses from the dialogue shown in "Responses" and read the "Dialogue \
+Interaction Evaluation Criteria."
+4.Evaluate the multiple responses in "Responses" and give a "Dialogue Interaction Score" based on \
+the "Dialogue Interaction Evaluation Criteria."
+5.Finally, give a "Final Score" with a score between 1-5, based on the below conditions.
+If the "Overall Dialogue Turn Score" is less than 4: take into account both the "Overall Dialogue \
+Turn Score" and the "Dialogue Interaction Score" to determine the "Final Score."
+If the "Overall Dialogue Turn Score" is higher than 4: disregard the "Dialogue Interaction Score" \
+and only look at the "Overall Dialogue Turn Score" to determine the "Final Score."
+There is one exception. If the "Overall Dialogue Turn Score" is 4 or higher but the "Dialogue \
+Interaction Score" was given a low score due to the inordinate length of the response, take into \
+account both the "Overall Dialogue Turn Score" and the "Dialogue Interaction Score" to determine \
+the "Final Score."
+6.The output should include 3 scores, the "Overall Dialogue Turn Score," the "Dialogue Interaction \
+Score," and the "Final Score."
+### Dialogue Turn Scores:
+{turn_scores}
+### Dialogue Interaction Evaluation Criteria:
+Check every turn in the "Responses" for features that are not human-like. The "Dialogue \
+Interaction Score" should be low for features such as being distinctly impersonal (the response \
+explains too much or is inordinately long) or dull (it sounds superficial or always answers in \
+the same pattern). Also count the words of each turn: if a response consists of more than \
+{limit} words, consider the response too long. Judge the responses as a whole and give a score \
+between 1-5 as the "Dialogue Interaction Score." You may use decimal points, such as 3.5. The \
+approximate criteria are as follows.
+score 1 : Very bad : all responses have similar patterns and/or some of the responses are too long
+score 2 : Relatively bad
+score 3 : Neither bad nor good
+score 4 : Fair enough
+score 5 : Very good : When comparing the multiple turns, the sentences vary in length and semantic \
+content, and uses a wide variety of vocabulary
+### Responses:
+{responses}
+### Evaluation Form:
+{form}"""
