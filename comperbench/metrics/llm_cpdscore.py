@@ -12,7 +12,6 @@ from comperbench.metrics import prompts
 from comperbench.metrics.base import DialogueItem, Item, TurnItem
 from comperbench.metrics.llm_budget import Budget
 from comperbench.metrics.llm_judge import (
-    Answer,
     CallPlan,
     Ledger,
     LlmJudge,
@@ -120,30 +119,34 @@ class CpdScoreDialogue(LlmJudge):
         dialogues = [as_dialogue(self.name, item) for item in items]
         plan, spans = self._turn_plan(dialogues, backend, ledger)
         turn_answers = self.run(plan, ledger, backend, budget)
-        intermediate = _intermediate_scores(turn_answers, spans)
-        adjust, left_out = self._adjust_plan(dialogues, intermediate, backend, ledger)
-        answers = self.run(adjust, ledger, backend, budget)
+        turn_scores = [[mean_score(t) for t in turn_answers[a:b]] for a, b in spans]
+        second, left_out = self._adjust_plan(dialogues, turn_scores, backend, ledger)
+        answers = self.run(second, ledger, backend, budget)
         details = {
-            d.item_id: explanation(
-                a,
-                dropped,
-                intermediate=middle,
-                turn_scores=[mean_score(t) for t in turn_answers[first:last]],
-            )
-            for d, a, dropped, middle, (first, last) in zip(
-                dialogues, answers, left_out, intermediate, spans, strict=True
-            )
+            d.item_id: explanation(a, dropped, **self.details(d, scores))
+            for d, a, dropped, scores in zip(dialogues, answers, left_out, turn_scores, strict=True)
         }
         return [mean_score(a) for a in answers], details
+
+    def turn_judge(self) -> LlmJudge:
+        """The judge of step one, with this judge's settings."""
+        judge = CpdScoreSimple(None)
+        judge.settings = self.settings
+        return judge
+
+    def details(self, dialogue: DialogueItem, turn_scores: Sequence[float]) -> dict[str, Any]:
+        """What a dialogue's explanation shows besides its calls: the intermediate score and the
+        turn scores it averages."""
+        return {"intermediate": intermediate_score(turn_scores), "turn_scores": list(turn_scores)}
 
     def _turn_plan(
         self, dialogues: Sequence[DialogueItem], backend: Backend, ledger: Ledger
     ) -> tuple[CallPlan, list[tuple[int, int]]]:
         """Step one: the simple turn prompt for every judged turn, and each dialogue's span of
         turn owners."""
-        turn_judge = CpdScoreSimple(None)
-        turn_judge.settings = self.settings
-        plan = CallPlan(sum(len(judged_turns(d.turns)) for d in dialogues), score_parser())
+        turn_judge = self.turn_judge()
+        size = sum(len(judged_turns(d.turns)) for d in dialogues)
+        plan = CallPlan(size, turn_judge.reader())
         spans: list[tuple[int, int]] = []
         for dialogue in dialogues:
             start = len(spans) and spans[-1][1]
@@ -165,7 +168,7 @@ class CpdScoreDialogue(LlmJudge):
     def _adjust_plan(
         self,
         dialogues: Sequence[DialogueItem],
-        intermediate: Sequence[float | None],
+        turn_scores: Sequence[Sequence[float]],
         backend: Backend,
         ledger: Ledger,
     ) -> tuple[CallPlan, list[int]]:
@@ -173,7 +176,8 @@ class CpdScoreDialogue(LlmJudge):
         many of each dialogue's oldest turns it left out."""
         plan = CallPlan(len(dialogues), score_parser(integer=False))
         left_out = []
-        for index, (dialogue, middle) in enumerate(zip(dialogues, intermediate, strict=True)):
+        for index, (dialogue, scores) in enumerate(zip(dialogues, turn_scores, strict=True)):
+            middle = intermediate_score(scores)
             if middle is None:
                 left_out.append(0)
                 continue
@@ -192,16 +196,11 @@ class CpdScoreDialogue(LlmJudge):
         return plan, left_out
 
 
-def _intermediate_scores(
-    turn_answers: Sequence[Sequence[Answer]], spans: Sequence[tuple[int, int]]
-) -> list[float | None]:
-    """Per dialogue, the mean of its turns' mean scores; None unless every turn was scored."""
-    intermediate: list[float | None] = []
-    for first, last in spans:
-        means = [mean_score(v) for v in turn_answers[first:last] if v]
-        complete = len(means) == last - first and means
-        intermediate.append(math.fsum(means) / len(means) if complete else None)
-    return intermediate
+def intermediate_score(turn_scores: Sequence[float]) -> float | None:
+    """The mean of a dialogue's turn scores; None unless every turn was scored."""
+    if not turn_scores or any(math.isnan(s) for s in turn_scores):
+        return None
+    return math.fsum(turn_scores) / len(turn_scores)
 
 
 for _cls in (

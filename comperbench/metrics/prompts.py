@@ -247,3 +247,120 @@ GEVAL_GROUNDING = """Knowledge or persona given to the responder:
 {grounding}
 
 """
+
+# ---------------------------------------------------------------------------------------------
+# CPDScore as published (ComperDial, Appendix B.1.2-B.1.3 and B.2.2-B.2.3): the headings, fields,
+# scales and answer forms of the paper's prompts; the instruction sentences reworded.
+
+CPD_PAPER_ASPECTS = ("humanness", "fluency", "coherency", "consistency", "engagingness", "overall")
+"""The six ratings of the simple prompt's output format (B.1.2, B.1.3), in its order."""
+
+CPD_PAPER_SIMPLE = """### Context:
+{context}
+{reference}### Response:
+{response}
+### Instruction:
+Rate the humanness, fluency, coherency, consistency, engagingness, and overall quality of the \
+response to the context, each on a scale of 1 to 5, and write the ratings in the output format.
+### Output Format:
+{form}
+### Your Response:
+"""
+
+CPD_PAPER_SIMPLE_REFERENCE = """### Reference response:
+{reference}
+"""
+
+CPD_PAPER_HUMANNESS = """Humanness (1-5) Is the response human-like or not?
+- A score of 1 (very bad) means that the response is incoherent and the conversation does not \
+make sense.
+- A score of 2 (relatively bad) means that the response makes sense as a conversation, but there \
+are many bad points.
+- A score of 3 (neither) means that the response is neither good nor bad.
+- A score of 4 (fair enough) means that the response feels a little human-like.
+- A score of 5 (very good) means the response feels like you are talking to an actual human."""
+"""The criterion and its five anchors, as in B.2.2 and B.2.3."""
+
+CPD_PAPER_DETAIL = """### Instructions:
+You will see a conversation between two people, then one possible response for its next turn.
+Rate that response on a single metric. Read these instructions carefully and come back to them \
+whenever you need to while you judge.
+### Evaluation Criteria:
+{criterion}
+### Evaluation Steps:
+1. Read the conversation, {read}the corresponding fact and the response carefully.
+2. Rate the response on a scale of 1-5 for humanness, according to the criteria above.
+3. Provide a brief explanation for your rating, referring to specific aspects of the response and \
+the conversation.
+### Conversation History:
+{context}
+{reference}### Corresponding Fact:
+{fact}
+### Response:
+{response}
+### Evaluation Form (scores ONLY):
+- Humanness:"""
+
+CPD_PAPER_DETAIL_REFERENCE = """### Corresponding Reference Response:
+{reference}
+"""
+
+CPD_PAPER_NO_FACT = "(none)"
+"""The fact field of an item with no knowledge or persona."""
+
+# CPDS-Dial as published (ComperDial, Appendix B.3): turn scores and responses in, three scores out.
+
+CPD_PAPER_DIAL_FIELDS = ("Overall Dialogue Turn Score", "Dialogue Interaction Score", "Final Score")
+"""The evaluation form of B.3, in its order."""
+
+CPD_PAPER_DIAL_WORD_LIMIT = 20
+"""B.3: "If a response consists of more than twenty words, please consider the response is too
+long."."""
+
+CPD_PAPER_DIAL = """### Instructions:
+Judge, as a whole, several responses a dialogue model gave in one dialogue: are they human-like or \
+not? Make 2 evaluations first, then a final one, the "Final Score."
+The dialogue has {count} turns. Each turn has already been rated on a scale of 1-5; that rating is \
+its "Dialogue Turn Score."
+Follow the "Evaluation Steps" one by one and give the "Final Score" at the end.
+Read these instructions carefully and come back to them whenever you need to.
+Give no reasons: write only the "Evaluation Form."
+### Evaluation Steps:
+1.Review the "Dialogue Turn Scores" to see the ratings for each turn.
+2.Evaluate the dialogue as a whole based on the scores of each turn, and give an "Overall Dialogue \
+Turn Score."
+3.Review the multiple responses from the dialogue shown in "Responses" and read the "Dialogue \
+Interaction Evaluation Criteria."
+4.Evaluate the multiple responses in "Responses" and give a "Dialogue Interaction Score" based on \
+the "Dialogue Interaction Evaluation Criteria."
+5.Finally, give a "Final Score" with a score between 1-5, based on the below conditions.
+If the "Overall Dialogue Turn Score" is less than 4: take into account both the "Overall Dialogue \
+Turn Score" and the "Dialogue Interaction Score" to determine the "Final Score."
+If the "Overall Dialogue Turn Score" is higher than 4: disregard the "Dialogue Interaction Score" \
+and only look at the "Overall Dialogue Turn Score" to determine the "Final Score."
+There is one exception. If the "Overall Dialogue Turn Score" is 4 or higher but the "Dialogue \
+Interaction Score" was given a low score due to the inordinate length of the response, take into \
+account both the "Overall Dialogue Turn Score" and the "Dialogue Interaction Score" to determine \
+the "Final Score."
+6.The output should include 3 scores, the "Overall Dialogue Turn Score," the "Dialogue Interaction \
+Score," and the "Final Score."
+### Dialogue Turn Scores:
+{turn_scores}
+### Dialogue Interaction Evaluation Criteria:
+Check every turn in the "Responses" for features that are not human-like. The "Dialogue \
+Interaction Score" should be low for features such as being distinctly impersonal (the response \
+explains too much or is inordinately long) or dull (it sounds superficial or always answers in \
+the same pattern). Also count the words of each turn: if a response consists of more than \
+{limit} words, consider the response too long. Judge the responses as a whole and give a score \
+between 1-5 as the "Dialogue Interaction Score." You may use decimal points, such as 3.5. The \
+approximate criteria are as follows.
+score 1 : Very bad : all responses have similar patterns and/or some of the responses are too long
+score 2 : Relatively bad
+score 3 : Neither bad nor good
+score 4 : Fair enough
+score 5 : Very good : When comparing the multiple turns, the sentences vary in length and semantic \
+content, and uses a wide variety of vocabulary
+### Responses:
+{responses}
+### Evaluation Form:
+{form}"""
