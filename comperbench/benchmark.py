@@ -329,7 +329,8 @@ def load_benchmark(
     """Load a benchmark at one level ("turn" or "dialogue"; default: its first level).
 
     Raw files come from the data root (`data_dir`, else COMPERBENCH_DATA, else the user cache)
-    and are verified against their sha256 on every load (memoised by size, mtime and inode). The
+    and are verified against their sha256 on every load (memoised by size, mtime, ctime and inode;
+    COMPERBENCH_VERIFY=1 hashes them again). The
     normalised table is cached as parquet keyed by the benchmark's fingerprint (for a source
     without a declared sha256, one that includes the sha256 of the files read: see
     `content_fingerprint`) and by the parsing code, with its own sha256 beside it: a table that

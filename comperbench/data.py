@@ -24,6 +24,7 @@ OFFLINE_ENVS = ("COMPERBENCH_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 DOWNLOAD_TIMEOUT_S = 10.0
 REACHABLE_TIMEOUT_S = 3.0
 HUB_ENDPOINT_ENV = "HF_ENDPOINT"
+VERIFY_ENV = "COMPERBENCH_VERIFY"
 
 
 def cache_dir() -> Path:
@@ -55,9 +56,16 @@ def sha256_file(path: Path) -> str:
 
 
 def _file_state(path: Path) -> list[int]:
-    """What says a file is unchanged without reading it: size, mtime (ns) and inode."""
+    """What says a file is unchanged without reading it: size, mtime, ctime (ns) and inode.
+    The ctime changes on every write and cannot be set back, so an edit that restores the
+    size and mtime still shows."""
     stat = path.stat()
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+
+
+def full_verify() -> bool:
+    """Whether COMPERBENCH_VERIFY=1 asks for every raw file to be hashed again on each load."""
+    return os.environ.get(VERIFY_ENV, "").lower() in ("1", "true", "yes")
 
 
 def _hash_memo_path() -> Path:
@@ -73,14 +81,15 @@ def _read_hash_memo() -> dict[str, list]:
 
 
 def memoised_sha256(path: Path) -> str:
-    """sha256 of a file, remembered under the cache folder by (size, mtime, inode), so a file
-    is hashed again as soon as any of them changes and a warm load need not read it."""
+    """sha256 of a file, remembered under the cache folder by `_file_state`, so a file is hashed
+    again as soon as any of it changes (or always, under COMPERBENCH_VERIFY=1) and a warm load
+    need not read it."""
     key = str(path.resolve())
     state = _file_state(path)
     memo = _read_hash_memo()
     entry = memo.get(key)
-    if isinstance(entry, list) and len(entry) == 4 and entry[:3] == state:
-        return str(entry[3])
+    if not full_verify() and isinstance(entry, list) and entry[:-1] == state:
+        return str(entry[-1])
     digest = sha256_file(path)
     if _file_state(path) == state:  # not changed while it was read
         memo[key] = [*state, digest]

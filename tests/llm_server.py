@@ -74,12 +74,12 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, self.message("Score: 3"))
 
     def behave(self, model: str, body: dict[str, Any]) -> None:
-        if model.startswith("flaky"):  # 500 twice, then an answer
+        if model.startswith("flaky"):  # 500 (flaky-429: 429) twice, then an answer
             with Handler.lock:
                 left = Handler.failures_left.setdefault(model, 2)
                 Handler.failures_left[model] = left - 1
             if left > 0:
-                self.reply(500, b'{"error": "overloaded"}')
+                self.reply(429 if model == "flaky-429" else 500, b'{"error": "overloaded"}')
                 return
             self.reply(200, self.message("Score: 4"))
         elif model == "down":

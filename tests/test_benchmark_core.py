@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,7 +18,7 @@ import comperbench
 from comperbench import benchmark, data, get_metadata, load_benchmark
 from comperbench.benchmark import Benchmark
 from comperbench.errors import ChecksumError, DataFormatError, DataMissingError, UnknownNameError
-from comperbench.loaders.base import Parsed, SourceFiles, code_digest, parsing_code_digest
+from comperbench.loaders.base import Parsed, SourceFiles, parsing_code_digest
 from comperbench.loaders.usr import UsrPersona
 from comperbench.metadata import SourceFile
 
@@ -198,20 +201,39 @@ def test_changed_parsing_code_is_never_served_old_rows(
     assert len(load_benchmark("usr-persona")) == 295
 
 
-def test_parsing_code_digest_follows_every_loader_file(tmp_path: Path) -> None:
-    package = Path(comperbench.__file__).parent
-    for name in ("usr.py", "base.py"):
-        shutil.copy(package / "loaders" / name, tmp_path / name)
-    files = [tmp_path / "base.py", tmp_path / "usr.py"]
-    before = code_digest(files)
-    assert code_digest(files) == before
-    (tmp_path / "usr.py").write_text((tmp_path / "usr.py").read_text() + "\n# changed\n")
-    assert code_digest(files) != before
-    assert len(parsing_code_digest()) == 12
+def _package_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "comperbench"
+    shutil.copytree(Path(comperbench.__file__).parent, copy, ignore=shutil.ignore_patterns("*.pyc"))
+    return copy
 
 
-def test_raw_file_hashes_are_memoised_by_size_mtime_and_inode(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _appended(path: Path) -> None:
+    path.write_text(path.read_text() + "\n# changed\n")
+
+
+@pytest.mark.parametrize(
+    "module", ["loaders/usr.py", "loaders/base.py", "schema.py", "textutil.py"]
+)
+def test_parsing_code_digest_follows_every_module_the_loaders_import(
+    tmp_path: Path, module: str
+) -> None:
+    package = _package_copy(tmp_path)
+    before = parsing_code_digest(package)
+    assert len(before) == 12 and parsing_code_digest.__wrapped__(package) == before
+    _appended(package / module)
+    assert parsing_code_digest.__wrapped__(package) != before
+
+
+def test_parsing_code_digest_ignores_code_the_loaders_do_not_import(tmp_path: Path) -> None:
+    package = _package_copy(tmp_path)
+    before = parsing_code_digest.__wrapped__(package)
+    _appended(package / "stats" / "correlation.py")
+    assert parsing_code_digest.__wrapped__(package) == before
+
+
+@pytest.mark.parametrize("field", ["st_size", "st_mtime_ns", "st_ctime_ns", "st_ino"])
+def test_raw_file_hashes_are_memoised_by_size_mtime_ctime_and_inode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str
 ) -> None:
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     path = tmp_path / "raw.json"
@@ -221,10 +243,73 @@ def test_raw_file_hashes_are_memoised_by_size_mtime_and_inode(
     monkeypatch.setattr(data, "sha256_file", lambda p: hashed.append(p) or real(p))
     first = data.memoised_sha256(path)
     assert data.memoised_sha256(path) == first and len(hashed) == 1
-    path.write_text("[1, 2, 4]")  # same size, new mtime
-    assert data.memoised_sha256(path) != first and len(hashed) == 2
+    true_stat = Path.stat
+
+    def one_field_changed(self: Path, **kwargs: bool) -> object:
+        stat = true_stat(self, **kwargs)
+        if self != path:
+            return stat
+        state = {name: getattr(stat, name) for name in ("st_size", "st_mtime_ns", "st_ctime_ns")}
+        return SimpleNamespace(**{**state, "st_ino": stat.st_ino, field: getattr(stat, field) + 1})
+
+    monkeypatch.setattr(Path, "stat", one_field_changed)
+    assert data.memoised_sha256(path) == first and len(hashed) == 2
+    assert data.memoised_sha256(path) == first and len(hashed) == 2
+    monkeypatch.undo()
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache" / "file-hashes.json").write_text("not json")
-    assert data.memoised_sha256(path) == real(path) and len(hashed) == 3
+    assert data.memoised_sha256(path) == real(path)
+
+
+def _wait_for_a_new_ctime(path: Path) -> None:
+    """Wait until a write made now gets a ctime other than `path`'s (the clock is coarse)."""
+    probe = path.with_name("probe")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        probe.write_bytes(b"")
+        if probe.stat().st_ctime_ns != path.stat().st_ctime_ns:
+            return
+    pytest.fail("the file-system clock did not advance in 30 s")
+
+
+def test_raw_file_edited_in_place_with_size_and_mtime_restored_is_refused(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    root = _copy_usr(data_root, tmp_path)
+    path = root / USR_FILE
+    assert len(load_benchmark("usr-persona", data_dir=root, use_cache=False)) == 300
+    before = path.stat()
+    _wait_for_a_new_ctime(path)
+    with path.open("r+b") as handle:  # same inode, same size
+        handle.write(b" ")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ino,
+    )
+    with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
+        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+
+
+def test_verify_hashes_every_raw_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "raw.json"
+    path.write_text("[1, 2, 3]")
+    hashed: list[Path] = []
+    real = data.sha256_file
+    monkeypatch.setattr(data, "sha256_file", lambda p: hashed.append(p) or real(p))
+    data.memoised_sha256(path)
+    data.memoised_sha256(path)
+    assert len(hashed) == 1
+    monkeypatch.setenv("COMPERBENCH_VERIFY", "1")
+    data.memoised_sha256(path)
+    data.memoised_sha256(path)
+    assert len(hashed) == 3
 
 
 def test_benchmark_views(data_root: Path) -> None:

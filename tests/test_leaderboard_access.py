@@ -113,6 +113,38 @@ def test_the_daily_limit_refuses_with_the_time_of_the_next_submission(
     admit(store, ACCOUNT, sign_in=True, now=now)
 
 
+def test_a_submission_counts_for_a_whole_day_in_the_early_and_the_stored_check(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PER_DAY_ENV, "1")
+    store = Store(tmp_path / "lb.sqlite")
+    start = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    made_at(store, index, ACCOUNT, [start])
+    later = start + DAY - 60
+    with pytest.raises(Refused, match="has stored 1 submission"):
+        admit(store, ACCOUNT, sign_in=True, now=later)
+    upload = ("late.csv", scores(7), SubmissionMeta("late"))
+    with pytest.raises(Refused, match="the next one is allowed at 2027-01-16 08:00 UTC"):
+        accept([upload], store, index, 20, later, ACCOUNT, limited=True)
+    assert store.count() == 1
+    accept([upload], store, index, 20, start + DAY + 1, ACCOUNT, limited=True)
+    assert store.count() == 2
+
+
+def test_the_next_submission_is_allowed_when_enough_of_them_are_a_day_old(
+    tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / "lb.sqlite")
+    start = 1_800_000_000.0  # 2027-01-15 08:00 UTC
+    made_at(store, index, ACCOUNT, [start, start + 3600, start + 7200])
+    monkeypatch.setenv(PER_DAY_ENV, "2")  # lowered: one of the three must age out, then another
+    with pytest.raises(Refused) as refused:
+        admit(store, ACCOUNT, sign_in=True, now=start + 3 * 3600)
+    assert str(refused.value).endswith(
+        "the limit is 2: the next one is allowed at 2027-01-16 09:00 UTC (in 22 h 0 min)"
+    )
+
+
 def test_a_file_refused_for_its_size_counts_against_the_daily_limit(
     tmp_path: Path, index: ItemIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:

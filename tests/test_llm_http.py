@@ -51,6 +51,12 @@ def test_500s_are_retried_with_backoff(server: str) -> None:
     assert len(Handler.seen) == 3
 
 
+def test_429s_are_retried_with_backoff(server: str) -> None:
+    [out] = backend(server, "flaky-429").complete([request()])
+    assert isinstance(out, Completion) and out.text == "Score: 4"
+    assert len(Handler.seen) == 3
+
+
 def test_a_server_that_keeps_failing_gives_a_failure_with_the_reason(server: str) -> None:
     [out] = backend(server, "down").complete([request()])
     assert isinstance(out, Failure) and "HTTP 503" in out.error and out.attempts == 3

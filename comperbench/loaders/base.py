@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import functools
 import hashlib
 import io
+import itertools
 import json
 import re
 from abc import ABC, abstractmethod
@@ -248,13 +250,56 @@ def code_digest(files: Sequence[Path]) -> str:
     return digest.hexdigest()[:12]
 
 
+def _imported_names(tree: ast.AST, home: str) -> Iterator[tuple[str, ...]]:
+    """What a module of package `home` imports, anywhere in it (function bodies too), as dotted
+    names: for `from a import b`, `a.b` if that is a module, else `a`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name,) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            parent = home.rsplit(".", node.level - 1)[0] if node.level else ""
+            base = ".".join(part for part in (parent, node.module or "") if part)
+            yield from ((f"{base}.{alias.name}", base) for alias in node.names)
+
+
+def _module_file(name: str, package: Path) -> Path | None:
+    """The source file of module `name` when it belongs to `package`."""
+    if name.split(".")[0] != package.name:
+        return None
+    target = package.parent.joinpath(*name.split("."))
+    return next(
+        (c for c in (target.with_suffix(".py"), target / "__init__.py") if c.is_file()), None
+    )
+
+
+def _package_imports(roots: Sequence[Path], package: Path) -> list[Path]:
+    """The source files of `roots` and of every module of `package` they import, transitively
+    (a package's `__init__` only when it is itself imported, not as the parent of a module)."""
+    found: set[Path] = set()
+    pending = [path.resolve() for path in roots]
+    while pending:
+        path = pending.pop()
+        if path in found:
+            continue
+        found.add(path)
+        home = ".".join(path.parent.relative_to(package.parent).parts)
+        for choices in _imported_names(ast.parse(path.read_bytes()), home):
+            files = (_module_file(name, package) for name in choices)
+            pending.extend(itertools.islice(filter(None, files), 1))
+    return sorted(found)
+
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
 @functools.cache
-def parsing_code_digest() -> str:
-    """The `code_digest` of what turns raw files into tables: every loader module and the schema.
-    Part of the table-cache key, so a changed parser is never served the rows an older one
-    cached, whether or not the benchmark's version was raised."""
-    package = Path(__file__).resolve().parents[1]
-    return code_digest([*sorted((package / "loaders").glob("*.py")), package / "schema.py"])
+def parsing_code_digest(package: Path = PACKAGE) -> str:
+    """The `code_digest` of what turns raw files into tables: every loader module, the schema,
+    and every package module they import (transitively), so that a change in, say, the slug of
+    an item id is a changed parser too. Part of the table-cache key, so a changed parser is never
+    served the rows an older one cached, whether or not the benchmark's version was raised."""
+    roots = [*sorted((package / "loaders").glob("*.py")), package / "schema.py"]
+    return code_digest(_package_imports(roots, package))
 
 
 class BenchmarkLoader(ABC):

@@ -38,7 +38,7 @@ Parser = Callable[[Completion], Reading]
 
 _SCORE_LINE = re.compile(r"score\"?\s*[:=]\s*\**\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 _BARE_NUMBER = re.compile(r"^\s*\**\s*(-?\d+(?:\.\d+)?)\s*\**\s*\.?\s*$")
-_FORM_SCORE = re.compile(r"\s*\**\s*([1-5])\b")
+_FORM_SCORE = re.compile(r"\s*\**\s*([1-5])\b(?!\.\d)")  # not the 4 of 4.5
 
 
 def check_score(value: float, low: float = 1, high: float = 5, integer: bool = True) -> Reading:
