@@ -14,6 +14,9 @@ import numpy as np
 import pandas as pd
 
 _SLUG = re.compile(r"[^a-z0-9.]+")
+_UNSHOWABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters but the line break (ANSI escapes start with one), bidi overrides and lone
+surrogates."""
 
 LINE_WIDTH = 120
 """The longest line of a command's text output; what does not fit is wrapped (`--json` keeps
@@ -25,6 +28,12 @@ NARROWEST_COLUMN = 12
 def slug(text: str) -> str:
     """A readable id fragment: lower case, runs of other characters replaced by '-'."""
     return _SLUG.sub("-", text.lower()).strip("-") or "x"
+
+
+def escaped(text: str) -> str:
+    """`text` with its control characters (line breaks aside), bidi overrides and lone surrogates
+    as backslash escapes, safe to print on a terminal (a file name in an error)."""
+    return _UNSHOWABLE.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def table(

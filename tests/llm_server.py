@@ -73,6 +73,20 @@ class Handler(BaseHTTPRequestHandler):
             Handler.changed.wait_for(lambda: Handler.in_flight[model] > above, timeout=0.5)
         self.reply(200, self.message("Score: 3"))
 
+    def trickle(self, body: bytes) -> None:
+        """Answer one byte at a time, slowly enough to take minutes, fast enough that no read
+        waits long."""
+        with Handler.changed:
+            Handler.in_flight[self.model] -= 1
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        for byte in body:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(0.05)
+
     def behave(self, model: str, body: dict[str, Any]) -> None:
         if model.startswith("flaky"):  # 500 (flaky-429: 429) twice, then an answer
             with Handler.lock:
@@ -89,6 +103,10 @@ class Handler(BaseHTTPRequestHandler):
         elif model == "hang":
             time.sleep(3.0)
             self.reply(200, self.message("Score: 3"))
+        elif model == "huge":  # a valid answer of 16 MB
+            self.reply(200, self.message("Score: 3 " + "x" * (16 * 1024 * 1024)))
+        elif model == "trickle":  # a byte every 0.05 s, for 60 s
+            self.trickle(b" " * 1200)
         elif model == "slow":
             time.sleep(1.0)
             self.reply(200, self.message("Score: 3"))

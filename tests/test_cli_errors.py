@@ -76,6 +76,33 @@ def test_bad_evaluate_options(
     _one_line_error(capsys, [*EVALUATE, "--out", str(tmp_path / "out"), *extra], needle)
 
 
+@pytest.mark.parametrize("alpha", ["2", "0", "1", "-0.1", "nan", "x"])
+def test_compare_refuses_a_level_outside_zero_and_one(
+    capsys: pytest.CaptureFixture[str], alpha: str
+) -> None:
+    argv = ["compare", "--benchmark", "usr-topical", "--metrics", "bleu-4", "--alpha", alpha]
+    _one_line_error(capsys, argv, "argument --alpha: ")
+
+
+def test_evaluate_with_no_metric_that_can_run_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["evaluate", "--benchmark", "fed-dialogue", "--metrics", "length"]
+    _one_line_error(capsys, [*argv, "--out", str(tmp_path / "out")], "no metric can run on")
+    assert not (tmp_path / "out" / "table.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [("\x1b[31mred.csv", "\\x1b[31mred.csv"), ("a\u202egnp.csv", "a\\u202egnp.csv")],
+)
+def test_a_file_name_in_an_error_is_printed_escaped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, shown: str
+) -> None:
+    argv = ["compare", "--benchmark", "usr-topical", "--scores", str(tmp_path / name)]
+    _one_line_error(capsys, argv, f"{shown} does not exist")
+
+
 def test_bad_resampling_option_of_human_commands(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["human", "labels", "--seed=-3"]
     _one_line_error(capsys, argv, "argument --seed: must be at least 0")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -53,12 +55,15 @@ class DaskProcesses:
                 process.kill()
 
 
-def _dask(*args: str, log: Path) -> subprocess.Popen:
+def _dask(*args: str, log: Path, code: Path | None = None) -> subprocess.Popen:
+    """`python -m dask ARGS`; with `code`, run in that folder and importing comperbench from it."""
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     return subprocess.Popen(
         [sys.executable, "-m", "dask", *args],
         stdout=subprocess.DEVNULL,
         stderr=log.open("w"),
-        env={**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"},
+        env=env | ({"PYTHONPATH": str(code)} if code else {}),
+        cwd=code,
     )
 
 
@@ -278,6 +283,39 @@ def test_workers_with_another_comperbench_are_named(
     monkeypatch.setattr(cluster, "__version__", "9.9.9")
     with pytest.raises(cluster.ClusterError, match=r"2 of 2 workers .* lack comperbench 9\.9\.9"):
         _connect(two_workers.address)
+
+
+@pytest.mark.slow
+def test_a_worker_with_altered_code_of_the_same_version_is_refused_by_name(
+    tmp_path: Path, data_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    altered = tmp_path / "altered"
+    package = Path(cluster.__file__).resolve().parents[1]
+    shutil.copytree(package, altered / "comperbench", ignore=shutil.ignore_patterns("__pycache__"))
+    scores = altered / "comperbench" / "metrics" / "ngram.py"
+    scores.write_text(scores.read_text() + "\n# changed\n")
+    processes = _start(tmp_path, 1)
+    processes.workers.append(
+        _dask(
+            *("worker", processes.address, "--nthreads", "1", "--no-nanny", "--no-dashboard"),
+            *("--name", "altered-worker"),
+            log=tmp_path / "altered.log",
+            code=altered,
+        )
+    )
+    try:
+        with distributed.Client(processes.address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=STARTUP_S)
+            ran = client.run(lambda: importlib.import_module("comperbench").__file__)
+        assert str(altered / "comperbench" / "__init__.py") in ran.values()  # same version
+        argv = ["evaluate", "--benchmark", "usr-persona", "--metrics", "bleu-2"]
+        argv += ["--data-dir", str(data_root), "--scheduler", processes.address]
+        assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and "1 of 2 workers" in err[0], err
+        assert "run comperbench code that differs from this one's (altered-worker at" in err[0]
+    finally:
+        processes.stop()
 
 
 @pytest.mark.slow

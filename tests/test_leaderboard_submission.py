@@ -312,6 +312,27 @@ def test_ansi_escapes_and_control_characters_are_refused(index: ItemIndex) -> No
     assert prose.problems([]) == []
 
 
+@pytest.mark.parametrize(
+    "invisible", ["\u200b", "\ufeff", "\u00ad", "\U000e0041", "\U000e007f", "\u2800", "\u3164"]
+)
+def test_invisible_characters_in_metadata_are_refused(index: ItemIndex, invisible: str) -> None:
+    meta = SubmissionMeta(name=f"bleu{invisible}", authors=invisible, description=f"a{invisible}")
+    message = _rejection(b"", index, meta=meta)
+    code = f"U+{ord(invisible):04X}"
+    assert f"field 'name': an invisible character ({code}) at character 5" in message
+    assert f"field 'authors': an invisible character ({code}) at character 1" in message
+    assert f"field 'description': an invisible character ({code}) at character 2" in message
+
+
+@pytest.mark.parametrize("column", ["bleu\n", "bleu\u200b", "\ufeffbleu"])
+def test_a_metric_column_name_with_a_hidden_character_is_refused(
+    index: ItemIndex, topical_ids: list[str], column: str
+) -> None:
+    record = json.dumps({"item_id": topical_ids[0], column: 1})
+    message = _rejection(f"{record}\n".encode(), index)
+    assert "column names are letters, digits, '_', '.', '-' (at most 64)" in message
+
+
 def test_bidi_characters_in_names_are_refused(index: ItemIndex) -> None:
     meta = SubmissionMeta(name="evil\u202egnp.exe", authors="A\u200f", description="x\u2066y")
     message = _rejection(b"", index, meta=meta)

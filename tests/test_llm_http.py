@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from typing import Any
 
@@ -523,3 +524,38 @@ def test_an_answer_cut_at_max_tokens_is_rejected_as_such(server: str) -> None:
     judge = metrics.get("soda-eval[http:cut,retries=0]")
     assert math.isnan(judge.score([item()])[0])
     assert judge.notes["rejected_by_reason"] == {"answer cut at max_tokens": 1}
+
+
+# Limits of one request ----------------------------------------------------------------------------
+
+
+def test_a_huge_response_body_is_a_failed_request_not_read_whole(server: str) -> None:
+    [out] = backend(server, "huge", max_response_bytes=1024 * 1024).complete([request()])
+    assert isinstance(out, Failure) and "response body larger than 1 MB" in out.error
+    assert len(Handler.seen) == 1
+
+
+def test_a_judge_whose_answers_are_all_huge_fails_with_one_clear_error(server: str) -> None:
+    metric = metrics.get("cpdscore-simple[http:huge,n=1,retries=0]")
+    with pytest.raises(BackendError, match="response body larger than 8 MB, not read"):
+        metric.score([item()])
+
+
+def test_a_trickling_server_cannot_keep_a_request_past_its_total_time(server: str) -> None:
+    options = {"timeout_s": 5.0, "retries": 5, "total_timeout_s": 1.0}
+    outcomes: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: outcomes.extend(backend(server, "trickle", **options).complete([request()])),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=30.0)  # each try alone would trickle for 60 s
+    [out] = outcomes
+    assert isinstance(out, Failure) and "no answer within 1 s" in out.error
+
+
+def test_total_timeout_is_a_judge_option_and_must_be_positive() -> None:
+    judge = metrics.get("cpdscore-simple[http:plain,total_timeout=7]")
+    assert judge.settings.total_timeout == 7.0
+    with pytest.raises(ComperbenchError, match="total_timeout must be positive"):
+        metrics.get("cpdscore-simple[http:plain,total_timeout=0]")

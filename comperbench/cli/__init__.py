@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from comperbench import __version__
 from comperbench.cli.verbs import Parser
 from comperbench.errors import ComperbenchError
+from comperbench.textutil import escaped
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.run(args) or 0)
     except ComperbenchError as exc:
-        print(f"comperbench: error: {exc}", file=sys.stderr)
+        print(f"comperbench: error: {escaped(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader stopped early (`| head`): the rest of the output goes nowhere, quietly

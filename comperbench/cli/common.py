@@ -36,6 +36,17 @@ NON_NEGATIVE = at_least(0)
 POSITIVE = at_least(1)
 
 
+def significance_level(text: str) -> float:
+    """An argparse type: a test level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"give a level between 0 and 1 (exclusive), got {text}")
+    return value
+
+
 def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--exclude-system",

@@ -138,6 +138,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         workers=args.workers,
         scheduler=scheduler_address(args.scheduler),
     )
+    evaluation.result.require_a_run()
     document = evaluation.document()
     scores_path, table_path = write_outputs(out, evaluation.result, document)
     if report is not None:

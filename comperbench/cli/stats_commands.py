@@ -21,6 +21,7 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
+    significance_level,
 )
 from comperbench.errors import ComperbenchError
 from comperbench.outputs import refuse_existing
@@ -59,9 +60,7 @@ def _metric_scores(
     from comperbench.metrics.runner import resolve_metrics, run_metrics
 
     run = run_metrics(bench, resolve_metrics(args.metrics, bench.level), cache=ScoreCache())
-    if not run.runs:
-        reasons = "; ".join(f"{name}: {reason}" for name, reason in run.skipped.items())
-        raise ComperbenchError(f"no metric can run on {bench.name}: {reasons}")
+    run.require_a_run()
     for name, reason in run.skipped.items():
         print(f"skipped {name}: {reason}", file=sys.stderr)
     frame = run.item_frame()
@@ -301,7 +300,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_convention_arguments(compare)
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
-    compare.add_argument("--alpha", type=float, default=SETTINGS.alpha)
+    compare.add_argument("--alpha", type=significance_level, default=SETTINGS.alpha)
     compare.add_argument(
         "--correction",
         choices=multiplicity.CORRECTIONS,

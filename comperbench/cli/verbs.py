@@ -6,6 +6,8 @@ import argparse
 import difflib
 from typing import Any, NoReturn
 
+from comperbench.textutil import escaped
+
 RENAMED = {
     "pairwise": "human votes",
     "rates": "human labels",
@@ -21,12 +23,12 @@ class Parser(argparse.ArgumentParser):
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
-            self.exit(2, f"comperbench: error: {unknown(self.prog, value, action)}\n")
+            self.exit(2, f"comperbench: error: {escaped(unknown(self.prog, value, action))}\n")
         super()._check_value(action, value)
 
     def error(self, message: str) -> NoReturn:
         """A wrong or missing argument as one line (argparse would print the usage first)."""
-        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"{self.prog}: error: {escaped(message)} (see `{self.prog} --help`)\n")
 
 
 def unknown(prog: str, word: str, action: argparse._SubParsersAction) -> str:

@@ -68,12 +68,18 @@ SHOWN_CHARS = 100
 FORMATS = ("csv", "jsonl", "parquet")
 ID_COLUMN = "item_id"
 SCORE_COLUMN = "score"
-_COLUMN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_COLUMN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 """C0 and C1 control characters (ANSI escapes start with one) and lone surrogates (the
 undecodable bytes of a command-line argument)."""
 _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Unicode bidi embeddings, overrides and isolates: they reorder the text shown around them."""
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b\u2060-\u2064\u2800\u3164"
+    "\ufeff\uffa0\U000e0000-\U000e007f]"
+)
+"""Characters that show as nothing or as blank: a soft hyphen, zero-width spaces and joiners
+of words, a byte order mark, tag characters, the blank Braille pattern and Hangul fillers."""
 _BIDI_MARK = re.compile("[\u061c\u200e\u200f]")
 """Unicode bidi marks: refused in names, allowed in a description's prose."""
 _PROSE_SPACE = str.maketrans("\t\n\r", "   ")
@@ -215,12 +221,13 @@ class SubmissionMeta:
 
 def _text_problem(text: str, limit: int, prose: bool) -> str | None:
     """Why a metadata text cannot be stored and shown as it is (its length, a control or bidi
-    character), or None; `prose` allows tabs, line breaks and bidi marks."""
+    or invisible character), or None; `prose` allows tabs, line breaks and bidi marks."""
     if len(text) > limit:
         return f"{len(text)} characters; at most {limit}"
     checks = [
         (_CONTROL, "a control character or undecodable byte"),
         (_BIDI_CONTROL, "a bidi override or isolate"),
+        (_INVISIBLE, "an invisible character"),
     ]
     if not prose:
         checks.append((_BIDI_MARK, "a bidi mark"))
@@ -434,7 +441,7 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
         if column in seen:
             problems.append(Problem("duplicated column name", line, column=column, kind=_HEADER))
         seen.add(column)
-        if column != ID_COLUMN and not _COLUMN_NAME.match(column):
+        if column != ID_COLUMN and not _COLUMN_NAME.fullmatch(column):
             problems.append(
                 Problem(
                     "column names are letters, digits, '_', '.', '-' (at most 64)",

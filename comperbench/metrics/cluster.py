@@ -8,6 +8,8 @@ one single-threaded worker process per CPU on this machine.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import os
 import time
@@ -15,6 +17,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -99,8 +102,21 @@ def describe(client: Client) -> str:
     return f"the {workers} workers of the Dask cluster at {client.scheduler.address}"
 
 
+@functools.cache
+def package_digest() -> str:
+    """sha256 of the comperbench package's code: every .py file, by relative path and content, in
+    sorted order; computed once per process."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def check_workers(client: Client) -> None:
-    """Fail unless the cluster has a worker and every worker has this comperbench version."""
+    """Fail unless the cluster has a worker and every worker has this comperbench version and
+    the same code (`package_digest`)."""
     address = client.scheduler.address
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT_S)
@@ -120,6 +136,22 @@ def check_workers(client: Client) -> None:
         raise ClusterError(
             f"{len(wrong)} of {len(found)} workers of {address} lack comperbench {__version__} "
             f"({listed}): install the same comperbench on every worker"
+        )
+    _check_code(client)
+
+
+def _check_code(client: Client) -> None:
+    """Fail, naming them, when workers run comperbench code that differs from this process's."""
+    here = package_digest()
+    found = client.run(package_digest, on_error="return")
+    wrong = sorted(worker for worker, digest in found.items() if digest != here)
+    if wrong:
+        workers = client.scheduler_info(n_workers=-1)["workers"]
+        named = [f"{workers.get(w, {}).get('name', '?')} at {w}" for w in wrong]
+        raise ClusterError(
+            f"{len(wrong)} of {len(found)} workers of {client.scheduler.address} run comperbench "
+            f"code that differs from this one's ({', '.join(named)}): install the same "
+            "comperbench on every worker"
         )
 
 

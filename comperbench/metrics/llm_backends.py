@@ -19,7 +19,7 @@ def make_backend(settings: JudgeSettings) -> Backend:
     `http:<model>` (URL, key, timeout and concurrency from the settings, else the environment)."""
     kind, _, name = settings.backend.partition(":")
     key = (settings.backend, settings.url, settings.key_file, settings.timeout)
-    key += (settings.concurrency, settings.retries)
+    key += (settings.total_timeout, settings.concurrency, settings.retries)
     if key not in _BACKENDS:
         if kind == "http":
             _BACKENDS[key] = HttpBackend(
@@ -27,6 +27,7 @@ def make_backend(settings: JudgeSettings) -> Backend:
                 model=name or None,
                 key_file=settings.key_file,
                 timeout_s=settings.timeout,
+                total_timeout_s=settings.total_timeout,
                 retries=settings.retries,
                 concurrency=settings.concurrency,
             )

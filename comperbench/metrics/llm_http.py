@@ -2,8 +2,9 @@
 
 Base URL, model and key from arguments or COMPERBENCH_LLM_BASE_URL / _MODEL / _API_KEY; works
 with vLLM, llama.cpp's server and OpenAI. Each request has a timeout; timeouts, connection errors,
-5xx/429 answers and malformed JSON are retried with exponential backoff; at most `concurrency`
-requests are in flight. A request that still fails comes back as a `Failure`.
+5xx/429 answers and malformed JSON are retried with exponential backoff, all within a total time
+per request; at most `concurrency` requests are in flight. A response body is read up to
+`MAX_RESPONSE_BYTES`. A request that still fails comes back as a `Failure`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
@@ -34,6 +36,13 @@ ENV_BASE_URL = "COMPERBENCH_LLM_BASE_URL"
 ENV_MODEL = "COMPERBENCH_LLM_MODEL"
 ENV_API_KEY = "COMPERBENCH_LLM_API_KEY"
 
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+"""The largest response body read; a chat completion is a few KB."""
+
+
+class _TooLarge(Exception):
+    """A response body past the size limit."""
+
 
 @dataclass
 class HttpBackend:
@@ -45,9 +54,12 @@ class HttpBackend:
     key_file: str | None = None
     """A file holding the API key (its first line), read once; the key is never shown."""
     timeout_s: float = 60.0
+    total_timeout_s: float = 180.0
+    """Seconds for one request, its retries and their waits included."""
     retries: int = 3
     backoff_s: float = 1.0
     concurrency: int = 4
+    max_response_bytes: int = MAX_RESPONSE_BYTES
 
     def __post_init__(self) -> None:
         self.base_url = (self.base_url or os.environ.get(ENV_BASE_URL) or "").rstrip("/")
@@ -127,42 +139,71 @@ class HttpBackend:
             raw=body,
         )
 
-    def _attempt(self, client: httpx.Client, request: ChatRequest, timeout: float) -> Outcome | str:
-        """One POST: the outcome, or the error of a failure worth retrying."""
+    def _attempt(
+        self, client: httpx.Client, request: ChatRequest, timeout: float, until: float
+    ) -> Outcome | str:
+        """One POST, given up at the monotonic time `until`: the outcome, or the error of a
+        failure worth retrying."""
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        payload = self._payload(request)
         try:
-            response = client.post(
-                self.url, json=self._payload(request), headers=headers, timeout=timeout
-            )
+            with client.stream(
+                "POST", self.url, json=payload, headers=headers, timeout=timeout
+            ) as response:
+                body = self._read(response, until)
+            text = body[:200].decode(errors="replace")
             if response.status_code in (429,) or response.status_code >= 500:
-                return f"HTTP {response.status_code}: {response.text[:200]}"
+                return f"HTTP {response.status_code}: {text}"
             if response.status_code >= 400:
-                return Failure(f"{self.url}: HTTP {response.status_code}: {response.text[:200]}", 1)
-            return self._parse(response.json(), request)
+                return Failure(f"{self.url}: HTTP {response.status_code}: {text}", 1)
+            return self._parse(json.loads(body), request)
+        except _TooLarge:
+            limit = self.max_response_bytes / 1024**2
+            return Failure(f"{self.url}: response body larger than {limit:g} MB, not read", 1)
         except httpx.TimeoutException:
             return f"timed out after {timeout:.3g} s"
         except httpx.TransportError as exc:
             return f"connection error: {exc}"
-        except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, IndexError) as exc:
             return f"malformed response body: {type(exc).__name__}: {exc}"
 
+    def _read(self, response: httpx.Response, until: float) -> bytes:
+        """The body, read in chunks; `_TooLarge` past the size limit, a read timeout once the
+        monotonic time `until` has passed."""
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self.max_response_bytes:
+                raise _TooLarge
+            if time.monotonic() > until:
+                raise httpx.ReadTimeout("the total time per request passed")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     def _one(self, client: httpx.Client, request: ChatRequest, budget: Budget) -> Outcome:
-        """The outcome of one request after at most `budget.retries` retries; none starts once
-        the run has stopped or its deadline has passed."""
+        """The outcome of one request after at most `budget.retries` retries, all within
+        `total_timeout_s`; none starts once the run has stopped or its deadline has passed."""
         error = "not sent: the run had stopped"
+        until = time.monotonic() + self.total_timeout_s
         for attempt in range(1, budget.retries + 2):
             if budget.halted(f"{self.url}: {error}"):
                 return Failure(f"{self.url}: {error}", attempt - 1)
-            left = budget.time_left()
-            timeout = self.timeout_s if left is None else min(self.timeout_s, left)
-            result = self._attempt(client, request, timeout)
+            left = _least(budget.time_left(), until - time.monotonic())
+            if left <= 0:
+                return Failure(
+                    f"{self.url}: no answer within {self.total_timeout_s:g} s; last: {error}",
+                    attempt - 1,
+                )
+            result = self._attempt(client, request, min(self.timeout_s, left), until)
             if not isinstance(result, str):
                 return replace(result, attempts=attempt) if isinstance(result, Failure) else result
             error = result
             if attempt <= budget.retries:
                 budget.retry()
                 delay = self.backoff_s * 2 ** (attempt - 1)
-                budget.stopped.wait(delay if left is None else max(0.0, min(delay, left)))
+                left = _least(budget.time_left(), until - time.monotonic())
+                budget.stopped.wait(max(0.0, min(delay, left)))
         return Failure(f"{self.url}: {error}", budget.retries + 1)
 
     def complete(
@@ -187,6 +228,11 @@ class HttpBackend:
             while wait(futures, timeout=max(llm_budget.PROGRESS_EVERY_S, 0.05)).not_done:
                 budget.report()
             return [future.result() for future in futures]
+
+
+def _least(deadline_left: float | None, total_left: float) -> float:
+    """Seconds left for a request: the smaller of the run's and the request's."""
+    return total_left if deadline_left is None else min(deadline_left, total_left)
 
 
 def same_model(asked: str | None, served: str) -> bool:

@@ -7,7 +7,8 @@ What changes a score: the backend and model, `n=` calls averaged per item, `t=` 
 `temperature=`), `seed=`, `prompt=` (the version of the judge's prompt; only the version this
 comperbench has is accepted), `retries=` of unparsable output and failed requests, and
 `structured=` (constrain decoding to the answer's format; on by default). How the server is
-reached: `url=`, `timeout=` seconds per request, `concurrency=` requests in flight, `key_file=`
+reached: `url=`, `timeout=` seconds per try of a request, `total_timeout=` seconds for a request
+and its retries, `concurrency=` requests in flight, `key_file=`
 (a file holding the API key; else COMPERBENCH_LLM_API_KEY; the key itself is never in a name,
 a signature or a message), `max_failures=` failed requests in a row that stop the run (0: never)
 and `deadline=` seconds for all the requests of a run.
@@ -51,6 +52,7 @@ _OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "structured": ("structured", _boolean),
     "url": ("url", str),
     "timeout": ("timeout", _finite),
+    "total_timeout": ("total_timeout", _finite),
     "concurrency": ("concurrency", int),
     "key_file": ("key_file", str),
     "max_failures": ("max_failures", int),
@@ -82,6 +84,7 @@ class JudgeSettings:
     structured: bool = True
     url: str | None = None
     timeout: float = 60.0
+    total_timeout: float = 180.0
     concurrency: int = 4
     key_file: str | None = None
     max_failures: int = 5
@@ -126,8 +129,10 @@ class JudgeSettings:
             raise MetricOptionError(f"retries and max_failures cannot be negative {where}")
         if self.deadline is not None and self.deadline <= 0:
             raise MetricOptionError(f"deadline must be a positive number of seconds {where}")
-        if self.timeout <= 0 or self.concurrency < 1:
-            raise MetricOptionError(f"timeout must be positive and concurrency at least 1 {where}")
+        if self.timeout <= 0 or self.total_timeout <= 0 or self.concurrency < 1:
+            raise MetricOptionError(
+                f"timeout and total_timeout must be positive and concurrency at least 1 {where}"
+            )
         if not self.is_http and (self.url or self.key_file):
             raise MetricOptionError(
                 f"url and key_file apply to a server (http:<model>), not to {self.backend} {where}"

@@ -379,6 +379,12 @@ class RunResult:
     runs: list[MetricRun]
     skipped: dict[str, str]
 
+    def require_a_run(self) -> None:
+        """Raise `ComperbenchError` saying why each metric was skipped when none ran."""
+        if not self.runs:
+            reasons = "; ".join(f"{name}: {reason}" for name, reason in self.skipped.items())
+            raise ComperbenchError(f"no metric can run on {self.benchmark.name}: {reasons}")
+
     def item_frame(self) -> pd.DataFrame:
         """item_id, system, one column per item-level metric."""
         frame = pd.DataFrame({"item_id": self.item_ids, "system": self.item_systems})
