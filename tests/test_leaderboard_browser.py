@@ -107,6 +107,7 @@ def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def _opened(browser: Any, url: str) -> Iterator[Any]:
     """A page on `url` in a fresh context; no request outside the machine, no script run."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(DEADLINE_MS)  # clicks and waits alike, however loaded the machine
     outside: list[str] = []
     dialogs: list[str] = []
 
