@@ -1,12 +1,13 @@
 """Per-turn selections of an interactive evaluation: at each turn a user saw the responses of
 several systems and selected the best one (SOBA, select one best) or every appropriate one,
-possibly none (SATA, select all that apply).
+possibly none (SATA, select all that apply). A SATA turn that shows one response is the
+single-model single-response setting: the user says whether that response is appropriate.
 
 File format (.csv with a header line, .jsonl or .parquet): `dialogue`, `turn`, `shown` (the
-systems whose responses were shown), `selected` (those chosen; empty for none), `annotator` and
-`setting` (soba or sata); other columns are ignored. In CSV `shown` and `selected` separate
-systems by `|`; JSON lines and parquet may also give lists. Each annotator judges a
-(dialogue, turn) once.
+systems whose responses were shown, in the order they were shown), `selected` (those chosen;
+empty for none), `annotator` and `setting` (soba or sata); other columns are ignored. In CSV
+`shown` and `selected` separate systems by `|`; JSON lines and parquet may also give lists.
+Each annotator judges a (dialogue, turn) once; whole-number turns make consecutive turns known.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ def _selection(row: dict, where: dict, file: str) -> tuple:
             f"unknown setting {setting!r}; use soba or sata", file=file, field="setting", **where
         )
     shown = _systems(row, "shown", where, file)
-    if len(shown) < 2:
+    needed = 2 if setting == "soba" else 1
+    if len(shown) < needed:
         raise DataFormatError(
-            f"{len(shown)} system(s) shown; a selection needs at least two",
+            f"{len(shown)} system(s) shown; a {setting.upper()} turn needs at least {needed}",
             file=file,
             field="shown",
             **where,

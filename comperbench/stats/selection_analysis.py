@@ -14,7 +14,9 @@ prescribes.
 
 Each system's selection rate (selected / shown) comes with a Wilson interval, and optionally an
 exact binomial test against an expected rate; ratings and win/tie/loss come from
-`pairwise_analysis.analyse`, whose bootstrap resamples turns.
+`pairwise_analysis.analyse`, whose bootstrap resamples turns. The cascading and anchoring checks
+are `selection_effects`'. SATA turns that show one response are the single-model setting
+(`single_response`), left out here.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.pairwise_analysis import OmnibusTest, PairwiseAnalysis, analyse
 from comperbench.stats.pairwise_tests import cochrans_q
 from comperbench.stats.rates import Alternative, rate_tests, rates
+from comperbench.stats.selection_effects import Anchoring, Cascading, anchoring, cascading
 
 OMNIBUS = {
     "soba": "Pearson's chi-square goodness of fit of the selection counts to equal chances",
@@ -62,6 +65,10 @@ class SelectionAnalysis:
     ties: pd.DataFrame | None = None
     """SATA: per pair shown together, the turns only A, only B, both (tie wins) and neither (tie
     losses) were selected (`sata_pair_outcomes`); None for SOBA."""
+    cascading: Cascading | None = None
+    """Re-selection in consecutive turns (`selection_effects.cascading`)."""
+    anchoring: Anchoring | None = None
+    """Selection rate by the position a response was shown in (`selection_effects.anchoring`)."""
 
 
 def _soba_comparisons(rows: pd.DataFrame) -> tuple[list, list, list, list]:
@@ -158,10 +165,10 @@ def analyse_selections(
     alternative: Alternative = "two-sided",
 ) -> SelectionAnalysis:
     """The analysis of the selections of one setting (`soba` or `sata`): rows as read by
-    `comperbench.human.selections.read_selections`, all of that setting."""
-    rows = rows[rows["setting"] == setting]
+    `comperbench.human.selections.read_selections`; turns that show one response are left out."""
+    rows = rows[(rows["setting"] == setting) & (rows["shown"].map(len) >= 2)]
     if rows.empty:
-        raise ValueError(f"no {setting.upper()} selections")
+        raise ValueError(f"no {setting.upper()} selections of two or more responses")
     games = selection_comparisons(rows, setting)
     pairwise = analyse(
         games,
@@ -181,4 +188,15 @@ def analyse_selections(
     if expected is not None:
         tested = rate_tests(table["count"], table["n"], expected, alternative, correction)
     ties = sata_pair_outcomes(rows) if setting == "sata" else None
-    return SelectionAnalysis(setting, len(rows), table, pairwise, omnibus, note, tested, ties)
+    return SelectionAnalysis(
+        setting,
+        len(rows),
+        table,
+        pairwise,
+        omnibus,
+        note,
+        tested,
+        ties,
+        cascading(rows, setting, correction),
+        anchoring(rows, setting),
+    )
