@@ -1,6 +1,7 @@
 """`comperbench human selections`: per-turn selections of an interactive evaluation (SOBA or
-SATA), with the tests each setting prescribes. The analysis is
-`comperbench.stats.selection_analysis`; this module parses and prints."""
+SATA, single-response turns apart), with the tests each setting prescribes and the cascading and
+anchoring checks. The analyses are `comperbench.stats.selection_analysis` and
+`comperbench.stats.single_response`; this module parses and prints."""
 
 from __future__ import annotations
 
@@ -8,6 +9,13 @@ import argparse
 
 from comperbench.cli.common import format_table, located, print_json
 from comperbench.cli.human_common import add_test_options, print_expected, print_rates
+from comperbench.cli.human_selection_checks import (
+    checks_payload,
+    print_anchoring,
+    print_cascading,
+    print_single_response,
+    single_response_payload,
+)
 from comperbench.cli.human_votes import (
     add_rating_options,
     pairwise_payload,
@@ -22,6 +30,11 @@ from comperbench.stats.selection_analysis import (
     SATA_OUTCOMES,
     SelectionAnalysis,
     analyse_selections,
+)
+from comperbench.stats.single_response import (
+    PAPER_NULL,
+    analyse_single_response,
+    single_response_rows,
 )
 from comperbench.textutil import number, p_value, wrap
 
@@ -79,6 +92,8 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
     print_pairs(found.pairwise, PAIR_TEST[found.setting], family)
     if found.expected is not None:
         print_expected(found.expected, args.expected, args, "selection rate")
+    print_cascading(found.cascading, args.correction)
+    print_anchoring(found.anchoring)
 
 
 def _payload(found: SelectionAnalysis, about: str) -> dict:
@@ -96,12 +111,14 @@ def _payload(found: SelectionAnalysis, about: str) -> dict:
         "pair_test": PAIR_TEST[found.setting],
         "sata_pair_outcomes": found.ties,
         "expected": found.expected,
+        **checks_payload(found.cascading, found.anchoring),
     }
 
 
 def run_selections(args: argparse.Namespace) -> int:
     rows = read_selections(args.file)
-    settings = [s for s in SETTINGS if (rows["setting"] == s).any()]
+    several = rows["shown"].map(len) >= 2
+    settings = [s for s in SETTINGS if ((rows["setting"] == s) & several).any()]
     about = (
         f"{args.file}: {len(rows)} judged turns by {rows['annotator'].nunique()} annotators in "
         f"{rows['dialogue'].nunique()} dialogues"
@@ -119,13 +136,25 @@ def run_selections(args: argparse.Namespace) -> int:
         )
         for setting in settings
     ]
+    single = None
+    if not single_response_rows(rows).empty:
+        single = analyse_single_response(
+            rows,
+            null=PAPER_NULL if args.expected is None else args.expected,
+            alternative=args.alternative,
+            correction=args.correction,
+        )
     if args.json:
         payload = {found.setting: _payload(found, about) for found in analyses}
+        if single is not None:
+            payload["single"] = single_response_payload(single)
         print_json({"about": about, "settings": payload})
         return 0
     print(wrap(about))
     for found in analyses:
         _print_one(found, args)
+    if single is not None:
+        print_single_response(single, args)
     return 0
 
 
@@ -139,10 +168,13 @@ def register(actions: argparse._SubParsersAction) -> None:
         required=True,
         metavar="FILE",
         help="selections (.csv, .jsonl or .parquet: dialogue,turn,shown,selected,annotator,"
-        "setting; shown and selected as A|B|C; setting soba or sata)",
+        "setting; shown (in the order shown) and selected as A|B|C; setting soba or sata; a "
+        "SATA turn showing one response is a single-response turn)",
     )
     add_rating_options(selections)
     add_test_options(
-        selections, "also test each system's selection rate against this rate (exact binomial)"
+        selections,
+        "also test each system's selection rate against this rate (exact binomial); the null of "
+        f"the single-response win rates (default {PAPER_NULL:g}, as Liu et al.)",
     )
     selections.set_defaults(run=located(run_selections))

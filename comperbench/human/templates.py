@@ -72,9 +72,11 @@ TEMPLATES = {
             "selections",
             (
                 _selection("d1", 1, "bot-a,bot-b,bot-c", "bot-b", "soba"),
-                _selection("d1", 2, "bot-a,bot-b,bot-c", "bot-a", "soba"),
-                _selection("d2", 1, "bot-a,bot-b,bot-c", "bot-a,bot-c", "sata"),
-                _selection("d2", 2, "bot-a,bot-b,bot-c", "", "sata"),
+                _selection("d1", 2, "bot-c,bot-a,bot-b", "bot-a", "soba"),
+                _selection("d2", 1, "bot-b,bot-a,bot-c", "bot-a,bot-c", "sata"),
+                _selection("d2", 2, "bot-a,bot-c,bot-b", "", "sata"),
+                _selection("d3", 1, "bot-a", "bot-a", "sata"),
+                _selection("d3", 2, "bot-a", "", "sata"),
             ),
         ),
         Template(

@@ -62,12 +62,12 @@ class SelectionAnalysis:
     omnibus_note: str | None
     """Why the omnibus test is missing or what it left out."""
     expected: pd.DataFrame | None
-    ties: pd.DataFrame | None = None
+    ties: pd.DataFrame | None
     """SATA: per pair shown together, the turns only A, only B, both (tie wins) and neither (tie
     losses) were selected (`sata_pair_outcomes`); None for SOBA."""
-    cascading: Cascading | None = None
+    cascading: Cascading
     """Re-selection in consecutive turns (`selection_effects.cascading`)."""
-    anchoring: Anchoring | None = None
+    anchoring: Anchoring
     """Selection rate by the position a response was shown in (`selection_effects.anchoring`)."""
 
 

@@ -46,7 +46,6 @@ ANCHORING_TESTS = {
 """(setting, 2 or 3 for more responses) -> the test of equal selection rates per position."""
 TIE_WIN, TIE_LOSS = "tie win", "tie loss"
 CASCADING_COLUMNS = [
-    "event",
     "pairs",
     "before",
     "again",
@@ -62,7 +61,7 @@ CASCADING_COLUMNS = [
 
 @dataclass(frozen=True)
 class Cascading:
-    """Per event (a system selected; SATA also a tie win or tie loss): the consecutive `pairs`
+    """Per event (index: a system selected; SATA also a tie win or tie loss): the consecutive `pairs`
     of turns it could occur in both, the turns t it occurred in (`before`), those followed by
     it again at t + 1 (`again`), `reselection_rate` = again / before, `rate_after_other` (its
     rate at t + 1 after a turn without it), `selection_rate` over every turn, and Fisher's
@@ -80,7 +79,7 @@ class PositionTest:
     shown: int
     turns: int
     rates: pd.DataFrame
-    """Per position (1 = shown first): turns selected and rate (selected / turns)."""
+    """Per position (index, 1 = shown first): turns selected and rate (selected / turns)."""
     test: str
     statistic: float
     p_value: float
@@ -206,7 +205,7 @@ def cascading(rows: pd.DataFrame, setting: str, correction: Correction = "holm")
     found = _system_rows(rows, pairs)
     if setting == "sata" and (rows["shown"].map(len) >= 2).any():
         found += _tie_rows(rows, pairs)
-    table = pd.DataFrame(found)
+    table = pd.DataFrame(found).set_index("event")
     table["p_adjusted"] = adjust(table["p_value"].to_numpy(), correction)
     return Cascading(table[CASCADING_COLUMNS])
 
@@ -249,7 +248,8 @@ def _group(rows: pd.DataFrame, setting: str) -> PositionTest:
     turns, k = matrix.shape
     selected = matrix.sum(axis=0).astype(int)
     rates = pd.DataFrame(
-        {"position": np.arange(1, k + 1), "selected": selected, "rate": selected / turns}
+        {"selected": selected, "rate": selected / turns},
+        index=pd.RangeIndex(1, k + 1, name="position"),
     )
     test = ANCHORING_TESTS[(setting, min(k, 3))]
     if _fixed_order(rows):
