@@ -404,7 +404,7 @@ GOOD = "d1,1,A|B|C,B,u1,soba\n"
         (HEADER + "d1,2,A|B|C,,u1,soba\n", "s.csv", "line 2, field 'selected'", "selects exactly one system; this one selects 0"),
         (HEADER + GOOD + "d1,2,A|B,C,u1,sata\n", "s.csv", "line 3, field 'selected'", "selected system 'C' was not shown"),
         (HEADER + GOOD + "d2,1,A|B,A,u1,soba\n" + "d1,1,A|B,B,u1,sata\n", "s.csv", "line 4, field 'annotator'", "annotator 'u1' judges dialogue 'd1', turn '1' again (first at line 2)"),
-        (HEADER + GOOD + "d1,2,A,A,u1,soba\n", "s.csv", "line 3, field 'shown'", "1 system(s) shown; a selection needs at least two"),
+        (HEADER + GOOD + "d1,2,A,A,u1,soba\n", "s.csv", "line 3, field 'shown'", "1 system(s) shown; a SOBA turn needs at least 2"),
         (HEADER + "d1,2,,,u1,sata\n", "s.csv", "line 2, field 'shown'", "0 system(s) shown"),
         (HEADER + GOOD + "d1,2,A|B|A,A,u1,soba\n", "s.csv", "line 3, field 'shown'", "system 'A' is listed twice"),
         (HEADER + GOOD + "d1,2,A|B|C,A|A,u1,sata\n", "s.csv", "line 3, field 'selected'", "system 'A' is listed twice"),
@@ -486,12 +486,13 @@ def test_the_template_reads_back_and_runs(
 
     assert main(["human", "selections", "--file", str(path), *CLI_FAST, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert set(payload["settings"]) == {"soba", "sata"}
+    assert set(payload["settings"]) == {"soba", "sata", "single"}
+    single = table["shown"].map(len) == 1
+    assert payload["settings"].pop("single")["turns"] == int(single.sum())
     for setting, found in payload["settings"].items():
-        assert found["turns"] == int((table["setting"] == setting).sum())
-        assert {r["system"] for r in found["selection_rates"]} == set(
-            table.loc[table["setting"] == setting, "shown"].explode()
-        )
+        mine = table[(table["setting"] == setting) & ~single]
+        assert found["turns"] == len(mine)
+        assert {r["system"] for r in found["selection_rates"]} == set(mine["shown"].explode())
 
 
 def test_sata_tie_wins_and_tie_losses_are_kept_apart(tmp_path: Path) -> None:
