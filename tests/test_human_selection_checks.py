@@ -20,6 +20,7 @@ from test_human_selections import CLI_FAST, FAST, write_csv
 
 from comperbench.cli import main
 from comperbench.human.selections import read_selections
+from comperbench.reproduction.published import TABLE6
 from comperbench.stats.selection_analysis import analyse_selections
 from comperbench.stats.selection_effects import TIE_LOSS, TIE_WIN, anchoring, cascading
 from comperbench.stats.single_response import analyse_single_response
@@ -147,6 +148,26 @@ def test_single_response_table_against_hand_counts_and_statsmodels(tmp_path: Pat
     holm = multipletests(p_values, method="holm")[1]
     assert found.table["p_adjusted"].tolist() == pytest.approx(list(holm), rel=1e-9)
     assert found.anchoring.groups == () and "one response" in (found.anchoring.reason or "")
+
+
+def test_table_6_from_the_counts_its_rates_imply(tmp_path: Path) -> None:
+    """A file with as many turns as each model of the interactive paper's Table 6 and the count
+    whose rate and interval round to the printed ones (111, 106, 104 and 120 selected) gives the
+    printed rates and 95% intervals to their two decimals."""
+    counts = {"GPT2XL-BST": 111, "GPT2XL-TCS": 106, "GPT2XL-WoW": 104, "GPT2M-BST": 120}
+    rows = []
+    for model, selected in counts.items():
+        turns = TABLE6[model][0]
+        rows += [
+            {"dialogue": model, "turn": t, "annotator": "w", "shown": [model]}
+            | {"selected": [model] if t <= selected else [], "setting": "sata"}
+            for t in range(1, turns + 1)
+        ]
+    table = analyse_single_response(read(tmp_path, rows)).table
+    for model, (turns, rate, low, high) in TABLE6.items():
+        row = table.loc[model]
+        assert row["turns"] == turns and round(row["rate"], 2) == rate
+        assert (round(row["wald_low"], 2), round(row["wald_high"], 2)) == (low, high)
 
 
 def test_single_response_turns_are_apart_from_the_sata_comparisons(tmp_path: Path) -> None:

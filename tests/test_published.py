@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from comperbench import load_benchmark
 from comperbench.benchmark import Benchmark
 from comperbench.cli import main
 from comperbench.reproduction.chateval_table import NCME_VOTES, RANKED, ncme_pair_wins
 from comperbench.reproduction.known_differences import KNOWN_DIFFERENCES
-from comperbench.reproduction.published import CORRELATIONS
+from comperbench.reproduction.published import CORRELATIONS, TABLE6
 from comperbench.reproduction.run import (
     ALL_CORRELATIONS,
     ALL_FACTS,
@@ -92,7 +93,11 @@ def test_published_facts_reproduce(reproduced: list[Reproduced], name: str) -> N
 def test_table_1_of_the_interactive_paper(reproduced: list[Reproduced]) -> None:
     """196 and 126 reproduce exactly; the other three cells need parameters the paper does not
     print, each named in its known difference."""
-    rows = {r.what.rsplit(" ", 1)[1]: r for r in reproduced if r.benchmark == "liu-interactive"}
+    rows = {
+        r.what.rsplit(" ", 1)[1]: r
+        for r in reproduced
+        if r.benchmark == "liu-interactive" and r.what.startswith("Table 1 ")
+    }
     assert {cell: r.status for cell, r in rows.items()} == {
         "PM-SOBA": "ok",
         "PM-SATA": "known",
@@ -101,6 +106,21 @@ def test_table_1_of_the_interactive_paper(reproduced: list[Reproduced]) -> None:
         "SM-SATA": "ok",
     }
     assert (rows["PM-SOBA"].ours, rows["SM-SATA"].ours) == (196, 126)
+
+
+def test_table_6_of_the_interactive_paper() -> None:
+    """The single-model intervals follow from the printed turns and win rates with the Wald
+    interval `human selections` prints, except one bound of a rounded rate (a known
+    difference); Wilson's interval would not give the printed bounds."""
+    rows = {r.what: r for r in reproduce_facts(["liu-interactive"]) if "Table 6" in r.what}
+    assert len(rows) == 8
+    assert {w for w, r in rows.items() if r.status != "ok"} == {"Table 6 95% CI low, GPT2M-BST"}
+    assert rows["Table 6 95% CI low, GPT2M-BST"].status == "known"
+    wilson_off = 0
+    for turns, rate, low, high in TABLE6.values():
+        wilson = proportion_confint(rate * turns, turns, method="wilson")
+        wilson_off += sum(abs(w - p) > TOLERANCE for w, p in zip(wilson, (low, high), strict=True))
+    assert wilson_off >= 3
 
 
 def test_every_known_difference_is_still_a_difference(reproduced: list[Reproduced]) -> None:

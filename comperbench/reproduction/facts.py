@@ -17,8 +17,10 @@ from scipy import stats as sps
 
 from comperbench.benchmark import Benchmark, get_metadata
 from comperbench.reproduction import chateval_table as chateval
+from comperbench.reproduction.published import TABLE6
 from comperbench.stats.agreement import RatingTable, krippendorff_alpha
 from comperbench.stats.plan import SETTINGS
+from comperbench.stats.single_response import wald_interval
 
 Loader = Callable[..., Benchmark]
 
@@ -94,6 +96,14 @@ def _table1_turns(load: Loader, name: str, cell: str) -> float:
     return float(SETTINGS[setting].plan(**parameters).n)
 
 
+def _table6_bound(load: Loader, name: str, side: str, model: str) -> float:
+    """One bound of a single-model interval of the interactive paper's Table 6, as
+    `human selections` computes it (Wald), from the printed turns and (rounded) win rate."""
+    turns, rate, _, _ = TABLE6[model]
+    low, high = wald_interval(rate * turns, turns)
+    return low if side == "low" else high
+
+
 _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"turn-level items(?: \(lower bound\))?", lambda load, n: _items(load, n, "turn")),
     (r"dialogue-level items", lambda load, n: _items(load, n, "dialogue")),
@@ -111,6 +121,7 @@ _PATTERNS: tuple[tuple[str, Callable[..., float]], ...] = (
     (r"vote share lead, (.+) over (.+)", lambda load, n, a, b: chateval.vote_share_lead(a, b)),
     (r"Fleiss' kappa, \w+", lambda load, n: chateval.needs_raw_votes("Fleiss' kappa")),
     (r"Table 1 turns, ([A-Z]+-[A-Z]+)", _table1_turns),
+    (r"Table 6 95% CI (low|high), (.+)", _table6_bound),
 )
 
 

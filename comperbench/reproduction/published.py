@@ -600,7 +600,8 @@ def _declared_counts(name: str) -> list[PublishedFact]:
 
 # --------------------------------------------------------------------------------------------
 # Liu et al., "Towards Credible Human Evaluation of Open-Domain Dialog Systems Using Interactive
-# Setup": Table 1, turns needed per setting (no data: `human plan` computes them)
+# Setup": Table 1, turns needed per setting (no data: `human plan` computes them); Table 6, the
+# single-model intervals (no data: computed from the printed turns and win rates)
 # --------------------------------------------------------------------------------------------
 
 _INTERACTIVE = (
@@ -614,6 +615,27 @@ two-sided, power 0.8."""
 _INTERACTIVE_FACTS = [
     PublishedFact("liu-interactive", f"Table 1 turns, {cell}", float(n), f"{_INTERACTIVE}, {cell}")
     for cell, n in _TABLE1.items()
+]
+
+TABLE6 = {
+    "GPT2XL-BST": (128, 0.87, 0.81, 0.93),
+    "GPT2XL-TCS": (126, 0.84, 0.78, 0.91),
+    "GPT2XL-WoW": (126, 0.83, 0.76, 0.89),
+    "GPT2M-BST": (127, 0.94, 0.91, 0.98),
+}
+"""The interactive paper's Table 6 (single-model single-response evaluation): per model, turns,
+win rate and the 95% interval's bounds, as printed (rates in percent there)."""
+
+_INTERACTIVE_FACTS += [
+    PublishedFact(
+        "liu-interactive",
+        f"Table 6 95% CI {side}, {model}",
+        bound,
+        f"{_INTERACTIVE.replace('Table 1', 'Table 6')}, {model}",
+        f"computed from the printed turns ({turns}) and win rate ({rate:.2f})",
+    )
+    for model, (turns, rate, low, high) in TABLE6.items()
+    for side, bound in (("low", low), ("high", high))
 ]
 
 
