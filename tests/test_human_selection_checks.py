@@ -329,7 +329,7 @@ def test_anchoring_two_responses_sata_is_mcnemar_and_soba_the_binomial(tmp_path:
     matrix = _positions(sata)
     assert (group.shown, group.turns) == (2, 300)
     assert group.rates["selected"].tolist() == matrix.sum(axis=0).tolist()
-    both = np.array([[np.sum((matrix[:, 0] == i) & (matrix[:, 1] == j)) for j in (1, 0)] for i in (1, 0)])  # fmt: skip
+    both = pd.crosstab(-matrix[:, 0], -matrix[:, 1]).to_numpy()  # selected first
     assert group.p_value == pytest.approx(mcnemar(both, exact=True).pvalue, rel=1e-9)
     assert group.p_value < 0.05  # the first position's bonus is found
 
@@ -362,7 +362,8 @@ def test_anchoring_four_responses_sata_is_cochrans_q_and_soba_the_goodness_of_fi
 
 def test_anchoring_groups_turns_by_the_number_shown(tmp_path: Path) -> None:
     two = dialogue_rows(14, 5, 4, {"A": 0.5, "B": 0.5})
-    four = [r | {"dialogue": "x" + r["dialogue"]} for r in dialogue_rows(15, 5, 4, dict.fromkeys(SYSTEMS, 0.4))]  # fmt: skip
+    four = dialogue_rows(15, 5, 4, dict.fromkeys(SYSTEMS, 0.4))
+    four = [r | {"dialogue": "x" + r["dialogue"]} for r in four]
     found = anchoring(read(tmp_path, two + four), "sata")
     assert [(g.shown, g.turns) for g in found.groups] == [(2, 20), (4, 20)]
 

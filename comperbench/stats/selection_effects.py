@@ -25,6 +25,7 @@ number.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,8 +135,23 @@ def _fisher(table: np.ndarray) -> tuple[float, float, str | None]:
     return float(result.statistic), float(result.pvalue), None
 
 
-def _event_row(event: str, before: np.ndarray, after: np.ndarray, rate: float) -> dict:
-    """One event's counts over the pairs it could occur in, with its overall rate."""
+Event = tuple[str, Callable[[tuple], bool], Callable[[tuple, tuple], bool]]
+"""(name, whether a turn showing these systems can have it, whether it occurs given the systems
+shown and selected)."""
+
+
+def _event_row(event: Event, rows: pd.DataFrame, pairs: pd.DataFrame) -> dict:
+    """One event's counts over the pairs it could occur in both times, with its rate over every
+    turn it could occur in."""
+    name, applies, occurs = event
+
+    def happened(shown: pd.Series, selected: pd.Series) -> np.ndarray:
+        return np.array([occurs(s, c) for s, c in zip(shown, selected, strict=True)], bool)
+
+    possible = rows[rows["shown"].map(applies)]
+    both = pairs[pairs["shown_t"].map(applies) & pairs["shown_next"].map(applies)]
+    before = happened(both["shown_t"], both["selected_t"])
+    after = happened(both["shown_next"], both["selected_next"])
     table = np.array(
         [[np.sum(before & after), np.sum(before & ~after)],
          [np.sum(~before & after), np.sum(~before & ~after)]]
@@ -145,55 +161,36 @@ def _event_row(event: str, before: np.ndarray, after: np.ndarray, rate: float) -
         reason = "undefined: no consecutive turns show it both times"
     again, n_before, n_other = int(table[0, 0]), int(table[0].sum()), int(table[1].sum())
     return {
-        "event": event,
+        "event": name,
         "pairs": int(before.size),
         "before": n_before,
         "again": again,
         "reselection_rate": again / n_before if n_before else np.nan,
         "rate_after_other": table[1, 0] / n_other if n_other else np.nan,
-        "selection_rate": rate,
+        "selection_rate": float(happened(possible["shown"], possible["selected"]).mean()),
         "odds_ratio": odds,
         "p_value": p,
         "reason": reason,
     }
 
 
-def _system_rows(rows: pd.DataFrame, pairs: pd.DataFrame) -> list[dict]:
-    out = []
-    for system in sorted(set(rows["shown"].explode())):
-        shown = rows["shown"].map(lambda s, name=system: name in s)
-        chosen = rows.loc[shown, "selected"].map(lambda s, name=system: name in s)
-        both = pairs[
-            [
-                system in a and system in b
-                for a, b in zip(pairs["shown_t"], pairs["shown_next"], strict=True)
-            ]
+def _several(shown: tuple) -> bool:
+    return len(shown) >= 2
+
+
+def _events(rows: pd.DataFrame, setting: str) -> list[Event]:
+    """Each system selected; SATA turns showing two or more responses add tie wins (every
+    response selected) and tie losses (none)."""
+    events: list[Event] = [
+        (name, lambda shown, name=name: name in shown, lambda _, sel, name=name: name in sel)
+        for name in sorted(set(rows["shown"].explode()))
+    ]
+    if setting == "sata" and rows["shown"].map(_several).any():
+        events += [
+            (TIE_WIN, _several, lambda shown, sel: len(sel) == len(shown)),
+            (TIE_LOSS, _several, lambda _, sel: not sel),
         ]
-        before = np.array([system in s for s in both["selected_t"]], bool)
-        after = np.array([system in s for s in both["selected_next"]], bool)
-        out.append(_event_row(system, before, after, float(chosen.mean())))
-    return out
-
-
-def _tie_rows(rows: pd.DataFrame, pairs: pd.DataFrame) -> list[dict]:
-    """Tie wins (every response selected) and tie losses (none) of SATA turns showing two or
-    more responses."""
-    several = rows[rows["shown"].map(len) >= 2]
-    kept = pairs[(pairs["shown_t"].map(len) >= 2) & (pairs["shown_next"].map(len) >= 2)]
-    out = []
-    for event, tied in (
-        (TIE_WIN, lambda shown, sel: len(sel) == len(shown)),
-        (TIE_LOSS, lambda shown, sel: not sel),
-    ):
-
-        def occurs(shown: pd.Series, selected: pd.Series, tied=tied) -> np.ndarray:
-            return np.array([tied(s, c) for s, c in zip(shown, selected, strict=True)], bool)
-
-        rate = float(occurs(several["shown"], several["selected"]).mean())
-        before = occurs(kept["shown_t"], kept["selected_t"])
-        after = occurs(kept["shown_next"], kept["selected_next"])
-        out.append(_event_row(event, before, after, rate))
-    return out
+    return events
 
 
 def cascading(rows: pd.DataFrame, setting: str, correction: Correction = "holm") -> Cascading:
@@ -202,9 +199,7 @@ def cascading(rows: pd.DataFrame, setting: str, correction: Correction = "holm")
     pairs = consecutive_pairs(rows)
     if isinstance(pairs, str):
         return Cascading(None, pairs)
-    found = _system_rows(rows, pairs)
-    if setting == "sata" and (rows["shown"].map(len) >= 2).any():
-        found += _tie_rows(rows, pairs)
+    found = [_event_row(event, rows, pairs) for event in _events(rows, setting)]
     table = pd.DataFrame(found).set_index("event")
     table["p_adjusted"] = adjust(table["p_value"].to_numpy(), correction)
     return Cascading(table[CASCADING_COLUMNS])
