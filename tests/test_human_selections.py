@@ -482,6 +482,8 @@ def test_the_template_reads_back_and_runs(
     assert main(["human", "selections", "--file", str(path), *CLI_FAST]) == 0
     out, err = capsys.readouterr()
     assert "SOBA (select one best)" in out and "SATA (select all that apply)" in out
+    assert "== single response (SATA, one response shown): 2 judged turns" in out
+    assert out.count("cascading: ") == 3 and out.count("anchoring: ") == 2
     assert err == ""
 
     assert main(["human", "selections", "--file", str(path), *CLI_FAST, "--json"]) == 0
