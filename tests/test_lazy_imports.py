@@ -15,7 +15,16 @@ import pytest
 from comperbench.cli import COMMANDS, build_parser
 from comperbench.cli.verbs import Parser
 
-HEAVY = ("scipy.stats", "pandas", "matplotlib", "statsmodels", "sklearn", "torch", "gradio")
+HEAVY = (
+    "scipy.stats",
+    "pandas",
+    "matplotlib",
+    "statsmodels",
+    "sklearn",
+    "torch",
+    "gradio",
+    "httpx",
+)
 
 
 def loaded_after(code: str, env: dict[str, str] | None = None) -> list[str]:
@@ -34,7 +43,10 @@ def loaded_after(code: str, env: dict[str, str] | None = None) -> list[str]:
 
 
 def test_importing_the_package_and_its_statistics_loads_no_heavy_library() -> None:
-    assert loaded_after("import comperbench, comperbench.stats, comperbench.cli") == []
+    assert (
+        loaded_after("import comperbench, comperbench.stats, comperbench.metrics, comperbench.cli")
+        == []
+    )
 
 
 @pytest.mark.parametrize("command", ["submit", "evaluate", "list"])
