@@ -45,5 +45,5 @@ constraints:  ## write constraints.txt from the environment (after changing a de
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
-bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, learned metrics and the leaderboard
-	for script in load metrics stats pairwise pairwise_accuracy learned leaderboard; do $(BIN)/python benchmarks/$$script.py || exit 1; done
+bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, learned metrics, the leaderboard and warm CLI runs
+	for script in load metrics stats pairwise pairwise_accuracy learned leaderboard cli; do $(BIN)/python benchmarks/$$script.py || exit 1; done

@@ -176,8 +176,11 @@ class Benchmark:
     def human_scores(self, aspect: str | None = None) -> np.ndarray:
         """Item scores of one aspect (NaN where an item has no valid rating)."""
         key = self.metadata.aspect(aspect).name
-        column = pc.struct_field(self.table.column("scores"), key)
-        return column.to_numpy(zero_copy_only=False).astype(float)
+        column = pc.cast(pc.struct_field(self.table.column("scores"), key), pa.float64())
+        if column.null_count:
+            return np.array(column.to_pylist(), dtype=float)
+        values = column.combine_chunks()  # read from its buffer: arrow's to_numpy loads pandas
+        return np.frombuffer(values.buffers()[1], float, len(values), values.offset * 8).copy()
 
     def ratings(self) -> pd.DataFrame:
         """Every individual rating, one row each: item_id, system, aspect, annotator, value."""
@@ -288,7 +291,7 @@ def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
     if payload is None:
         return None
     try:
-        table = pq.read_table(pa.BufferReader(payload))
+        table = pq.ParquetFile(pa.BufferReader(payload)).read()  # read_table loads pandas
         skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
     except (pa.ArrowException, OSError, ValueError):  # written by another version: foreign
         return None

@@ -108,12 +108,16 @@ def group_inputs(
         scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics}
         return GroupInputs(scores, human, None, units)
     keep = ~np.isin(np.asarray(result.item_systems), group.excluded)
-    frame = result.item_frame()[keep]
+    item_runs = {run.metric.name: run for run in result.runs if not run.metric.corpus}
     human = bench.human_scores(aspect)[keep]
-    dialogues = bench.table.column("dialogue_id").to_numpy(zero_copy_only=False)[keep]
-    scores = {name: frame[name].to_numpy(dtype=float) for name in group.metrics if name in frame}
-    without = {name: _NO_CONTEXTS for name in group.metrics if name not in frame}
-    systems = frame["system"].to_numpy()
+    dialogues = np.array(bench.table.column("dialogue_id").to_pylist(), dtype=object)[keep]
+    scores = {
+        name: np.asarray(item_runs[name].scores, dtype=float)[keep]
+        for name in group.metrics
+        if name in item_runs
+    }
+    without = {name: _NO_CONTEXTS for name in group.metrics if name not in item_runs}
+    systems = np.asarray(result.item_systems, dtype=object)[keep]
     return GroupInputs(
         scores, human, dialogues if grouped or over_contexts else None, systems, without
     )

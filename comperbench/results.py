@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.errors import ComperbenchError
@@ -40,12 +39,14 @@ from comperbench.stats.statistics import get_statistic
 from comperbench.textutil import interval, number
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
     from comperbench.stats.significance import SignificanceMatrix
 
+    Scores = pd.DataFrame | Mapping[str, pd.Series]
+
 MetricSpec = str | Metric
-Scores = pd.DataFrame | Mapping[str, pd.Series]
 
 
 @dataclass
@@ -324,6 +325,8 @@ class Evaluation:
     def to_pandas(self) -> pd.DataFrame:
         """One row per metric: n, NaN scores, the systems the protocol left out, and per
         statistic its value, interval, p-value, p-value method, note and signature."""
+        import pandas as pd
+
         records = []
         for row in self.table.rows:
             excluded = row.get("protocol_excluded", [])
@@ -377,6 +380,8 @@ class Evaluation:
         """Per system: the metric's mean score, the mean human score (over the items where both
         exist; a corpus metric's own value at system level) and whether the protocol left the
         system out for this metric."""
+        import pandas as pd
+
         row = next((r for r in self.table.rows if r["metric"] == metric), None)
         if row is None:
             names = ", ".join(r["metric"] for r in self.table.rows)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import sys
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 _SLUG = re.compile(r"[^a-z0-9.]+")
 _UNSHOWABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -133,7 +133,8 @@ def json_ready(value: Any) -> Any:
     ones, NaN and infinities as null."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return json_ready(dataclasses.asdict(value))
-    if isinstance(value, pd.DataFrame):
+    pandas = sys.modules.get("pandas")  # a frame exists only once pandas is imported
+    if pandas is not None and isinstance(value, pandas.DataFrame):
         return json_ready(value.reset_index().to_dict("records"))
     if isinstance(value, np.ndarray):
         return json_ready(value.tolist())

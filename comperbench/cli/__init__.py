@@ -14,18 +14,41 @@ from comperbench.cli.verbs import Parser
 from comperbench.errors import ComperbenchError
 from comperbench.textutil import escaped
 
+COMMANDS = {
+    "card": "card_commands",
+    "cite": "card_commands",
+    "list": "data_commands",
+    "show": "data_commands",
+    "export": "data_commands",
+    "evaluate": "evaluate_commands",
+    "human": "human_commands",
+    "submit": "leaderboard_commands",
+    "template": "leaderboard_commands",
+    "leaderboard": "leaderboard_commands",
+    "reproduce": "reproduce_commands",
+    "compare": "stats_commands",
+    "agreement": "stats_commands",
+}
+"""Each command -> the `*_commands` module that registers it: a run imports only its command's
+module (and what that module needs), not every command's libraries."""
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of the commands of `command`'s module only."""
     parser = Parser(
         prog="comperbench",
         description="Human-judgment benchmarks, metrics and meta-evaluation for open-domain dialogue.",
     )
     parser.add_argument("--version", action="version", version=f"comperbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if module.name.endswith("_commands"):
-            importlib.import_module(f"{__name__}.{module.name}").register(commands)
+    for name in [COMMANDS[command]] if command in COMMANDS else _command_modules():
+        importlib.import_module(f"{__name__}.{name}").register(commands)
     return parser
+
+
+def _command_modules() -> list[str]:
+    found = sorted(m.name for m in pkgutil.iter_modules(__path__))
+    return [name for name in found if name.endswith("_commands")]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,8 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # to see them)
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        _refuse_undecodable(sys.argv[1:] if argv is None else argv)
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else list(argv)
+        _refuse_undecodable(given)
+        args = build_parser(given[0] if given else None).parse_args(given)
         return int(args.run(args) or 0)
     except ComperbenchError as exc:
         print(f"comperbench: error: {escaped(str(exc))}", file=sys.stderr)

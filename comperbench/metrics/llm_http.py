@@ -17,9 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from comperbench.metrics import llm_budget
 from comperbench.metrics.llm_budget import Budget
@@ -31,6 +29,9 @@ from comperbench.metrics.llm_requests import (
     Outcome,
     normalise,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 ENV_BASE_URL = "COMPERBENCH_LLM_BASE_URL"
 ENV_MODEL = "COMPERBENCH_LLM_MODEL"
@@ -144,6 +145,8 @@ class HttpBackend:
     ) -> Outcome | str:
         """One POST, given up at the monotonic time `until`: the outcome, or the error of a
         failure worth retrying."""
+        import httpx  # here, not at import: most runs send no request
+
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         payload = self._payload(request)
         try:
@@ -170,6 +173,8 @@ class HttpBackend:
     def _read(self, response: httpx.Response, until: float) -> bytes:
         """The body, read in chunks; `_TooLarge` past the size limit, a read timeout once the
         monotonic time `until` has passed."""
+        import httpx
+
         chunks: list[bytes] = []
         size = 0
         for chunk in response.iter_bytes():
@@ -211,6 +216,8 @@ class HttpBackend:
     ) -> list[Outcome]:
         """Every request's outcome, at most `concurrency` at a time, each counted in `budget`,
         whose progress shows while requests are waited for."""
+        import httpx
+
         budget = budget or Budget(retries=self.retries)
 
         def one(request: ChatRequest) -> Outcome:

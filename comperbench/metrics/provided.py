@@ -10,12 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from comperbench.errors import ComperbenchError, DataFormatError
 from comperbench.metrics.base import Family, Item, Metric, Need
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from comperbench.benchmark import Benchmark
 
 ID_COLUMNS = ("item_id", "system")
@@ -32,6 +33,8 @@ def aligned_scores(
     in the order of the benchmark's items. `source` names the input in errors: a file, whose
     row positions `line` maps to line numbers, or (without `line`) an object in memory, whose
     rows are counted from 0."""
+    import pandas as pd
+
     fail = _failure(source, line)
     if "item_id" not in frame.columns:
         raise fail("no 'item_id' column")
@@ -91,6 +94,8 @@ def given_scores(
 ) -> dict[str, np.ndarray]:
     """`aligned_scores` of a DataFrame (`item_id` and one column per metric) or of a mapping
     from metric name to a Series indexed by item_id."""
+    import pandas as pd
+
     if isinstance(scores, pd.DataFrame):
         return aligned_scores(scores, bench, "scores")
     aligned: dict[str, np.ndarray] = {}

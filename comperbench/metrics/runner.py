@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.errors import ComperbenchError
@@ -35,6 +34,7 @@ from comperbench.progress import progress
 from comperbench.schema import Utterance
 
 if TYPE_CHECKING:
+    import pandas as pd
     from distributed import Client
 
 NGRAM_SUITE = (
@@ -387,6 +387,8 @@ class RunResult:
 
     def item_frame(self) -> pd.DataFrame:
         """item_id, system, one column per item-level metric."""
+        import pandas as pd
+
         frame = pd.DataFrame({"item_id": self.item_ids, "system": self.item_systems})
         for run in self.runs:
             if not run.metric.corpus:

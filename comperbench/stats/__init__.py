@@ -17,39 +17,87 @@ Every result carries a `signature` string.
 
 from __future__ import annotations
 
-from comperbench.stats.agreement import AgreementResult, agreement
-from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
-from comperbench.stats.contexts import SystemContexts, system_unit_matrix
-from comperbench.stats.correlation import (
-    CorrelationResult,
-    correlate,
-    correlation_table,
-    point_correlation,
-)
-from comperbench.stats.resampling import Interval, bootstrap_note
-from comperbench.stats.signature import Signature, benchmark_tag
-from comperbench.stats.significance import (
-    EarlyStopping,
-    SignificanceMatrix,
-    TestResult,
-    assign_ranks,
-    paired_bootstrap,
-    pairwise_permutation,
-    perm_both,
-    significance_matrix,
-    williams_test,
-)
-from comperbench.stats.soft_pairwise_accuracy import SoftPairwiseAccuracy, soft_pairwise_accuracy
-from comperbench.stats.statistics import (
-    CORRELATIONS,
-    Point,
-    Statistic,
-    get_statistic,
-    kendall_like_statistic,
-    register_statistic,
-    registered_statistics,
-    statistic_names,
-)
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from comperbench.stats.agreement import AgreementResult, agreement
+    from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
+    from comperbench.stats.contexts import SystemContexts, system_unit_matrix
+    from comperbench.stats.correlation import (
+        CorrelationResult,
+        correlate,
+        correlation_table,
+        point_correlation,
+    )
+    from comperbench.stats.resampling import Interval, bootstrap_note
+    from comperbench.stats.signature import Signature, benchmark_tag
+    from comperbench.stats.significance import (
+        EarlyStopping,
+        SignificanceMatrix,
+        TestResult,
+        assign_ranks,
+        paired_bootstrap,
+        pairwise_permutation,
+        perm_both,
+        significance_matrix,
+        williams_test,
+    )
+    from comperbench.stats.soft_pairwise_accuracy import (
+        SoftPairwiseAccuracy,
+        soft_pairwise_accuracy,
+    )
+    from comperbench.stats.statistics import (
+        CORRELATIONS,
+        Point,
+        Statistic,
+        get_statistic,
+        kendall_like_statistic,
+        register_statistic,
+        registered_statistics,
+        statistic_names,
+    )
+
+_HOMES = {
+    "AgreementResult": "agreement",
+    "agreement": "agreement",
+    "Averaging": "averaging",
+    "Conventions": "averaging",
+    "MT_METRICS_EVAL": "averaging",
+    "SystemContexts": "contexts",
+    "system_unit_matrix": "contexts",
+    "CorrelationResult": "correlation",
+    "correlate": "correlation",
+    "correlation_table": "correlation",
+    "point_correlation": "correlation",
+    "Interval": "resampling",
+    "bootstrap_note": "resampling",
+    "Signature": "signature",
+    "benchmark_tag": "signature",
+    "EarlyStopping": "significance",
+    "SignificanceMatrix": "significance",
+    "TestResult": "significance",
+    "assign_ranks": "significance",
+    "paired_bootstrap": "significance",
+    "pairwise_permutation": "significance",
+    "perm_both": "significance",
+    "significance_matrix": "significance",
+    "williams_test": "significance",
+    "SoftPairwiseAccuracy": "soft_pairwise_accuracy",
+    "soft_pairwise_accuracy": "soft_pairwise_accuracy",
+    "CORRELATIONS": "statistics",
+    "Point": "statistics",
+    "Statistic": "statistics",
+    "get_statistic": "statistics",
+    "kendall_like_statistic": "statistics",
+    "register_statistic": "statistics",
+    "registered_statistics": "statistics",
+    "statistic_names": "statistics",
+}
+"""Where each public name is defined; imported on first use, so that `import comperbench.stats`
+loads no scipy.stats and each module loads only what it needs."""
 
 __all__ = [
     "CORRELATIONS",
@@ -87,3 +135,27 @@ __all__ = [
     "system_unit_matrix",
     "williams_test",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of `__all__`, each imported from its module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'comperbench.stats' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"comperbench.stats.{_HOMES[name]}"), name)
+
+
+_SHADOWED = frozenset({"agreement", "soft_pairwise_accuracy"})
+"""Functions named as the modules defining them: the package's names stay the functions."""
+
+
+class _Package(types.ModuleType):
+    """This package, whose names `_SHADOWED` stay the functions when their modules are imported
+    (the import system would set them to the modules)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

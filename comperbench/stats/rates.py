@@ -4,13 +4,15 @@ and the exact binomial test of one system's rate against an expected rate."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from scipy import stats as sps
 
 from comperbench.stats.multiplicity import Correction, adjust
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Alternative = Literal["two-sided", "greater", "less"]
 
@@ -42,6 +44,8 @@ def rates(
     confidence: float = 0.95,
 ) -> pd.DataFrame:
     """Per system: n, count, rate and Wilson interval of a 0/1 label (missing labels dropped)."""
+    import pandas as pd
+
     frame = pd.DataFrame({"system": np.asarray(systems), "label": np.asarray(labels, dtype=float)})
     frame = frame.dropna(subset=["label"])
     bad = ~frame["label"].isin([0.0, 1.0])
@@ -62,6 +66,8 @@ def rates(
 def pairwise_rate_tests(table: pd.DataFrame, correction: Correction = "holm") -> pd.DataFrame:
     """Two-proportion z-test of every pair of systems of a `rates` table; `p_adjusted` corrects
     the family of all pairs (`correction`, Holm by default)."""
+    import pandas as pd
+
     rows = []
     names = list(table.index)
     for i, a in enumerate(names):
@@ -101,6 +107,8 @@ def rate_tests(
 ) -> pd.DataFrame:
     """`rate_test` of every system (the index of `successes` and `n`) against the same expected
     rate; `p_adjusted` corrects the family of systems."""
+    import pandas as pd
+
     rows = [rate_test(int(successes[s]), int(n[s]), expected, alternative) for s in n.index]
     frame = pd.DataFrame(rows, index=n.index, columns=["p_value", "exact_low", "exact_high"])
     frame.insert(0, "rate", successes / n.where(n > 0))

@@ -20,14 +20,11 @@ import numpy as np
 from scipy import stats as sps
 
 from comperbench.registry import Registry
-from comperbench.stats import (
-    kendall_like,
-    pairwise_accuracy,
-    pairwise_difference,
-    soft_pairwise_accuracy,
-)
+from comperbench.stats import kendall_like, pairwise_accuracy, pairwise_difference
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.permutation import EXACT_MAX_N, TwoSided, exact_p_value
+from comperbench.stats.soft_pairwise_accuracy import DEFAULT_PERMUTATIONS, confidences
+from comperbench.stats.soft_pairwise_accuracy import agreement as spa_agreement
 from comperbench.stats.vectorised import (
     MIN_PAIRS,
     Groups,
@@ -538,9 +535,9 @@ SOFT_PAIRWISE_ACCURACY = register_statistic(
         levels=("system",),
         reported=False,
         over_contexts=OverContexts(
-            soft_pairwise_accuracy.confidences,
-            soft_pairwise_accuracy.agreement,
-            (("permutations", str(soft_pairwise_accuracy.DEFAULT_PERMUTATIONS)),),
+            confidences,
+            spa_agreement,
+            (("permutations", str(DEFAULT_PERMUTATIONS)),),
         ),
         description="how closely the metric's confidence that one system beats another (a "
         "paired permutation test over the contexts every system answered) matches the humans' "

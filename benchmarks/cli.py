@@ -1,0 +1,110 @@
+"""The CLI runs users wait on, each in a fresh process, against their targets:
+
+1. a warm `comperbench evaluate --benchmark dstc7` with the 12 n-gram metrics cached: target
+   under 2 s of CPU;
+2. `comperbench submit` of a full-coverage dstc7 file (10,000 items): target under 1 s of CPU
+   after imports and under 300 MB peak.
+
+Each run is timed twice, its output compared first: as it runs now (a run imports its own
+command's module, and that module what it uses), and with every command's module imported first,
+as every run did before (that loads pandas, statsmodels and the rest). The floor of any run is
+the interpreter with numpy and scipy.stats (the correlations' points and p-values are scipy's),
+timed alone.
+
+Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/cli.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
+os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
+
+from leaderboard import _file  # benchmarks/leaderboard.py, beside this file
+
+from comperbench.metrics.runner import NGRAM_SUITE
+
+EVALUATE_TARGET_S = 2.0
+SUBMIT_TARGET_S = 1.0
+SUBMIT_PEAK_TARGET_MB = 300
+HEAVY = ("scipy.stats", "pandas", "statsmodels", "matplotlib", "numba", "httpx")
+
+RUN = """
+import json, sys, time
+sys.path.insert(0, {here!r})
+from usage import resident_mb
+from comperbench.cli import build_parser, main
+if {every!r}:
+    build_parser()  # every command's module, as before
+argv = {argv!r}
+imported = time.process_time()
+status = main(argv)
+print(json.dumps({{"status": status, "cpu": time.process_time(), "imports": imported,
+    "peak": resident_mb("VmHWM"), "loaded": [m for m in {heavy!r} if m in sys.modules]}}),
+    file=sys.stderr)
+"""
+
+
+def cli_run(argv: list[str], every: bool) -> tuple[str, dict[str, object]]:
+    """`comperbench ARGV` in a fresh process: its output and its CPU seconds (all of them, and
+    those before the command ran), peak MB and the heavy libraries it loaded."""
+    code = RUN.format(here=str(Path(__file__).parent), every=every, argv=argv, heavy=HEAVY)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    figures = json.loads(done.stderr.strip().splitlines()[-1])
+    if done.returncode or figures["status"]:
+        raise SystemExit(f"comperbench {' '.join(argv)} failed:\n{done.stderr[-3000:]}")
+    return done.stdout, figures
+
+
+def floor() -> float:
+    """CPU seconds of an interpreter that imports numpy and scipy.stats and nothing else."""
+    code = "import time, numpy, scipy.stats; print(time.process_time())"
+    return float(subprocess.run([sys.executable, "-c", code], capture_output=True).stdout)
+
+
+def compare(label: str, argv_of: Callable[[int], list[str]], target: str) -> None:
+    """Both ways of running a command, their outputs checked equal, then their figures."""
+    out_before, before = cli_run(argv_of(0), every=True)
+    out_now, now = cli_run(argv_of(1), every=False)
+    same = out_before.replace("run0", "run") == out_now.replace("run1", "run")  # output paths
+    assert same, f"{label}: the output differs\n{out_before}\n{out_now}"
+    print(f"{label} (outputs identical):")
+    for name, run in (("every command's module imported (before)", before), ("now", now)):
+        print(
+            f"  {name}: CPU {run['cpu']:.2f} s ({run['imports']:.2f} s before the command ran), "
+            f"peak {run['peak']:.0f} MB; loaded {', '.join(run['loaded']) or 'none of them'}"
+        )
+    print(f"  ratio {before['cpu'] / now['cpu']:.2f}x; target {target}")
+
+
+def main() -> None:
+    metrics = ",".join(NGRAM_SUITE)
+    out = Path(tempfile.mkdtemp(prefix="comperbench-cli-"))
+    evaluate = ["evaluate", "--benchmark", "dstc7", "--metrics", metrics, "--force"]
+    cli_run([*evaluate, "--out", str(out / "warm-up")], every=False)  # scores the cache
+    compare(
+        "warm `evaluate --benchmark dstc7`, 12 n-gram metrics cached",
+        lambda k: [*evaluate, "--out", str(out / f"run{k}")],
+        f"< {EVALUATE_TARGET_S:.0f} s CPU",
+    )
+    scores = out / "dstc7.csv"
+    scores.write_bytes(_file("dstc7", "turn", 0))
+    submit = ["submit", str(scores), "--name", "bench"]
+    cli_run([*submit, "--db", str(out / "warm-up.sqlite"), "--create"], every=False)
+    compare(
+        f"`submit` of {len(scores.read_text().splitlines()) - 1:,} dstc7 items (warm caches)",
+        lambda k: [*submit, "--db", str(out / f"run{k}.sqlite"), "--create"],
+        f"< {SUBMIT_TARGET_S:.0f} s CPU after imports, < {SUBMIT_PEAK_TARGET_MB} MB",
+    )
+    print(f"floor: an interpreter importing numpy and scipy.stats alone takes {floor():.2f} s CPU")
+
+
+if __name__ == "__main__":
+    main()
