@@ -352,3 +352,17 @@ def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
     assert swap_masks(3, 1000, 0).tolist() == [
         [bool(code >> bit & 1) for bit in range(3)] for code in range(8)
     ]
+
+
+def test_one_blas_thread_or_all_give_the_same_p_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
+    rng = np.random.default_rng(14)
+    scores = rng.normal(size=(6, 200))
+    signs = np.where(swap_masks(200, 500, 1), -1.0, 1.0)
+    W = counts_from_indices(bootstrap_indices(200, 20, 2), 200)
+    monkeypatch.setattr(spa, "SMALL_PRODUCT", 0)  # every product on all threads
+    every_thread = pairwise_p_values(scores, signs, W)
+    monkeypatch.setattr(spa, "SMALL_PRODUCT", 2**62)  # every product on one thread
+    assert np.array_equal(pairwise_p_values(scores, signs, W), every_thread)

@@ -14,7 +14,8 @@ the swaps, so every resample is tested with the same permutations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from comperbench.stats.signature import Signature
 
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
+SMALL_PRODUCT = 2**26
+"""Multiply-adds below which the permuted sums run on one BLAS thread: waking the others costs
+more CPU than they save (the value alone, one row of weights, is such a product)."""
 _NULL_CHUNK_FLOATS = 4 * 2**20
 """Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
 
@@ -80,7 +84,7 @@ def pairwise_p_values(
         block = slice(start, start + rows)
         # resamples x systems side by side: one wide matrix product instead of one per resample
         weighted = (W[block, None, :] * scores).reshape(-1, n)
-        null = (weighted @ signs.T).reshape(-1, S, K)  # (resamples, systems, permutations)
+        null = _permuted_sums(weighted, signs).reshape(-1, S, K)  # resamples, systems, perms
         difference = np.empty((len(null), K))
         for pair, (i, j) in enumerate(zip(left, right, strict=True)):
             np.subtract(null[:, i], null[:, j], out=difference)
@@ -89,6 +93,22 @@ def pairwise_p_values(
             )
     extra = p_value == "plus-one"
     return (reached + extra) / (signs.shape[0] + extra)
+
+
+def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """weighted @ signs.T, on one BLAS thread when the product is small."""
+    if weighted.size * signs.shape[0] >= SMALL_PRODUCT:
+        return weighted @ signs.T
+    with _blas().limit(limits=1, user_api="blas"):
+        return weighted @ signs.T
+
+
+@cache
+def _blas() -> Any:
+    """The BLAS thread pools of this process (threadpoolctl)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 @lru_cache(maxsize=4)
