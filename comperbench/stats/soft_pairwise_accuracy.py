@@ -79,17 +79,18 @@ def pairwise_p_values(
     threshold = seen - _TOLERANCE * (magnitude[:, left] + magnitude[:, right])
     reached = np.empty(seen.shape, dtype=np.int64)
     K = signs.shape[0]
+    first_pair = np.r_[0, np.cumsum(np.arange(S - 1, 0, -1))]
     rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
     for start in range(0, len(W), rows):
         block = slice(start, start + rows)
         # resamples x systems side by side: one wide matrix product instead of one per resample
         weighted = (W[block, None, :] * scores).reshape(-1, n)
         null = _permuted_sums(weighted, signs).reshape(-1, S, K)  # resamples, systems, perms
-        difference = np.empty((len(null), K))
-        for pair, (i, j) in enumerate(zip(left, right, strict=True)):
-            np.subtract(null[:, i], null[:, j], out=difference)
-            reached[block, pair] = np.count_nonzero(
-                difference >= threshold[block, pair, None], axis=1
+        for i in range(S - 1):  # the pairs (i, j > i), consecutive in triu order
+            pairs = slice(first_pair[i], first_pair[i + 1])
+            difference = null[:, i, None] - null[:, i + 1 :]  # resamples, pairs, permutations
+            reached[block, pairs] = np.count_nonzero(
+                difference >= threshold[block, pairs, None], axis=2
             )
     extra = p_value == "plus-one"
     return (reached + extra) / (signs.shape[0] + extra)
