@@ -49,13 +49,14 @@ def _joined_13a() -> Callable[[str], str]:
     """sacrebleu's 13a tokenizer, unmemoised, with its first expression (a space on each side
     of every character of a punctuation class, the space among them) done as one `str.replace`
     per character of the class instead of a Python call per match; its other expressions, which
-    only match at periods, commas and dashes, run as they are."""
+    only match at periods, commas and dashes, run with their expansions memoised."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     class Joined13a(Tokenizer13a):
         __call__ = Tokenizer13a.__call__.__wrapped__  # no memo of a long joined text
 
-    (first, _), *rest = Joined13a()._post_tokenizer._re
+    (first, _), *expressions = Joined13a()._post_tokenizer._re
+    rest = [(expression, _expanded(template)) for expression, template in expressions]
     # the space first, so that the spaces put around the others are not spaced out again
     found = first.findall("".join(map(chr, range(BASIC_PLANE))))
     punctuation = sorted(found, key=lambda character: character != " ")
@@ -70,6 +71,21 @@ def _joined_13a() -> Callable[[str], str]:
     tokenizer = Joined13a()
     tokenizer._post_tokenizer = post_tokenize
     return tokenizer
+
+
+def _expanded(template: str) -> Callable[[re.Match], str]:
+    """A match's expansion of the template, memoised by the match's groups (on which alone it
+    depends): `re.sub` with a template string expands it in Python at every match."""
+    memo: dict[tuple, str] = {}
+
+    def expand(match: re.Match) -> str:
+        groups = match.groups()
+        found = memo.get(groups)
+        if found is None:
+            found = memo[groups] = match.expand(template)
+        return found
+
+    return expand
 
 
 def word_counts(texts: Sequence[str]) -> list[int]:
