@@ -1,14 +1,16 @@
 """Metric throughput on a real benchmark, against the plain per-item loop of each wrapped library.
 
     COMPERBENCH_DATA=/work/shared/data python3 benchmarks/metrics.py [--benchmark dstc7]
-        [--sample 300] [--bertscore-sample 300] [--only-bertscore] [--repeat 3]
+        [--sample 300] [--bertscore-sample 300] [--only-bertscore] [--only-length] [--repeat 3]
 
 1. On a sample of whole contexts (all systems' responses to them): items/s of each metric (cold: no score cache,
    no memo) and of the library's own per-item loop on the same items (sacrebleu
    `sentence_score`, rouge-score `score_multi`, nltk `meteor_score`; for BERTScore, bert-score's
    `BERTScorer.score` called once on all the items), with the ratio; models are loaded outside
    the timing on both sides, and both sides must give equal scores (BERTScore: P, R and F1).
-2. The n-gram suite over the whole benchmark, cold (empty score cache), in one process and in
+2. `length` on every response of the benchmark against sacrebleu's 13a tokenizer called per
+   response (both cold, CPU seconds, fastest of --repeat, equal counts checked).
+3. The n-gram suite over the whole benchmark, cold (empty score cache), in one process and in
    one worker process per CPU (the runner's default), with the ratio; the word-vector metrics
    cold; then the whole run again from the cache.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,11 +33,15 @@ import numpy as np
 
 from comperbench.metrics.runner import NGRAM_SUITE
 
+sys.path.insert(0, str(Path(__file__).parent))
+from rows import print_row
+
 WORD_VECTORS = ["embedding-average", "greedy-matching", "vector-extrema"]
 
 
-MODEL_LOADERS = frozenset({"_load_encoder", "bert_model"})
-"""Cached loaders of models, kept: models load outside the timing on both sides."""
+MODEL_LOADERS = frozenset({"_load_encoder", "bert_model", "_joined_13a"})
+"""Cached loaders of models and tokenizers (no scores), kept: they load outside the timing on
+both sides."""
 
 
 def _clear_memos() -> None:
@@ -181,6 +188,38 @@ def _per_metric(sample: list, bertscore_sample: int, repeat: int) -> None:
     print(f"{'context-cosine':<20} {len(sample) / _timed(lambda: context.score(sample)):>10.1f}")
 
 
+def _length(bench: object, repeat: int) -> None:
+    """`length` on every response against sacrebleu's 13a tokenizer called per response, each
+    side cold and timed `repeat` times in turn, the fastest kept (CPU seconds)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    from comperbench.metrics import get
+    from comperbench.metrics.runner import benchmark_items
+
+    items, metric, tokenize = list(benchmark_items(bench)), get("length"), Tokenizer13a()
+    metric.score(items[:2])  # set up outside the timing
+    ours_s = theirs_s = math.inf
+    for _ in range(repeat):
+        _clear_memos()
+        TokenizerRegexp.__call__.cache_clear()
+        start = time.process_time()
+        expected = [len(tokenize(i.response).split()) for i in items]
+        theirs_s = min(theirs_s, time.process_time() - start)
+        start = time.process_time()
+        ours = metric.score(items)
+        ours_s = min(ours_s, time.process_time() - start)
+        if ours != [float(n) for n in expected]:
+            raise AssertionError("length differs from the count of sacrebleu's 13a tokens")
+    print_row(
+        f"`length`, every response of {bench.name} ({len(items)})",
+        ours_s,
+        theirs_s,
+        f"sacrebleu's 13a tokenizer per response (fastest of {repeat})",
+        2,
+    )
+
+
 def _whole_benchmark(bench: object) -> None:
     """The n-gram suite and the word-vector metrics over the whole benchmark, cold then cached."""
     from comperbench.metrics import get
@@ -219,12 +258,18 @@ def main() -> None:
     parser.add_argument(
         "--only-bertscore", action="store_true", help="time BERTScore only, not the other metrics"
     )
-    parser.add_argument("--repeat", type=int, default=3, help="BERTScore timings per side")
+    parser.add_argument("--only-length", action="store_true", help="time `length` only")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="BERTScore and length timings per side"
+    )
     args = parser.parse_args()
 
     from comperbench import load_benchmark
 
     bench = load_benchmark(args.benchmark)
+    if args.only_length:
+        _length(bench, args.repeat)
+        return
     sample = _sample(bench, max(args.sample, args.bertscore_sample))
     pairs = sum(len(i.references) for i in sample)
     print(
@@ -236,6 +281,7 @@ def main() -> None:
         _bertscore(sample[: args.bertscore_sample], args.repeat)
         return
     _per_metric(sample, args.bertscore_sample, args.repeat)
+    _length(bench, args.repeat)
     _whole_benchmark(bench)
 
 

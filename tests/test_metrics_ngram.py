@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from comperbench.metrics import TurnItem, available, get
 from comperbench.metrics.base import MetricInputError
-from comperbench.metrics.ngram import lcs_length, normalize_answer
+from comperbench.metrics.ngram import (
+    BASIC_PLANE,
+    TEXT_SEPARATOR,
+    lcs_length,
+    normalize_answer,
+    word_counts,
+    words,
+)
 
 HYPS = [
     "the cat sat on the mat",
@@ -172,6 +182,40 @@ def test_distinct_by_hand() -> None:
     assert get("distinct-1").score_corpus(items) == pytest.approx(4 / 6)
     assert get("distinct-2").score_corpus(items) == pytest.approx(3 / 4)
     assert math.isnan(get("distinct-2").score_corpus([TurnItem("c", "hi")]))
+
+
+TRICKY = [
+    "",
+    "   ",
+    "Hello, world!",
+    "3.5 and 1,000 and 5-3 and a-b",
+    "a..b .5 x. ,y 7, ,8 9.. ..9",
+    "&quot;quoted&quot; &amp;quot; &lt;tag&gt; & alone",
+    "hyphen-\nated <skipped> line\nbreak\ttab",
+    "我喜欢猫。Thai ภาษาไทย and emoji 😀😀!",
+    "ΣΊΣΥΦΟΣ İstanbul ß",
+    "(paren) [bracket] {brace} 'quote' `tick` ~tilde^ _under_ |pipe| @at #hash $5 %p",
+    f"a{TEXT_SEPARATOR}b",
+]
+PIECES = st.sampled_from([*"ab9 .,-\n&;<>'\"(", "&quot;", "&amp;", "<skipped>", "猫", "😀", "Σ"])
+
+
+def test_word_counts_are_the_lengths_of_13a_tokens() -> None:
+    assert word_counts(TRICKY) == [len(words(t)) for t in TRICKY]
+    assert word_counts(TRICKY[:-1]) == [len(words(t)) for t in TRICKY[:-1]]  # joined
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(PIECES, max_size=12).map("".join), min_size=1, max_size=6))
+def test_word_counts_of_any_texts_joined_are_their_own(texts: list[str]) -> None:
+    assert word_counts(texts) == [len(words(t)) for t in texts]
+
+
+def test_13a_punctuation_is_all_in_the_basic_plane() -> None:
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    beyond = "".join(map(chr, range(BASIC_PLANE, sys.maxunicode + 1)))
+    assert TokenizerRegexp()._re[0][0].search(beyond) is None
 
 
 def test_length_counts_13a_tokens() -> None:

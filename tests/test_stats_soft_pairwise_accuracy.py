@@ -90,6 +90,37 @@ def test_blocks_of_resamples_give_the_p_values_of_one_resample_at_a_time(
     assert np.array_equal(pairwise_p_values(scores, signs, W), alone)
 
 
+def exact_counts(whole: np.ndarray, signs: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """(resamples, pairs) permutations reaching the observed difference, in integers."""
+    out = []
+    for w in W.astype(np.int64):
+        row = []
+        for i, j in zip(*np.triu_indices(whole.shape[0], 1), strict=True):
+            d = (whole[i] - whole[j]) * w
+            row.append(int((signs.astype(np.int64) @ d >= d.sum()).sum()))
+        out.append(row)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("units", [1, 2, 7, 40])
+def test_exact_ties_count_as_integer_arithmetic_counts_them(units: int) -> None:
+    """Ratings in thirds (not exact in binary) with equal totals and duplicated systems: every
+    permuted difference that equals the observed one, zero included, reaches it."""
+    rng = np.random.default_rng(units)
+    whole = rng.integers(0, 4, size=(5, units))
+    whole[1] = whole[0][::-1]  # the same total as system 0: an observed difference of 0
+    whole[3] = whole[2]  # identical systems: every permuted difference is 0
+    signs = np.where(swap_masks(units, 300, 2), -1.0, 1.0)
+    W = np.vstack([np.ones((1, units)), counts_from_indices(bootstrap_indices(units, 9, 3), units)])
+    expected = exact_counts(whole, signs, W) / signs.shape[0]
+    assert np.array_equal(pairwise_p_values(whole / 3, signs, W), expected)
+
+
+def test_a_constant_matrix_gives_p_one_for_every_pair() -> None:
+    signs = np.where(swap_masks(12, 100, 0), -1.0, 1.0)
+    assert np.array_equal(pairwise_p_values(np.full((3, 12), 0.7), signs), np.ones((1, 3)))
+
+
 def test_identical_confidence_gives_one_and_the_value_is_one_minus_the_mean_gap() -> None:
     rng = np.random.default_rng(5)
     human = rng.normal(size=(5, 80)) + np.arange(5)[:, None] * 0.1
@@ -321,3 +352,17 @@ def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
     assert swap_masks(3, 1000, 0).tolist() == [
         [bool(code >> bit & 1) for bit in range(3)] for code in range(8)
     ]
+
+
+def test_one_blas_thread_or_all_give_the_same_p_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
+    rng = np.random.default_rng(14)
+    scores = rng.normal(size=(6, 200))
+    signs = np.where(swap_masks(200, 500, 1), -1.0, 1.0)
+    W = counts_from_indices(bootstrap_indices(200, 20, 2), 200)
+    monkeypatch.setattr(spa, "SMALL_PRODUCT", 0)  # every product on all threads
+    every_thread = pairwise_p_values(scores, signs, W)
+    monkeypatch.setattr(spa, "SMALL_PRODUCT", 2**62)  # every product on one thread
+    assert np.array_equal(pairwise_p_values(scores, signs, W), every_thread)

@@ -17,17 +17,29 @@ def system_unit_matrix(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(system labels, (systems, units) matrix) of item values: the mean where a system has
     several items in a unit, NaN where it has none."""
+    system_labels, cells, shape = _cells(systems, units)
+    return system_labels, _cell_means(np.asarray(values, dtype=float)[None, :], cells, shape)[0]
+
+
+def _cells(systems: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """(system labels, each item's cell in a flattened systems x units matrix, its shape)."""
     system_labels, s = np.unique(np.asarray(systems), return_inverse=True)
     _, u = np.unique(np.asarray(units), return_inverse=True)
     shape = (system_labels.size, int(u.max()) + 1 if u.size else 0)
-    values = np.asarray(values, dtype=float)
-    known = np.isfinite(values)
-    sums = np.zeros(shape)
-    counts = np.zeros(shape)
-    np.add.at(sums, (s[known], u[known]), values[known])
-    np.add.at(counts, (s[known], u[known]), 1)
+    return system_labels, s * shape[1] + u, shape
+
+
+def _cell_means(rows: np.ndarray, cells: np.ndarray, shape: tuple) -> np.ndarray:
+    """(rows, systems, units): per row of item values, the mean of each cell's finite values
+    (summed in item order), NaN for a cell without any."""
+    size = shape[0] * shape[1]
+    known = np.isfinite(rows)
+    flat = (cells + size * np.arange(len(rows))[:, None])[known]
+    sums = np.bincount(flat, weights=rows[known], minlength=size * len(rows))
+    counts = np.bincount(flat, minlength=size * len(rows))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return system_labels, np.where(counts > 0, sums / counts, np.nan)
+        means = np.where(counts > 0, sums / counts, np.nan)
+    return means.reshape(len(rows), *shape)
 
 
 @dataclass(frozen=True)
@@ -47,10 +59,14 @@ class SystemContexts:
         cls, X: np.ndarray, y: np.ndarray, systems: np.ndarray, contexts: np.ndarray
     ) -> SystemContexts:
         """From item scores X (metrics x items) and y, and each item's system and context."""
-        labels, human = system_unit_matrix(y, systems, contexts)
-        metrics = np.stack([system_unit_matrix(x, systems, contexts)[1] for x in X])
-        _, codes = np.unique(contexts, return_inverse=True)
-        return cls(labels, metrics, human, np.bincount(codes, minlength=human.shape[1]))
+        labels, cells, shape = _cells(systems, contexts)
+        means = _cell_means(
+            np.vstack([np.asarray(X, dtype=float), np.asarray(y, dtype=float)[None, :]]),
+            cells,
+            shape,
+        )
+        items = np.bincount(cells % shape[1], minlength=shape[1])
+        return cls(labels, means[:-1], means[-1], items)
 
     def complete(self, metric: int) -> np.ndarray:
         """Contexts where every system has a human and a metric score."""

@@ -14,6 +14,8 @@ the swaps, so every resample is tested with the same permutations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +32,11 @@ from comperbench.stats.signature import Signature
 
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
+SMALL_PRODUCT = 2**26
+"""Multiply-adds below which the permuted sums run on one BLAS thread: waking the others costs
+more CPU than they save (the value alone, one row of weights, is such a product)."""
 _NULL_CHUNK_FLOATS = 4 * 2**20
-"""Permutation sums held at once (32 MB): permutations x pairs x a block of resamples."""
+"""Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
 
 
 @dataclass(frozen=True)
@@ -58,23 +63,62 @@ def pairwise_p_values(
 ) -> np.ndarray:
     """(resamples, pairs) p-values that system i beats j (pairs i < j in `np.triu_indices`
     order) under each row of unit weights (one row of ones when None), from the sign swaps
-    `signs` (permutations x units, +1 or -1)."""
-    S = scores.shape[0]
-    W = np.ones((1, scores.shape[1])) if weights is None else weights
+    `signs` (permutations x units, +1 or -1).
+
+    As in mt-metrics-eval's `pce`, every system's permuted sum is computed once and a pair's
+    null value is the difference of two of them (systems, not pairs, as matrix rows). A
+    permuted difference reaches the observed one when it is below it by no more than 1e-9 of
+    the two systems' summed absolute scores (the scale of their rounding), so that an exact tie
+    counts whatever the order of the additions."""
+    S, n = scores.shape
+    W = np.ones((1, n)) if weights is None else weights
     left, right = np.triu_indices(S, 1)
-    diffs = scores[left] - scores[right]  # (pairs, units)
-    observed = W @ diffs.T  # (resamples, pairs)
-    out = np.empty_like(observed)
-    extra = p_value == "plus-one"
-    rows = max(1, _NULL_CHUNK_FLOATS // max(1, signs.shape[0] * len(diffs)))
+    per_system = W @ scores.T  # (resamples, systems)
+    seen = per_system[:, left] - per_system[:, right]
+    magnitude = W @ np.abs(scores).T
+    threshold = seen - _TOLERANCE * (magnitude[:, left] + magnitude[:, right])
+    reached = np.empty(seen.shape, dtype=np.int64)
+    K = signs.shape[0]
+    first_pair = np.r_[0, np.cumsum(np.arange(S - 1, 0, -1))]
+    rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
     for start in range(0, len(W), rows):
-        # resamples x pairs side by side: one wide matrix product instead of one per resample
-        weighted = (W[start : start + rows, None, :] * diffs).reshape(-1, diffs.shape[1])
-        null = (signs @ weighted.T).reshape(signs.shape[0], -1, len(diffs))
-        seen = observed[start : start + rows]
-        reached = np.count_nonzero(null >= seen - _TOLERANCE * np.abs(seen), axis=0)
-        out[start : start + rows] = (reached + extra) / (signs.shape[0] + extra)
-    return out
+        block = slice(start, start + rows)
+        # resamples x systems side by side: one wide matrix product instead of one per resample
+        weighted = (W[block, None, :] * scores).reshape(-1, n)
+        null = _permuted_sums(weighted, signs).reshape(-1, S, K)  # resamples, systems, perms
+        for i in range(S - 1):  # the pairs (i, j > i), consecutive in triu order
+            pairs = slice(first_pair[i], first_pair[i + 1])
+            difference = null[:, i, None] - null[:, i + 1 :]  # resamples, pairs, permutations
+            reached[block, pairs] = np.count_nonzero(
+                difference >= threshold[block, pairs, None], axis=2
+            )
+    extra = p_value == "plus-one"
+    return (reached + extra) / (signs.shape[0] + extra)
+
+
+def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """weighted @ signs.T, on one BLAS thread when the product is small."""
+    if weighted.size * signs.shape[0] >= SMALL_PRODUCT:
+        return weighted @ signs.T
+    with _blas().limit(limits=1, user_api="blas"):
+        return weighted @ signs.T
+
+
+@cache
+def _blas() -> Any:
+    """The BLAS thread pools of this process (threadpoolctl)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@lru_cache(maxsize=4)
+def shared_signs(n_units: int, n_permutations: int, seed: int) -> np.ndarray:
+    """The sign swaps (+1 or -1, permutations x units) of `swap_masks`, drawn once and shared
+    by every score matrix of as many units (read-only)."""
+    signs = np.where(swap_masks(n_units, n_permutations, seed), -1.0, 1.0)
+    signs.flags.writeable = False
+    return signs
 
 
 def confidences(
@@ -90,7 +134,7 @@ def confidences(
     as many units, so that a metric and the humans are tested alike), or from all 2^units
     patterns when they are no more (`exact_swaps`: b / k, the observed pattern among them)."""
     n_units = scores.shape[1]
-    signs = np.where(swap_masks(n_units, n_permutations, seed), -1.0, 1.0)
+    signs = shared_signs(n_units, n_permutations, seed)
     exact = exact_swaps(n_units, n_permutations)
     return pairwise_p_values(scores, signs, W, "fraction" if exact else p_value)
 

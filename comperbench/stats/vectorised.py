@@ -140,12 +140,18 @@ def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
     Scores are scaled to at most 1 in absolute value first."""
     X, y = unit_scaled(X), unit_scaled(y)  # sums of scores near 1e308 would overflow
     Xc, yc = unit_scaled(X - X.mean(axis=1, keepdims=True)), unit_scaled(y - y.mean())
-    yy, XX, XY = yc * yc, (Xc * Xc).T, (Xc * yc).T
+    n_metrics = X.shape[0]
+    # every sum as a column of one matrix, so that one product reads the count rows once
+    columns = np.column_stack([np.ones(y.size), yc, yc * yc, Xc.T, (Xc * Xc).T, (Xc * yc).T])
 
     def score(W: np.ndarray) -> np.ndarray:
-        s = W.sum(axis=1)
-        sy, syy = W @ yc, W @ yy
-        sx, sxx, sxy = W @ Xc.T, W @ XX, W @ XY
+        sums = W @ columns
+        s, sy, syy = sums[:, 0], sums[:, 1], sums[:, 2]
+        sx, sxx, sxy = (
+            sums[:, 3 : 3 + n_metrics],
+            sums[:, 3 + n_metrics : 3 + 2 * n_metrics],
+            sums[:, 3 + 2 * n_metrics :],
+        )
         r = _pearson_from_sums(s[:, None], sx, sy[:, None], sxx, syy[:, None], sxy)
         with np.errstate(invalid="ignore", divide="ignore"):
             lost = (sxx - sx * sx / s[:, None] <= _CANCELLED * sxx) | (

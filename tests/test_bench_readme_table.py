@@ -1,0 +1,57 @@
+"""The README's speed table written from a `make bench` log (benchmarks/readme_table.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+README = """# title
+
+<!-- speed:start -->
+| work | ours (CPU) | anchor, same process (CPU) | ratio | goal |
+|---|---|---|---|---|
+| kept row | 1 s | x: 2 s | 2.0x | >= 1x, met |
+| replaced row | 9 s | x: 1 s | 0.1x | >= 2x, not met |
+<!-- speed:end -->
+after
+"""
+
+
+def run(log: Path, readme: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / "readme_table.py"), str(log), str(readme)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_measured_rows_replace_their_work_and_the_others_stay(tmp_path: Path) -> None:
+    readme, log = tmp_path / "README.md", tmp_path / "bench.log"
+    readme.write_text(README, encoding="utf-8")
+    log.write_text(
+        "noise\nspeed row | replaced row | 1 s | x: 3 s | 3.0x | >= 2x, met |\n"
+        "speed row | new row | 2 s | y: 2 s | 1.0x | >= 5x, not met |\n",
+        encoding="utf-8",
+    )
+    assert run(log, readme).returncode == 0
+    table = readme.read_text(encoding="utf-8").split("<!-- speed:start -->\n")[1]
+    rows = table.split("<!-- speed:end -->")[0].splitlines()
+    assert rows[2:] == [
+        "| kept row | 1 s | x: 2 s | 2.0x | >= 1x, met |",
+        "| replaced row | 1 s | x: 3 s | 3.0x | >= 2x, met |",
+        "| new row | 2 s | y: 2 s | 1.0x | >= 5x, not met |",
+    ]
+    assert readme.read_text(encoding="utf-8").endswith("<!-- speed:end -->\nafter\n")
+
+
+def test_a_log_without_rows_or_a_readme_without_the_table_is_refused(tmp_path: Path) -> None:
+    readme, log = tmp_path / "README.md", tmp_path / "bench.log"
+    readme.write_text(README, encoding="utf-8")
+    log.write_text("no rows here\n", encoding="utf-8")
+    assert "no line starts with" in run(log, readme).stderr
+    log.write_text("speed row | a | 1 s | x: 1 s | 1.0x | >= 1x, met |\n", encoding="utf-8")
+    readme.write_text("# no table\n", encoding="utf-8")
+    assert "no <!-- speed:start -->" in run(log, readme).stderr
