@@ -12,9 +12,7 @@ from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
-GATE_DEADLINE_S = 180.0
-"""How long a gated request waits for the others of its batch: generous, so that a loaded
-machine slows the test down without failing it."""
+from deadlines import DEADLINE_S
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -73,12 +71,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def gate(self, model: str, above: int) -> None:
         """Hold the request until `above` requests of `model` are in flight (however slowly a
-        loaded machine sends them, up to `GATE_DEADLINE_S`), then until one more arrives or
+        loaded machine sends them, up to `DEADLINE_S`), then until one more arrives or
         0.5 s pass: a client sending more than `above` at once is seen doing it."""
         with Handler.changed:
-            Handler.changed.wait_for(
-                lambda: Handler.in_flight[model] >= above, timeout=GATE_DEADLINE_S
-            )
+            Handler.changed.wait_for(lambda: Handler.in_flight[model] >= above, timeout=DEADLINE_S)
             Handler.changed.wait_for(lambda: Handler.in_flight[model] > above, timeout=0.5)
         self.reply(200, self.message("Score: 3"))
 
