@@ -19,7 +19,7 @@ from comperbench.stats import vectorised
 from comperbench.stats.averaging import MT_METRICS_EVAL
 from comperbench.stats.correlation import correlate
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
-from comperbench.stats.statistics import MIN_PAIRS, get_statistic
+from comperbench.stats.statistics import get_statistic
 from comperbench.stats.vectorised import Groups, ResampledRanks, spearman_of_ranks
 
 FAST = settings(max_examples=40, deadline=None)
@@ -138,12 +138,12 @@ def ragged_groups(draw: st.DrawFn) -> tuple:
 def per_group_oracle(
     method: str, x: np.ndarray, y: np.ndarray, labels: np.ndarray, groups_of_two: bool
 ) -> np.ndarray:
-    """scipy's value in each group (sorted labels); groups too small for a correlation NaN
-    (two items count only under mt-metrics-eval's conventions, with scipy's +-1 or NaN)."""
+    """scipy's value in each group (sorted labels); groups of fewer than three items NaN (two
+    count only under mt-metrics-eval's conventions, with scipy's +-1 or NaN)."""
     values = []
     for label in np.unique(labels):
         inside = labels == label
-        big_enough = inside.sum() >= (2 if groups_of_two else MIN_PAIRS)
+        big_enough = inside.sum() >= (2 if groups_of_two else 3)
         values.append(scipy_value(method, x[inside], y[inside]) if big_enough else np.nan)
     return np.array(values)
 
