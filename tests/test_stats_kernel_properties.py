@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy_oracle import scipy_correlation
 
@@ -135,6 +135,16 @@ def ragged_groups(draw: st.DrawFn) -> tuple:
     )
 
 
+RAGGED = (
+    np.array([0.0, 0, 1, 0, 1, 2, 1, 1, 1, 0, 0, 1, 2]),
+    np.array([1.0, 1, 0, 0, 2, 1, 0, 1, 2, 1, 0, 0, 2]),
+    np.array(["a", "b", "b", "c", "c", "c", "d", "d", "d", "e", "e", "e", "e"]),
+    0,
+)
+"""Groups of 1, 2, 3, 3 (metric all tied) and 4 items, ties within the last: every size the
+statistics treat differently, whatever the generated examples hit."""
+
+
 def per_group_oracle(
     method: str, x: np.ndarray, y: np.ndarray, labels: np.ndarray, groups_of_two: bool
 ) -> np.ndarray:
@@ -152,6 +162,7 @@ def per_group_oracle(
 @pytest.mark.parametrize("method", ("pearson", *RANKED))
 @FAST
 @given(ragged_groups())
+@example(RAGGED)
 def test_grouped_values_and_their_resamples_are_scipys_per_group(
     method: str, mt: bool, data: tuple
 ) -> None:
@@ -174,6 +185,7 @@ def test_grouped_values_and_their_resamples_are_scipys_per_group(
 @pytest.mark.parametrize("method", ("pearson", *RANKED))
 @FAST
 @given(ragged_groups())
+@example(RAGGED)
 def test_a_grouped_interval_counts_exactly_the_defined_resamples(method: str, data: tuple) -> None:
     x, y, labels, seed = data
     result = correlate(x, y, method=method, groups=labels, n_resamples=30, seed=seed)
