@@ -61,10 +61,18 @@ def tied_scores(draw: st.DrawFn, min_size: int = 2, max_size: int = 14) -> tuple
     return np.asarray(x, float), np.asarray(y, float), draw(st.integers(0, 2**32 - 1))
 
 
+TIED = (np.array([0.0, 0, 1, 2, 2, 1, 0]), np.array([1.0, 0, 0, 2, 1, 1, 0]), 0)
+"""Seven items with three values each, ties on both sides and between them."""
+THREE = (np.array([0.0, 1, 1]), np.array([1.0, 1, 0]), 3)
+"""Three items, two tied on each side: many resamples draw a constant side."""
+
+
 @pytest.mark.parametrize("kind", KERNELS)
 @pytest.mark.parametrize("method", RANKED)
 @FAST
 @given(tied_scores())
+@example(TIED)
+@example(THREE)
 def test_every_resample_is_scipys_statistic_of_the_gathered_sample(
     method: str, kind: str, data: tuple
 ) -> None:
@@ -80,6 +88,8 @@ def test_every_resample_is_scipys_statistic_of_the_gathered_sample(
 @pytest.mark.parametrize("kind", KERNELS)
 @FAST
 @given(tied_scores())
+@example(TIED)
+@example(THREE)
 def test_spearman_from_each_sides_ranks_is_scipys(kind: str, data: tuple) -> None:
     x, y, seed = data
     indices = bootstrap_indices(x.size, 25, seed)
@@ -93,6 +103,8 @@ def test_spearman_from_each_sides_ranks_is_scipys(kind: str, data: tuple) -> Non
 @pytest.mark.parametrize("method", ("pearson", *RANKED))
 @FAST
 @given(tied_scores(min_size=3))
+@example(TIED)
+@example(THREE)
 def test_an_interval_counts_exactly_the_defined_resamples(
     method: str, kind: str, data: tuple
 ) -> None:
