@@ -65,6 +65,8 @@ TIED = (np.array([0.0, 0, 1, 2, 2, 1, 0]), np.array([1.0, 0, 0, 2, 1, 1, 0]), 0)
 """Seven items with three values each, ties on both sides and between them."""
 THREE = (np.array([0.0, 1, 1]), np.array([1.0, 1, 0]), 3)
 """Three items, two tied on each side: many resamples draw a constant side."""
+TWO = (np.array([0.0, 1]), np.array([1.0, 0]), 0)
+"""Two items: a resample holds one pair or none."""
 
 
 @pytest.mark.parametrize("kind", KERNELS)
@@ -73,6 +75,7 @@ THREE = (np.array([0.0, 1, 1]), np.array([1.0, 1, 0]), 3)
 @given(tied_scores())
 @example(TIED)
 @example(THREE)
+@example(TWO)
 def test_every_resample_is_scipys_statistic_of_the_gathered_sample(
     method: str, kind: str, data: tuple
 ) -> None:
