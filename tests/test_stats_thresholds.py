@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from comperbench.stats.averaging import Averaging
 from comperbench.stats.correlation import correlate
 from comperbench.stats.influence import distribution_note, p_interval_note
 from comperbench.stats.pairwise_tests import MIN_EXPECTED, small_expected_reason
@@ -121,3 +122,12 @@ def test_p_and_interval_agree_exactly_up_to_their_boundaries(
     p: float, low: float, high: float, disagree: bool
 ) -> None:
     assert (p_interval_note(p, low, high) is not None) == disagree
+
+
+def test_undefined_groups_count_as_zero_from_two_items_on() -> None:
+    # a single item never counts; an undefined group of two counts as 0 under "zero"
+    per_group, sizes = np.array([[0.5, np.nan, np.nan]]), np.array([3, 2, 1])
+    zero = Averaging(undefined="zero")
+    assert zero.counted(per_group, sizes).tolist() == [[True, True, False]]
+    assert zero.mean(per_group, sizes)[0] == pytest.approx(0.25)
+    assert Averaging().mean(per_group, sizes)[0] == pytest.approx(0.5)
