@@ -12,6 +12,8 @@ from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
+from deadlines import DEADLINE_S
+
 
 class Handler(BaseHTTPRequestHandler):
     """Behaviour chosen by the requested model name; every request body is recorded."""
@@ -68,8 +70,11 @@ class Handler(BaseHTTPRequestHandler):
         self.behave(model, body)
 
     def gate(self, model: str, above: int) -> None:
-        """Hold the request until more than `above` requests of `model` are in flight, or 0.5 s."""
+        """Hold the request until `above` requests of `model` are in flight (however slowly a
+        loaded machine sends them, up to `DEADLINE_S`), then until one more arrives or
+        0.5 s pass: a client sending more than `above` at once is seen doing it."""
         with Handler.changed:
+            Handler.changed.wait_for(lambda: Handler.in_flight[model] >= above, timeout=DEADLINE_S)
             Handler.changed.wait_for(lambda: Handler.in_flight[model] > above, timeout=0.5)
         self.reply(200, self.message("Score: 3"))
 

@@ -229,6 +229,22 @@ def test_pairwise_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert payload["wmt"] is None and payload["expected"] is None
 
 
+def test_votes_of_groups_never_compared_are_ranked_within_each_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "votes.csv"
+    path.write_text("system_a,system_b,wins_a,wins_b,ties\nA,B,5,3,0\nC,D,4,2,1\n")
+    argv = ["human", "votes", "--file", str(path), "--resamples", "30", "--permutations", "20"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    for name in ("Bradley-Terry", "Elo", "TrueSkill"):
+        assert f"note: {name}: systems never compared with each other" in out
+    assert " ".join(out.split()).count("(group 1: A, B; group 2: C, D)") == 3
+    rows = [line.split() for line in out.splitlines() if line[:2] in ("A ", "C ")]
+    assert ["in", "group", "1"] in [row[-3:] for row in rows]
+    assert ["in", "group", "2"] in [row[-3:] for row in rows]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

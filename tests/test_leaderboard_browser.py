@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import DEADLINE_MS
 from oauth_mock import ACCOUNT, MOCK_OAUTH, SESSION_SECRET
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
@@ -38,9 +39,6 @@ pytestmark = pytest.mark.browser
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "leaderboard"
 XSS_NAME = "<img src=x onerror=alert(1)>"
-DEADLINE_MS = 180_000
-"""How long a test waits for the page to reach a state: generous, so that a loaded machine
-slows the suite down without failing it."""
 
 
 def _free_port() -> int:
@@ -228,7 +226,7 @@ def test_overall_tab_ranks_metrics_across_benchmarks(page: Any) -> None:
 
 
 def _shown_metrics_become(page: Any, test: Any) -> list[str]:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + DEADLINE_MS / 1000
     while not test(shown := _metric_cells(page)) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
     return shown
@@ -262,6 +260,9 @@ def test_ranking_search_filters_columns_and_downloads(page: Any) -> None:
     assert _downloaded(page, "#comparison-csv").startswith("row better than column,")
 
 
+SETTLED = """() => document.fonts.ready.then(() => new Promise(
+  (done) => requestAnimationFrame(() => requestAnimationFrame(done))))"""
+"""Resolves once the fonts are loaded and the page has been laid out and painted since."""
 TABS = ("Ranking", "Overall", "Metric", "Comparison", "Dataset", "Upload", "About")
 CLIPPED = """() => {
   const width = document.documentElement.clientWidth;
@@ -305,9 +306,10 @@ def test_every_tab_fits_1400_px(page: Any) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for tab in TABS:
         page.get_by_role("tab", name=tab).click()
+        page.get_by_role("tab", name=tab, selected=True).wait_for(timeout=DEADLINE_MS)
         if tab == "Comparison":
             _heatmap_of(page, 20)
-        page.wait_for_timeout(800)
+        page.evaluate(SETTLED)
         page.screenshot(path=str(ARTIFACTS / f"tab-{tab.lower()}.png"), full_page=True)
         found = page.evaluate(CLIPPED)
         assert found["page"] <= found["width"] == 1400 and found["clipped"] == [], (tab, found)
@@ -463,7 +465,7 @@ def test_upload_tab_downloads_a_template_of_the_chosen_benchmark(page: Any) -> N
     page.get_by_role("tab", name="Upload").click()
     assert _downloaded(page, "#template-csv").startswith("item_id,score\nusr-topical/")
     _choose(page, "template benchmark", "dstc9")
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + DEADLINE_MS / 1000
     while "dstc9/" not in (text := _downloaded(page, "#template-csv")):
         assert time.monotonic() < deadline, "the template did not follow the benchmark"
         page.wait_for_timeout(300)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import DEADLINE_MS
 from packaging.requirements import Requirement
 
 from comperbench import __version__
@@ -219,7 +220,7 @@ def test_the_space_folder_installs_in_a_fresh_venv_and_serves_the_leaderboard(
             page = browser.new_page()
             page.goto(space_server)
             heading = page.get_by_role("heading", name="comperbench leaderboard", exact=True)
-            heading.wait_for(timeout=60_000)
+            heading.wait_for(timeout=DEADLINE_MS)
             assert page.title() == "comperbench leaderboard"
         finally:
             browser.close()

@@ -87,8 +87,9 @@ def test_refusals_are_recognised(server: str, model: str) -> None:
 
 
 def test_concurrency_is_limited(server: str) -> None:
-    # The server holds each request until a third one is in flight (or 0.5 s): a client that
-    # sends more than two at a time is caught, one that sends fewer never reaches two.
+    # The server holds each request until two are in flight, then until a third one is (or
+    # 0.5 s): a client that sends more than two at a time is caught, one that sends fewer
+    # never reaches two.
     outs = backend(server, "gate-2", concurrency=2).complete([request(seed=i) for i in range(4)])
     assert all(isinstance(o, Completion) for o in outs)
     assert Handler.peak["gate-2"] == 2
@@ -513,8 +514,8 @@ def test_a_long_prompt_loses_its_oldest_turns_never_its_instructions() -> None:
 
 
 def test_a_judge_keeps_as_many_requests_in_flight_as_its_concurrency_allows(server: str) -> None:
-    # gate-6 holds each request until a seventh is in flight (or 0.5 s): with concurrency=6 the
-    # server sees six at once, never more
+    # gate-6 holds each request until six are in flight, then until a seventh is (or 0.5 s):
+    # with concurrency=6 the server sees six at once, never more
     judge = metrics.get("cpdscore-simple[http:gate-6,n=2,concurrency=6]")
     assert judge.score([item(i) for i in range(6)]) == [3.0] * 6
     assert Handler.peak["gate-6"] == 6

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deadlines import DEADLINE_MS
 
 import comperbench
 
@@ -34,7 +35,7 @@ def test_report_draws_every_figure_offline(browser: Any, data_root: Path, tmp_pa
     context.route("**/*", refuse)
     page = context.new_page()
     page.goto(report.as_uri())
-    page.locator("figure svg").first.wait_for(timeout=180_000)  # generous: a loaded machine
+    page.locator("figure svg").first.wait_for(timeout=DEADLINE_MS)
     figures = page.locator("figure svg")
     assert figures.count() == 5  # forest, three scatter plots (two collapsed), heatmap
     page.locator("details").evaluate_all("nodes => nodes.forEach(n => n.open = true)")

@@ -431,3 +431,35 @@ def test_bradley_terry_ranks_groups_never_compared_within_themselves() -> None:
     assert ratings.note is not None and "group 1: a, b; group 2: c, d" in ratings.note
     connected = bradley_terry(_games(), n_resamples=20)
     assert connected.note is None and (connected.table["group"] == 1).all()
+
+
+NEVER_COMPARED = Comparisons.of(["a", "a", "c"], ["b", "b", "d"], [1, 1, 1])
+"""a beat b twice, c beat d once; neither a nor b ever met c or d."""
+
+
+def _ranked_apart(ratings: Ratings) -> pd.DataFrame:
+    table = ratings.table
+    assert table["group"].to_dict() == {"a": 1, "b": 1, "c": 2, "d": 2}
+    assert table["rank"].to_dict() == {"a": 1, "b": 2, "c": 1, "d": 2}
+    assert set(table["rank_low"]) | set(table["rank_high"]) <= {1, 2}
+    assert ratings.note is not None and "group 1: a, b; group 2: c, d" in ratings.note
+    return table
+
+
+def test_elo_ranks_groups_never_compared_within_themselves() -> None:
+    table = _ranked_apart(elo(NEVER_COMPARED, n_resamples=50, n_permutations=20))
+    # by hand (k 32, base 1000): c 1016 after one win; a 1016, then one more win over b at 984
+    second = 32 * (1 - 1 / (1 + 10 ** ((984 - 1016) / 400)))
+    expected = {"a": 1016 + second, "b": 984 - second, "c": 1016, "d": 984}
+    assert table["rating"].to_dict() == pytest.approx(expected, abs=1e-9)
+    # a rates above c and b below d, yet neither pair is ranked: they never met
+    assert (table.at["a", "rank"], table.at["c", "rank"]) == (1, 1)
+
+
+def test_trueskill_ranks_groups_never_compared_within_themselves() -> None:
+    table = _ranked_apart(trueskill_ratings(NEVER_COMPARED, n_resamples=50, n_permutations=20))
+    expected = _package_trueskill(*(list(v) for v in (NEVER_COMPARED.a, NEVER_COMPARED.b)), [1] * 3)
+    assert table["rating"].to_dict() == pytest.approx(expected)  # the package's own update
+    assert table.at["a", "rating"] > table.at["c", "rating"] > table.at["b", "rating"]
+    connected = trueskill_ratings(_games(n=60), n_resamples=20, n_permutations=5)
+    assert connected.note is None and (connected.table["group"] == 1).all()

@@ -167,6 +167,8 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
             r = rated.table.loc[system]
             known = pd.notna(r["rank_low"])
             ranks = f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-"
+            if rated.note:  # groups never compared with each other: ranked within each group
+                ranks += f" in group {int(r['group'])}"
             rows.append([system, number(r["rating"]), interval(r["low"], r["high"]), ranks])
         print(format_table(["system", name, "95% CI", "ranks"], rows))
         if rated.note:

@@ -83,8 +83,11 @@ def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -
             f"rank {int(a)}-{int(b)}" if pd.notna(a) else "rank -"
             for a, b in zip(t["rank_low"], t["rank_high"], strict=True)
         ]
+        labels = [str(s) for s in t.index]
+        if rated.note:  # groups never compared with each other: ranked within each group
+            labels = [f"{s} (group {g})" for s, g in zip(labels, t["group"], strict=True)]
         chart = forest_plot(
-            [str(s) for s in t.index],
+            labels,
             t["rating"].to_numpy(dtype=float),
             t["low"].to_list(),
             t["high"].to_list(),
@@ -92,7 +95,8 @@ def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -
             title=name,
             rank_ranges=ranks,
         )
-        figures.append(figure(chart, f"{name}: rating, interval and 95% rank range."))
+        caption = f"{name}: rating, interval and 95% rank range."
+        figures.append(figure(chart, f"{caption} {rated.note}." if rated.note else caption))
     if not figures:
         chart = forest_plot(
             [str(s) for s in wtl.index],

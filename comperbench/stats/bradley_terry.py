@@ -11,10 +11,9 @@ other are rated separately (mean 0 in each) and ranked within themselves only.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from comperbench.stats.pairwise import Comparisons, canonical
-from comperbench.stats.ratings import Ratings, rating_signature, with_intervals
+from comperbench.stats.ratings import Ratings, compared_groups, grouped_ratings, rating_signature
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 
 
@@ -30,12 +29,6 @@ def _bt_counts(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndar
     wins = wins_ab.reshape(-1, S, S) + wins_ba.reshape(-1, S, S).transpose(0, 2, 1)
     games = games.reshape(-1, S, S)
     return wins, games + games.transpose(0, 2, 1)
-
-
-def compared_groups(games: np.ndarray) -> np.ndarray:
-    """(S,) group of each system in an (S, S) games table: systems compared with one another,
-    directly or through others, share a group (numbered from 0 in order of their first system)."""
-    return connected_components(games > 0, directed=False)[1]
 
 
 def _reach(wins: np.ndarray) -> np.ndarray:
@@ -100,20 +93,6 @@ def _no_mle_reason(c: Comparisons, wins: np.ndarray, groups: np.ndarray) -> str:
     )
 
 
-def _groups_note(systems: np.ndarray, groups: np.ndarray) -> str | None:
-    """Names the groups never compared with each other, or None for one group."""
-    if groups.max() == 0:
-        return None
-    listed = "; ".join(
-        f"group {g + 1}: {', '.join(str(s) for s in systems[groups == g])}"
-        for g in range(int(groups.max()) + 1)
-    )
-    return (
-        f"systems never compared with each other, directly or through others, are rated and "
-        f"ranked within their group only ({listed}): ratings of different groups do not compare"
-    )
-
-
 def bradley_terry(
     c: Comparisons, n_resamples: int = 1000, seed: int = 0, benchmark: str | None = None
 ) -> Ratings:
@@ -134,5 +113,4 @@ def bradley_terry(
     sig = rating_signature(
         "bradley-terry", c, n_resamples, seed, benchmark, (("ties", "half-win"),)
     )
-    ratings = with_intervals(c.systems, point, boot, sig, groups + 1)
-    return Ratings(ratings.table, ratings.signature, _groups_note(c.systems, groups))
+    return grouped_ratings(c.systems, point, boot, sig, groups)

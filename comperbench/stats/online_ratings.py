@@ -10,7 +10,12 @@ from scipy import special
 from scipy import stats as sps
 
 from comperbench.stats.pairwise import Comparisons, canonical
-from comperbench.stats.ratings import Ratings, rating_signature, with_intervals
+from comperbench.stats.ratings import (
+    Ratings,
+    comparison_groups,
+    grouped_ratings,
+    rating_signature,
+)
 from comperbench.stats.resampling import bootstrap_indices
 
 _SQRT_2PI = float(np.sqrt(2 * np.pi))
@@ -84,8 +89,10 @@ def _order_free(
     benchmark: str | None,
 ) -> Ratings:
     """Point rating: the median of `replay` over random permutations of the comparisons (in
-    `replay_sequence` order, so neither the input order nor the units matter); interval: the same replay over
-    bootstrap resamples in random order. `settings` go into the signature."""
+    `replay_sequence` order, so neither the input order nor the units matter); interval: the
+    same replay over bootstrap resamples in random order. Systems never compared with each
+    other, directly or through others, are ranked within their group only, as Bradley-Terry
+    ranks them (`grouped_ratings`). `settings` go into the signature."""
     point_setting = ("point", f"median-of-{n_permutations}-permutations")
     signature = rating_signature(
         statistic, c, n_resamples, seed, benchmark, (*settings, point_setting)
@@ -93,7 +100,8 @@ def _order_free(
     canon = replay_sequence(c)
     ratings = replay(canon, replay_orders(canon, n_permutations, n_resamples, seed))
     point = np.median(ratings[:n_permutations], axis=0)
-    return with_intervals(c.systems, point, ratings[n_permutations:], signature)
+    groups = comparison_groups(canon)
+    return grouped_ratings(canon.systems, point, ratings[n_permutations:], signature, groups)
 
 
 def _steps(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.sparse.csgraph import connected_components
 
 from comperbench.stats.pairwise import Comparisons
 from comperbench.stats.signature import Signature
@@ -77,6 +78,48 @@ def with_intervals(
     table["group"] = groups
     ordered = table.sort_values(["group", "rating"], ascending=[True, False])
     return Ratings(ordered, str(signature))
+
+
+def compared_groups(games: np.ndarray) -> np.ndarray:
+    """(S,) group of each system in an (S, S) games table: systems compared with one another,
+    directly or through others, share a group (numbered from 0 in order of their first system)."""
+    return connected_components(games > 0, directed=False)[1]
+
+
+def comparison_groups(c: Comparisons) -> np.ndarray:
+    """(S,) `compared_groups` of the systems of `c`."""
+    ia, ib = c.indices()
+    games = np.zeros((c.systems.size, c.systems.size))
+    games[ia, ib] = games[ib, ia] = 1
+    return compared_groups(games)
+
+
+def groups_note(systems: np.ndarray, groups: np.ndarray) -> str | None:
+    """Names the groups never compared with each other, or None for one group."""
+    if groups.max() == 0:
+        return None
+    listed = "; ".join(
+        f"group {g + 1}: {', '.join(str(s) for s in systems[groups == g])}"
+        for g in range(int(groups.max()) + 1)
+    )
+    return (
+        f"systems never compared with each other, directly or through others, are rated and "
+        f"ranked within their group only ({listed}): ratings of different groups do not compare"
+    )
+
+
+def grouped_ratings(
+    systems: np.ndarray,
+    point: np.ndarray,
+    boot: np.ndarray,
+    signature: Signature,
+    groups: np.ndarray,
+) -> Ratings:
+    """`with_intervals` ranked within the `compared_groups` `groups` (numbered from 1 in the
+    `group` column), with the note naming them when there are several: a rating of one group
+    is never ranked against, or compared with, one of another."""
+    rated = with_intervals(systems, point, boot, signature, groups + 1)
+    return Ratings(rated.table, rated.signature, groups_note(systems, groups))
 
 
 def rating_signature(
