@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -315,3 +316,43 @@ def test_the_leaderboard_imports_without_gradio(tmp_path: Path) -> None:
 def test_a_row_link_names_the_view_and_the_metric() -> None:
     placing = {"benchmark": "usr-topical", "level": "turn", "aspect": "overall", "metric_id": 7}
     assert row_link(placing) == "?benchmark=usr-topical&level=turn&aspect=overall&metric=7"
+
+
+def test_the_restore_poll_never_redraws_a_view_read_before_its_answer(store: Store) -> None:
+    """A tick answered late must not undo a choice made meanwhile: the tick reads no control,
+    the redraw after it reads the view when it runs, and a page's timer starts at load."""
+    config = build(store.path).get_config_file()
+    [timer] = [c for c in config["components"] if c["type"] == "timer"]
+    assert timer["props"]["active"] is False
+    deps = config["dependencies"]
+    [tick] = [d for d in deps if (timer["id"], "tick") in [tuple(t) for t in d["targets"]]]
+    assert tick["inputs"] == []
+    [redraw] = [d for d in deps if d.get("trigger_after") == tick["id"]]
+    statistic = next(
+        c["id"] for c in config["components"] if c["props"].get("label") == "correlation"
+    )
+    assert statistic in redraw["inputs"] and statistic in redraw["outputs"]
+    loads = [d for d in deps if any(t[1] == "load" for t in d["targets"])]
+    assert any(timer["id"] in d["outputs"] for d in loads)
+
+
+def test_the_restore_poll_redraws_only_once_the_restore_is_done(store: Store) -> None:
+    import gradio as gr
+
+    from comperbench.leaderboard.page import VIEW_OUTPUTS, view_controls
+    from comperbench.leaderboard.service import Restoring
+
+    release = threading.Event()
+    running = threading.Thread(target=release.wait, daemon=True)
+    running.start()
+    with gr.Blocks():
+        page = view_controls(store, Restoring(1, running), False, set())
+    view = ("usr-topical", "turn", "overall", "pearson")
+    assert page.poll()[0] is False and page.polling().active is True
+    assert all(u == gr.update() for u in page.redrawn(False, *view))
+    release.set()
+    running.join(timeout=60)
+    done, stopped = page.poll()
+    assert done is True and stopped.active is False and page.polling().active is False
+    assert len(page.redrawn(True, *view)) == VIEW_OUTPUTS
+    assert page.redrawn(True, *view)[2] == page.refresh(*view)[2]

@@ -84,7 +84,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
         page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
         gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
-        timer = gr.Timer(POLL_SECONDS, active=restoring.running)
+        timer = gr.Timer(POLL_SECONDS, active=False)
         with gr.Tabs() as tabs:
             ranked = ranking_tab()
             overall, draw_overall = overall_tab(page)
@@ -116,7 +116,10 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             other.select(lambda: False, None, metric.is_open, **FAST)
         for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
             other.select(lambda: False, None, compared.is_open, **FAST)
-        polled = timer.tick(page.poll, page.view, [*outputs, timer], **FAST)
+        restored = gr.State(False)
+        polled = timer.tick(page.poll, None, [restored, timer], **FAST).then(
+            page.redrawn, [restored, *page.view], outputs, **FAST
+        )
         for event in (
             switched,
             *refreshed,
@@ -134,6 +137,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             [page.benchmark, page.level, page.aspect, *outputs, asked],
         )
         loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
+        app.load(page.polling, None, timer)
         loaded.then(**metric.redraw_listener)  # a Metric tab opened before the page loaded
         loaded.then(
             lambda wanted, *view: (

@@ -162,12 +162,21 @@ class Page:
     def restoring_notice(self) -> str:
         return f"Restoring {self.restoring.count} saved submission(s)… the ranking is incomplete."
 
-    def poll(self, *view: str) -> tuple[Any, ...]:
-        """While the restore runs: no change; once it is done, the redrawn view and the timer
-        stopped."""
-        if self.restoring.running:
-            return tuple(gr.update() for _ in range(VIEW_OUTPUTS + 1))  # and the timer
-        return (*self.refresh(*view), gr.Timer(active=False))
+    def polling(self) -> Any:
+        """The restore poll's timer, running only while the restore is (checked when a page
+        loads, not when the app is built)."""
+        return gr.Timer(active=self.restoring.running)
+
+    def poll(self) -> tuple[bool, Any]:
+        """Whether the restore is done, and the timer stopped once it is. The redraw follows as
+        its own event, so that it reads the view as it is then, never as it was at the tick
+        (a tick answered late must not undo a choice made meanwhile)."""
+        done = not self.restoring.running
+        return done, gr.Timer(active=False) if done else gr.update()
+
+    def redrawn(self, done: bool, *view: str) -> tuple[Any, ...]:
+        """The redrawn view once the restore is done; no change before."""
+        return self.refresh(*view) if done else tuple(gr.update() for _ in range(VIEW_OUTPUTS))
 
     def on_upload(
         self,
