@@ -26,6 +26,7 @@ from comperbench.errors import (
 from comperbench.loaders import BENCHMARKS
 from comperbench.loaders.base import SourceFiles, parsing_code_digest
 from comperbench.metadata import BenchmarkMetadata
+from comperbench.parquet_bytes import read_parquet
 from comperbench.schema import dialogue_table, turn_table
 from comperbench.selection import Selection, first_rows, selection_of, stratified_rows
 
@@ -291,7 +292,7 @@ def _read_cache(path: Path) -> tuple[pa.Table, dict[str, int]] | None:
     if payload is None:
         return None
     try:
-        table = pq.ParquetFile(pa.BufferReader(payload)).read()  # read_table loads pandas
+        table = read_parquet(payload)
         skipped = json.loads((table.schema.metadata or {}).get(b"comperbench.skipped", b"{}"))
     except (pa.ArrowException, OSError, ValueError):  # written by another version: foreign
         return None

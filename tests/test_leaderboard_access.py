@@ -10,8 +10,11 @@ replaced by a fixed profile.
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ from comperbench.leaderboard.service import (
     sign_in_required,
     submit,
 )
+from comperbench.leaderboard.sign_in import LOCAL_LOGIN_ENV
 from comperbench.leaderboard.store import SCHEMA_VERSION, Store
 from comperbench.leaderboard.submission import (
     MAX_FILE_BYTES,
@@ -45,8 +49,6 @@ from comperbench.leaderboard.submission import (
 
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
-
-"""The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
 
 
 def profile(account: str = ACCOUNT) -> Any:
@@ -292,31 +294,53 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     folder = tmp_path_factory.mktemp("served")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(SIGN_IN_ENV, "1")
+        patch.setenv(LOCAL_LOGIN_ENV, ACCOUNT)
         patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
-        patch.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+        patch.setattr("comperbench.leaderboard.uploads.SWEEP_SECONDS", 0.5)
         store = Store(folder / "lb.sqlite")
         app = build(store.path)
         _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())
         try:
-            yield {"url": url, "store": store, "uploads": folder / "gradio"}
+            yield {"url": url, "store": store, "uploads": folder / "gradio", "app": app}
         finally:
             app.close()
+
+
+SIGNED_IN = {"Cookie": f"session={session_cookie(SESSION_SECRET, ACCOUNT)}"}
+"""The headers of a request from a signed-in session (uploads need one where sign-in is)."""
 
 
 def test_gradio_refuses_an_upload_over_the_submission_limit(served: dict[str, Any]) -> None:
     url = f"{served['url']}gradio_api/upload"
     too_big = {"files": ("big.csv", b"0" * (MAX_FILE_BYTES + 1))}
-    refused = httpx.post(url, files=too_big, timeout=120)
+    refused = httpx.post(url, files=too_big, headers=SIGNED_IN, timeout=120)
     assert refused.status_code == 413 and "maximum allowed size" in refused.text
-    [path] = httpx.post(url, files={"files": ("ok.csv", b"item_id,score\n")}, timeout=30).json()
+    ok = {"files": ("ok.csv", b"item_id,score\n")}
+    [path] = httpx.post(url, files=ok, headers=SIGNED_IN, timeout=30).json()
     assert Path(path).is_file() and Path(path).is_relative_to(served["uploads"])
+
+
+def test_an_upload_needs_a_signed_in_session(served: dict[str, Any]) -> None:
+    """Where the app has a sign-in, an upload from a session without one, or with a forged or
+    expired one, is refused before any of it is written."""
+    url = f"{served['url']}gradio_api/upload"
+    before = _uploaded(served["uploads"])
+    upload = {"files": ("unsigned.csv", scores(12))}
+    forged = {"Cookie": f"session={session_cookie('', ACCOUNT)}"}
+    for headers in ({}, forged):
+        refused = httpx.post(url, files=upload, headers=headers, timeout=30)
+        assert refused.status_code == 401
+        assert refused.text == "refused: sign in with Hugging Face to upload a submission file"
+    assert _uploaded(served["uploads"]) == before
+    [path] = httpx.post(url, files=upload, headers=SIGNED_IN, timeout=30).json()
+    assert Path(path).read_bytes() == scores(12)
 
 
 def test_the_api_alone_is_held_to_the_sign_in(served: dict[str, Any]) -> None:
     base = f"{served['url']}gradio_api"
     upload = {"files": ("scores.csv", scores(9))}
-    [path] = httpx.post(f"{base}/upload", files=upload, timeout=30).json()
+    [path] = httpx.post(f"{base}/upload", files=upload, headers=SIGNED_IN, timeout=30).json()
     assert Path(path).is_relative_to(served["uploads"])
     file = {"path": path, "meta": {"_type": "gradio.FileData"}}
     data = [file, "api-only", "", "", "", False, [], "learned"]
@@ -343,12 +367,13 @@ def test_one_upload_request_is_bounded_in_total(served: dict[str, Any]) -> None:
     half = b"0" * (MAX_REQUEST_BYTES // 2 + 1)
     assert len(half) < MAX_FILE_BYTES
     two = [("files", ("a.csv", half)), ("files", ("b.csv", half))]
-    refused = httpx.post(url, files=two, timeout=120)
+    refused = httpx.post(url, files=two, headers=SIGNED_IN, timeout=120)
     assert refused.status_code == 413
     size = int(refused.request.headers["content-length"])
     assert refused.text == refusal(MAX_REQUEST_BYTES, size)
     assert _uploaded(served["uploads"]) == before
-    [path] = httpx.post(url, files={"files": ("one.csv", scores(10))}, timeout=30).json()
+    one = {"files": ("one.csv", scores(10))}
+    [path] = httpx.post(url, files=one, headers=SIGNED_IN, timeout=30).json()
     assert Path(path).read_bytes() == scores(10)
 
 
@@ -365,27 +390,50 @@ def _chunked(boundary: str, *files: tuple[str, int]) -> Iterator[bytes]:
     yield f"--{boundary}--\r\n".encode()
 
 
-def test_a_chunked_upload_is_counted_as_it_streams(served: dict[str, Any]) -> None:
-    """Without a length, the body is counted as it arrives: the request that goes over the limit
-    is refused, and what Gradio had written of it is deleted."""
-    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, refusal
+def test_a_chunked_request_is_counted_as_it_streams(served: dict[str, Any]) -> None:
+    """Without a length, a body is counted as it arrives: the request that goes over the limit is
+    refused (here a JSON call); a chunked upload is refused as its second file begins, and what
+    Gradio had written of it is deleted."""
+    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, TOO_MANY_FILES, refusal
 
-    url = f"{served['url']}gradio_api/upload"
-    headers = {"Content-Type": "multipart/form-data; boundary=b0undary"}
-    before = _uploaded(served["uploads"])
-    half = MAX_REQUEST_BYTES // 2 + 1
-    body = _chunked("b0undary", ("a.csv", half), ("b.csv", half))
-    refused = httpx.post(url, content=body, headers=headers, timeout=120)
+    base = f"{served['url']}gradio_api"
+
+    def padded_json() -> Iterator[bytes]:
+        yield b'{"data": ["'
+        for _ in range(MAX_REQUEST_BYTES // (1 << 20) + 1):
+            yield b"0" * (1 << 20)
+        yield b'"]}'
+
+    headers = {"Content-Type": "application/json", **SIGNED_IN}
+    refused = httpx.post(f"{base}/run/ranking", content=padded_json(), headers=headers, timeout=120)
     assert "content-length" not in refused.request.headers
     assert refused.status_code == 413 and refused.text == refusal(MAX_REQUEST_BYTES)
+    headers = {"Content-Type": "multipart/form-data; boundary=b0undary", **SIGNED_IN}
+    before = _uploaded(served["uploads"])
+    body = _chunked("b0undary", ("a.csv", 3 << 20), ("b.csv", 1000))
+    refused = httpx.post(f"{base}/upload", content=body, headers=headers, timeout=120)
+    assert refused.status_code == 413 and refused.text == TOO_MANY_FILES
     assert _uploaded(served["uploads"]) == before
     body = _chunked("b0undary", ("small.csv", 1000))
-    [path] = httpx.post(url, content=body, headers=headers, timeout=30).json()
+    [path] = httpx.post(f"{base}/upload", content=body, headers=headers, timeout=30).json()
     assert Path(path).read_bytes() == b"0" * 1000
 
 
+def test_one_upload_request_carries_one_file(served: dict[str, Any]) -> None:
+    """900 small files in one request: refused as the second begins, none of them kept."""
+    from comperbench.leaderboard.limits import TOO_MANY_FILES
+
+    url = f"{served['url']}gradio_api/upload"
+    before = _uploaded(served["uploads"])
+    many = [("files", (f"f{k}.csv", b"item_id,score\n")) for k in range(900)]
+    refused = httpx.post(url, files=many, headers=SIGNED_IN, timeout=120)
+    assert refused.status_code == 413 and refused.text == TOO_MANY_FILES
+    assert _uploaded(served["uploads"]) == before
+
+
 def _uploaded_path(base: str, content: bytes, name: str) -> str:
-    [path] = httpx.post(f"{base}/upload", files={"files": (name, content)}, timeout=60).json()
+    upload = {"files": (name, content)}
+    [path] = httpx.post(f"{base}/upload", files=upload, headers=SIGNED_IN, timeout=60).json()
     return str(path)
 
 
@@ -490,3 +538,175 @@ def test_a_path_not_handed_out_by_the_upload_route_is_neither_read_nor_deleted(
     again = _run(base, _form_data(path, "dave"), cookie)
     assert again == "refused: 'once.csv' is not a file uploaded here; upload it again"
     assert Path(path).read_bytes() == scores(401) and served["store"].count() == before
+
+
+def _upload_answer(served: dict[str, Any], name: str, content: bytes) -> httpx.Response:
+    url = f"{served['url']}gradio_api/upload"
+    return httpx.post(url, files={"files": (name, content)}, headers=SIGNED_IN, timeout=60)
+
+
+def _back_date(paths: list[str], seconds: float) -> None:
+    """Make uploads look written `seconds` earlier (their mtime; nothing else reads it)."""
+    for path in paths:
+        stat = Path(path).stat()
+        os.utime(path, (stat.st_atime - seconds, stat.st_mtime - seconds))
+
+
+def test_the_uploads_held_are_bounded_and_expire(
+    served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uploads not yet submitted are bounded in number and bytes (an upload that does not fit is
+    refused before it is read, with the time to retry), and expire after UPLOAD_LIFE: a later
+    upload then fits again."""
+    from comperbench.leaderboard import limits
+    from comperbench.leaderboard.uploads import UPLOAD_LIFE, uploads_of
+
+    uploads = uploads_of(served["app"].server_app)
+    held = uploads.held()
+    monkeypatch.setattr(limits, "PENDING_FILES", held.count + 2)
+    kept = [_upload_answer(served, f"n{k}.csv", scores(500 + k)).json()[0] for k in range(2)]
+    before = _uploaded(served["uploads"])
+    refused = _upload_answer(served, "third.csv", scores(502))
+    wait = re.fullmatch(
+        rf"refused: the server holds as many uploads waiting to be submitted as it keeps"
+        rf" \({held.count + 2} files, {limits.PENDING_BYTES // 2**20} MiB\); try again in (\d+) min",
+        refused.text,
+    )
+    assert refused.status_code == 503 and wait, refused.text
+    assert 1 <= int(wait[1]) <= 10 and refused.headers["retry-after"] == str(60 * int(wait[1]))
+    assert _uploaded(served["uploads"]) == before
+    monkeypatch.setattr(limits, "PENDING_FILES", 1000)
+    held = uploads.held()
+    monkeypatch.setattr(limits, "PENDING_BYTES", held.size + (3 << 20))
+    kept.append(_upload_answer(served, "two-mib.csv", b"1" * (2 << 20)).json()[0])
+    before = _uploaded(served["uploads"])
+    assert _upload_answer(served, "more.csv", b"2" * (2 << 20)).status_code == 503
+    assert _uploaded(served["uploads"]) == before
+    _back_date(list(uploads.files), UPLOAD_LIFE + 1)
+    [path] = _upload_answer(served, "more.csv", b"2" * (2 << 20)).json()
+    assert Path(path).is_file()
+    assert not any(Path(p).exists() or Path(p).parent.exists() for p in kept)
+    assert uploads.files == {path}
+    assert uploads.held().count == 1
+
+
+def test_an_upload_never_submitted_is_deleted_while_no_request_comes(
+    served: dict[str, Any],
+) -> None:
+    """The app's sweep (every 0.5 s in these tests) deletes an expired upload and its folder."""
+    from comperbench.leaderboard.uploads import UPLOAD_LIFE, uploads_of
+
+    uploads = uploads_of(served["app"].server_app)
+    [path] = _upload_answer(served, "forgotten.csv", scores(600)).json()
+    _back_date([path], UPLOAD_LIFE + 1)
+    deadline = time.monotonic() + 120
+    while Path(path).parent.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(path).parent.exists() and path not in uploads.files
+    page = _form_data(path, "forgotten")
+    cookie = session_cookie(SESSION_SECRET, "erin")
+    answer = _run(f"{served['url']}gradio_api", page, cookie)
+    assert answer == "refused: 'forgotten.csv' is not a file uploaded here; upload it again"
+
+
+def _off_a_space(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sign-in required, a session secret, and no Space."""
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    monkeypatch.delenv("SYSTEM", raising=False)
+    monkeypatch.setenv(SIGN_IN_ENV, "1")
+    monkeypatch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
+
+
+def test_off_a_space_sign_in_needs_an_explicit_local_account_on_a_loopback_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gradio's mock would sign every visitor in as the machine's own account: off a Space the
+    app refuses to start unless an account is named, and then only on a loopback address."""
+    from comperbench.errors import ComperbenchError
+    from comperbench.leaderboard.sign_in import local_sign_in
+
+    _off_a_space(monkeypatch)
+    monkeypatch.delenv(LOCAL_LOGIN_ENV, raising=False)
+    with pytest.raises(ComperbenchError) as refused:
+        local_sign_in("127.0.0.1")
+    assert str(refused.value) == (
+        "sign-in is required (COMPERBENCH_REQUIRE_LOGIN=1) but this is not a Hugging Face Space,"
+        " where Gradio would sign every visitor in as this machine's own Hugging Face account:"
+        " deploy it as a Space, set COMPERBENCH_REQUIRE_LOGIN=0, or set"
+        " COMPERBENCH_LOCAL_LOGIN=NAME to try sign-in on 127.0.0.1 as NAME"
+    )
+    monkeypatch.setenv(LOCAL_LOGIN_ENV, "alice smith")
+    with pytest.raises(ComperbenchError, match=r"^COMPERBENCH_LOCAL_LOGIN='alice smith' is not"):
+        local_sign_in("127.0.0.1")
+    monkeypatch.setenv(LOCAL_LOGIN_ENV, "alice")
+    for host in ("0.0.0.0", "192.168.1.20", "::", "example.org"):
+        with pytest.raises(ComperbenchError, match=rf"loopback address only, not on {host}:"):
+            local_sign_in(host)
+    assert [local_sign_in(host) for host in ("127.0.0.1", "localhost", "::1")] == ["alice"] * 3
+    monkeypatch.setenv("SYSTEM", "spaces")
+    monkeypatch.setenv("SPACE_ID", "owner/board")
+    assert local_sign_in("0.0.0.0") is None  # a Space: Hugging Face's own sign-in
+    monkeypatch.setenv(SIGN_IN_ENV, "0")
+    monkeypatch.delenv("SYSTEM")
+    monkeypatch.delenv("SPACE_ID")
+    assert local_sign_in("0.0.0.0") is None  # no sign-in at all
+
+
+@pytest.mark.parametrize(
+    ("local", "host", "needle"),
+    [
+        (None, "127.0.0.1", "set COMPERBENCH_LOCAL_LOGIN=NAME to try sign-in on 127.0.0.1"),
+        ("alice", "0.0.0.0", "served on a loopback address only, not on 0.0.0.0"),
+    ],
+)
+def test_serve_refuses_sign_in_that_would_not_be_real_in_one_line(
+    local: str | None,
+    host: str,
+    needle: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from comperbench.cli import main
+
+    _off_a_space(monkeypatch)
+    if local is None:
+        monkeypatch.delenv(LOCAL_LOGIN_ENV, raising=False)
+    else:
+        monkeypatch.setenv(LOCAL_LOGIN_ENV, local)
+
+    def served(*args: Any) -> None:
+        raise AssertionError("the app was built")
+
+    monkeypatch.setattr("comperbench.leaderboard.app.build", served)
+    path = Store(tmp_path / "lb.sqlite").path
+    stored = _dump(path)
+    assert main(["leaderboard", "serve", "--db", str(path), "--host", host]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1 and needle in err, err
+    assert _dump(path) == stored
+
+
+def _dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return list(db.iterdump())
+
+
+def test_the_local_sign_in_gives_the_named_account(served: dict[str, Any]) -> None:
+    """Gradio's mock sign-in, followed as a browser does, gives COMPERBENCH_LOCAL_LOGIN's account
+    (no Hub look-up of the machine's own), which uploads and stores under that name; the page
+    says that sign-in is local."""
+    base = served["url"].rstrip("/")
+    config = httpx.get(f"{base}/config", timeout=60).text
+    assert "everyone who signs in here is signed in as" in config
+    step = httpx.get(f"{base}/login/huggingface", timeout=60)
+    while step.is_redirect and "session" not in step.cookies:
+        step = httpx.get(str(step.next_request.url), timeout=60)  # type: ignore[union-attr]
+    cookie = step.cookies["session"]
+    headers = {"Cookie": f"session={cookie}"}
+    upload = {"files": ("local.csv", scores(700))}
+    [path] = httpx.post(f"{base}/gradio_api/upload", files=upload, headers=headers).json()
+    answer = _run(f"{base}/gradio_api", _form_data(path, "local-account"), cookie)
+    assert answer.startswith("stored as submission"), answer
+    [stored] = [s for s in served["store"].submissions() if s["name"] == "local-account"]
+    assert stored["account"] == ACCOUNT

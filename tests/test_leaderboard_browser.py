@@ -29,7 +29,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from deadlines import DEADLINE_MS
-from oauth_mock import ACCOUNT, MOCK_OAUTH, SESSION_SECRET
+from oauth_mock import ACCOUNT, SESSION_SECRET
+
+from comperbench.leaderboard.sign_in import LOCAL_LOGIN_ENV
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
@@ -670,7 +672,7 @@ def limited(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     with pytest.MonkeyPatch.context() as launching:
         launching.setenv(service.SIGN_IN_ENV, "1")
         launching.setenv(service.PER_DAY_ENV, "1")
-        launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+        launching.setenv(LOCAL_LOGIN_ENV, ACCOUNT)
         launching.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         app = build(store.path)
         url = _launch(app)
@@ -691,6 +693,8 @@ def test_the_daily_limit_refuses_a_second_submission_in_the_page(
     with _opened(browser, limited["url"]) as page:
         page.get_by_role("tab", name="Upload").click()
         page.get_by_text("an account may store 1 submissions in any 24 hours").wait_for()
+        banner = page.locator("#local-sign-in")
+        assert f"everyone who signs in here is signed in as {ACCOUNT}" in banner.inner_text()
         with page.expect_navigation(url=limited["url"], timeout=DEADLINE_MS):
             page.locator("#sign-in").click()  # the mock login redirects back to the page
         page.get_by_role("tab", name="Upload").click()
@@ -709,9 +713,6 @@ def test_the_daily_limit_refuses_a_second_submission_in_the_page(
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "upload-daily-limit.png"), full_page=True)
     assert [(s["name"], s["account"]) for s in store.submissions()] == [("first", ACCOUNT)]
-
-
-"""The session Gradio's mocked login stores, as `_get_mocked_oauth_info` builds it from whoami."""
 
 
 @pytest.fixture(scope="module")
@@ -743,7 +744,7 @@ def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         with pytest.MonkeyPatch.context() as launching:
             launching.setenv(service.SIGN_IN_ENV, "1")
             launching.setenv(DIR_ENV, str(folder / "results"))
-            launching.setattr("gradio.oauth._get_mocked_oauth_info", lambda: MOCK_OAUTH)
+            launching.setenv(LOCAL_LOGIN_ENV, ACCOUNT)
             launching.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
             app = build(store.path)
             url = _launch(app)
@@ -765,7 +766,12 @@ def test_submitting_without_sign_in_is_refused_in_the_page(
     with _opened(browser, public["url"]) as page:
         page.get_by_role("tab", name="Upload").click()
         page.locator("#sign-in").wait_for(timeout=DEADLINE_MS)
-        message = _upload(page, _noisy_file(tmp_path, "unsigned.csv", 4), "unsigned")
+        unsigned = _noisy_file(tmp_path, "unsigned.csv", 4)
+        page.locator("#upload-file input[type=file]").set_input_files(str(unsigned))
+        page.get_by_text(
+            "refused: sign in with Hugging Face to upload a submission file"
+        ).wait_for()
+        message = _upload(page, unsigned, "unsigned")
         assert message == "refused: sign in with Hugging Face to submit"
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "upload-sign-in.png"), full_page=True)

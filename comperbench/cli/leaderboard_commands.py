@@ -222,8 +222,9 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.app import serve
+    from comperbench.leaderboard.app import serve, sign_in_checked
 
+    sign_in_checked(args.host)  # before the database is opened
     serve(db=_store(args).path, host=args.host, port=args.port)
     return 0
 

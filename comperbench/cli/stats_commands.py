@@ -25,6 +25,7 @@ from comperbench.cli.common import (
 )
 from comperbench.errors import ComperbenchError
 from comperbench.outputs import refuse_existing
+from comperbench.parquet_bytes import read_parquet
 from comperbench.stats import multiplicity
 from comperbench.stats.agreement import STATISTICS, agreement
 from comperbench.stats.correlation import CorrelationResult, correlation_table
@@ -43,7 +44,11 @@ def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
         raise ComperbenchError(f"scores file {path} does not exist")
     parquet = file.suffix == ".parquet"
     try:
-        frame = pd.read_parquet(file) if parquet else pd.read_csv(file)
+        frame = (
+            read_parquet(file.read_bytes(), use_pandas_metadata=True).to_pandas()
+            if parquet
+            else pd.read_csv(file)
+        )
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, lzma.LZMAError) as exc:
         raise ComperbenchError(f"scores file {path} cannot be read: {exc}") from None
     return aligned_scores(frame, bench, path, line=lambda i: i + (1 if parquet else 2))

@@ -9,23 +9,21 @@ Submissions are refused until then: they would be numbered before the older kept
 the daily limit would count an account's submissions before all of them are back.
 
 Where sign-in is required (`service.sign_in_required`), the Upload tab has Gradio's
-`LoginButton`: on a Space it signs in with Hugging Face (the Space needs `hf_oauth: true` and
-`gradio[oauth]`); elsewhere Gradio mocks it with the machine's own Hugging Face login.
-Gradio signs the session cookie with a key derived from OAUTH_CLIENT_SECRET, and without one
-from a public constant, with which anyone could sign a cookie for any account: where sign-in is
-required, the app refuses to start without it (a Space with `hf_oauth: true` sets it).
+`LoginButton`, and the app refuses to start where that sign-in would not be real (`sign_in`):
+without a session secret, or off a Space without an explicit local account.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from comperbench.errors import ComperbenchError
 from comperbench.extras import requires_extra
 from comperbench.leaderboard.mirror import configured
-from comperbench.leaderboard.service import SIGN_IN_ENV, restore_in_background, sign_in_required
+from comperbench.leaderboard.service import restore_in_background, sign_in_required
+from comperbench.leaderboard.sign_in import local_banner, local_sign_in
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
 from comperbench.stats.settings import SETTINGS
@@ -37,23 +35,9 @@ POLL_SECONDS = 2.0
 """How often an open page asks whether the background restore is done."""
 RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
 """The upload's result is set in a fixed-width font, so that its table of placings lines up."""
-UPLOADS_KEPT = (900, 3600)
-"""Every 15 minutes, uploads older than an hour are deleted from Gradio's temporary folder (those
-never submitted; a handled upload is deleted at once)."""
-SECRET_ENV = "OAUTH_CLIENT_SECRET"
-"""The secret Gradio derives the session cookie's signing key from."""
-
-
-def check_session_secret() -> None:
-    """Where sign-in is required, refuse to go on without a session secret (see the module)."""
-    from gradio import oauth
-
-    if sign_in_required() and not oauth.OAUTH_CLIENT_SECRET:
-        raise ComperbenchError(
-            f"sign-in is required (on a Space, or {SIGN_IN_ENV}=1) but {SECRET_ENV} is not set,"
-            f" so anyone could sign a session cookie for any account: set {SECRET_ENV} to a"
-            f" long random secret (a Space with hf_oauth: true sets it) or {SIGN_IN_ENV}=0"
-        )
+TEMP_FILES_KEPT = (900, 3600)
+"""Every 15 minutes, Gradio deletes the files it made for a page (downloads) that are older than an
+hour; uploads never submitted are deleted sooner (`uploads.UPLOAD_LIFE`), a handled one at once."""
 
 
 def build(db: str | os.PathLike[str] | None = None) -> Blocks:
@@ -63,7 +47,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
     with requires_extra("the leaderboard app"):
         import gradio as gr
 
-    check_session_secret()
+    local = local_sign_in()
     store = Store(db)
     restoring = restore_in_background(store, configured())
 
@@ -79,9 +63,11 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
     )
 
     with gr.Blocks(
-        title="comperbench leaderboard", analytics_enabled=False, delete_cache=UPLOADS_KEPT
+        title="comperbench leaderboard", analytics_enabled=False, delete_cache=TEMP_FILES_KEPT
     ) as app:
         gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
+        if local:
+            gr.Markdown(local_banner(local), elem_id="local-sign-in")
         page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
         gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
         timer = gr.Timer(POLL_SECONDS, active=False)
@@ -153,12 +139,14 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
 
 def launch_options() -> dict[str, Any]:
     """`launch` arguments: system fonts (no font CDN), no share link, no SSR node, the size limit
-    of one file and (`limits.BoundedBody`) of one request."""
+    of one file, the bounds of one request and of the uploads held (`limits.BoundedBody`), and
+    the expiry of uploads never submitted (`uploads.sweeping`)."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
         from starlette.middleware import Middleware
 
     from comperbench.leaderboard.limits import BoundedBody
+    from comperbench.leaderboard.uploads import sweeping
 
     theme = gr.themes.Default(
         font=["ui-sans-serif", "system-ui", "sans-serif"],
@@ -169,10 +157,16 @@ def launch_options() -> dict[str, Any]:
         "share": False,
         "ssr_mode": False,
         "max_file_size": MAX_FILE_BYTES,
-        "app_kwargs": {"middleware": [Middleware(BoundedBody)]},
+        "app_kwargs": {"middleware": [Middleware(BoundedBody)], "lifespan": sweeping},
         "footer_links": [],
         "css": RESULT_CSS,
     }
+
+
+def sign_in_checked(host: str) -> str | None:
+    """`sign_in.local_sign_in` for serving at `host`, before anything is built."""
+    with requires_extra("the leaderboard app"):
+        return local_sign_in(host)
 
 
 def serve(
@@ -180,12 +174,14 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    check_session_secret()
+    local = sign_in_checked(host)
     app = build(db)
     app.launch(
         server_name=host, server_port=port, quiet=True, prevent_thread_lock=True, **launch_options()
     )
     print(f"serving the leaderboard on {app.local_url} (Ctrl+C stops it)", flush=True)
+    if local:
+        print(f"warning: local sign-in: everyone who signs in is {local}", file=sys.stderr)
     try:
         threading.Event().wait()  # Ctrl+C: the KeyboardInterrupt is the command line's to report
     finally:

@@ -590,10 +590,11 @@ def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
 
 def _read_parquet(file_name: str, data: bytes) -> _Rows:
     import pyarrow as pa
-    import pyarrow.parquet as pq
+
+    from comperbench.parquet_bytes import parquet_file
 
     try:
-        parquet = pq.ParquetFile(io.BytesIO(data))
+        parquet = parquet_file(data)
         _parquet_bounds(file_name, parquet.metadata)
         table = parquet.read()
     except (pa.ArrowException, OSError) as exc:

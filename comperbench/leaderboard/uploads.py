@@ -1,0 +1,116 @@
+"""The uploads the app's upload route handed out and no submission has claimed yet (Gradio's
+`Blocks.upload_file_set`): how many there are, how large, and their expiry.
+
+An upload never submitted is deleted UPLOAD_LIFE seconds after it was written (its mtime), with
+its folder (Gradio writes each upload in a folder named by its content hash): whenever an upload
+request is admitted (`Uploads.held`) and every SWEEP_SECONDS (`sweeping`, a lifespan task of the
+app). Both run on the server's event loop, where the upload route creates those folders, so a
+folder is never removed between its creation and the upload written into it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+UPLOAD_LIFE = 600.0
+"""Seconds an upload is kept for its submission."""
+SWEEP_SECONDS = 60.0
+"""How often uploads older than UPLOAD_LIFE are looked for while no upload request comes."""
+
+
+@dataclass(frozen=True)
+class Held:
+    """The uploads on disk waiting to be submitted: how many, their bytes, when the oldest was
+    written (None when there is none)."""
+
+    count: int
+    size: int
+    oldest: float | None
+
+
+@dataclass
+class Uploads:
+    """The app's handed-out uploads (`files`, shared with Gradio's upload route and the
+    submission handler, which claims a file by taking it out), the folders they were written
+    in, and what the upload requests in flight may still bring (`reserved` bytes in `flying`
+    requests)."""
+
+    files: set[str]
+    folders: set[Path] = field(default_factory=set)
+    reserved: int = 0
+    flying: int = 0
+
+    def held(self, now: float | None = None) -> Held:
+        """The uploads still held, after those written over UPLOAD_LIFE seconds ago are deleted
+        and every vanished one is forgotten; emptied folders are removed."""
+        now = time.time() if now is None else now
+        count = size = 0
+        oldest: float | None = None
+        self.note_folders()
+        for path in list(self.files):
+            try:
+                stat = os.stat(path)
+            except OSError:
+                self.files.discard(path)
+                continue
+            if now - stat.st_mtime > UPLOAD_LIFE:
+                self._expire(path)
+                continue
+            count += 1
+            size += stat.st_size
+            oldest = stat.st_mtime if oldest is None else min(oldest, stat.st_mtime)
+        self._remove_empty_folders()
+        return Held(count, size, oldest)
+
+    def note_folders(self) -> None:
+        """Remember the folders of the uploads handed out (to remove each once emptied)."""
+        self.folders.update(Path(path).parent for path in list(self.files))
+
+    def _expire(self, path: str) -> None:
+        """Delete an upload unless a submission claimed it meanwhile (only one of them can take
+        it out of the set)."""
+        try:
+            self.files.remove(path)
+        except KeyError:
+            return
+        Path(path).unlink(missing_ok=True)
+
+    def _remove_empty_folders(self) -> None:
+        for folder in list(self.folders):
+            with contextlib.suppress(OSError):  # not empty, or gone
+                folder.rmdir()
+            if not folder.is_dir():
+                self.folders.discard(folder)
+
+
+def uploads_of(app: Any) -> Uploads:
+    """The `Uploads` of a served Gradio app, kept in its state (made on first use)."""
+    uploads = getattr(app.state, "uploads", None)
+    if uploads is None:
+        uploads = app.state.uploads = Uploads(app.get_blocks().upload_file_set)
+    return uploads
+
+
+@contextlib.asynccontextmanager
+async def sweeping(app: Any) -> AsyncIterator[None]:
+    """A lifespan for the app: while it is served, expire old uploads every SWEEP_SECONDS."""
+
+    async def sweep() -> None:
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            uploads_of(app).held()
+
+    task = asyncio.create_task(sweep())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
