@@ -161,6 +161,9 @@ def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
     if reasons := notes.get("rejected_by_reason"):
         text = ", ".join(f"{reason} {count}" for reason, count in reasons.items())
         lines.append(f"unusable after every retry: {text}")
+    if flags := notes.get("flagged_by_reason"):
+        text = ", ".join(f"{flag} {count}" for flag, count in flags.items())
+        lines.append(f"kept with a flag: {text}")
     return lines
 
 

@@ -69,6 +69,8 @@ class Ledger:
     retried: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     """Answers still unusable after every retry, by reason."""
+    flagged: Counter[str] = field(default_factory=Counter)
+    """Usable answers kept with a flag (a verdict's `flags`), by flag."""
     failed: int = 0
     prompts_shortened: int = 0
     turns_left_out: int = 0
@@ -329,6 +331,7 @@ class LlmJudge(Metric):
         }
         before = self.notes
         reasons = Counter(before.get("rejected_by_reason", {})) + ledger.rejected
+        flags = Counter(before.get("flagged_by_reason", {})) + ledger.flagged
         self.notes = {
             "backend": backend.identity(),
             "temperature": self.settings.temperature,
@@ -336,6 +339,7 @@ class LlmJudge(Metric):
             "n": self.settings.n,
             **{k: v + before.get(k, 0) for k, v in counts.items()},
             "rejected_by_reason": dict(sorted(reasons.items())),
+            **({"flagged_by_reason": dict(sorted(flags.items()))} if flags else {}),
             "unscored_items": [*before.get("unscored_items", []), *unscored],
             "errors": sorted(set(before.get("errors", [])) | set(ledger.errors))[:5],
         }
@@ -392,6 +396,7 @@ def _collect(
         ledger.first_answers += int(attempt == 0)
         if not isinstance(reading, Rejected):
             answers[owner].append({**reading, "seed": request.seed, "attempt": attempt})
+            ledger.flagged.update(reading.get("flags", ()))
             continue
         ledger.first_answers_rejected += int(attempt == 0)
         if last:
