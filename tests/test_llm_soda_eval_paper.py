@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
+import sacrebleu
 from llm_server import Handler, answer_with
 
 from comperbench import metrics
+from comperbench.cli import main
+from comperbench.loaders.soda_eval import read_comments
 from comperbench.metrics import prompts
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm_parsing import Rejected, Verdict
@@ -19,6 +24,8 @@ from comperbench.metrics.llm_soda_eval_paper import OVER_LIMIT, parse_soda_paper
 from comperbench.schema import Utterance
 
 pytestmark = pytest.mark.usefixtures("judge_server")
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 ISSUE = {"type": "Repetition", "comment": "Says the same thing twice."}
 LONG = " ".join(["word"] * 26)
@@ -149,3 +156,25 @@ def test_the_taxonomy_names_of_the_paper_read_as_the_loader_keys() -> None:
         "non_textual",
         "other",
     ]
+
+
+def test_on_the_soda_eval_fixture_the_explanations_are_compared_with_gpt4s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "data"
+    shutil.copytree(FIXTURES / "soda_eval", root / "soda_eval")
+    spec = "soda-eval-paper[http:sp-ok]"
+    out = tmp_path / "out"
+    args = ["evaluate", "--benchmark", "soda-eval", "--metrics", spec, "--data-dir", str(root)]
+    assert main([*args, "--out", str(out), "--resamples", "100"]) == 0
+    printed = capsys.readouterr().out
+    assert "explanations against GPT-4's comments of the same responses" in printed
+    name = metrics.get(spec).name
+    found = json.loads((out / "table.json").read_text())["metrics"][name]["issues"]["explanations"]
+    comments = read_comments(root)
+    references = [comments[i].overall_comment for i in sorted(comments)]
+    overall = found["overall comment"]
+    assert overall["pairs"] == 8
+    expected = sacrebleu.corpus_bleu(["Repetitive."] * 8, [references]).score
+    assert overall["corpus_bleu"] == pytest.approx(expected)
+    assert found["issues and overall comment"]["pairs"] == 8
