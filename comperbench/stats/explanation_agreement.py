@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from comperbench.extras import MissingExtraError
+
 BLEU_SETTINGS = "sacrebleu corpus_bleu / sentence_bleu, tokenize=13a, case kept, smooth=exp"
 """How the BLEU-4 numbers are computed (the paper does not say)."""
 
@@ -38,6 +40,8 @@ class ExplanationAgreement:
     semantic_metric: str | None = None
     left_out: dict[str, int] = field(default_factory=dict)
     undefined: str | None = None
+    semantic_undefined: str | None = None
+    """Why there is no semantic score although it was asked for."""
 
     def document(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -50,6 +54,7 @@ class ExplanationAgreement:
             "bleu": BLEU_SETTINGS,
             "left_out": self.left_out,
             "undefined": self.undefined,
+            "semantic_undefined": self.semantic_undefined,
         }
 
 
@@ -121,9 +126,12 @@ def explanation_agreement(
         why = "no item has both a judge explanation and a reference explanation"
         return ExplanationAgreement(0, left_out=dict(left_out), undefined=why)
     corpus, sentences = bleu4(hypotheses, references)
-    semantic, name = (
-        semantic_score(ids, hypotheses, references, semantic_metric)
-        if semantic_metric
-        else (None, None)
+    semantic, name, why = None, None, None
+    if semantic_metric:
+        try:
+            semantic, name = semantic_score(ids, hypotheses, references, semantic_metric)
+        except MissingExtraError as missing:
+            why = str(missing)
+    return ExplanationAgreement(
+        len(ids), corpus, sentences, semantic, name, dict(left_out), semantic_undefined=why
     )
-    return ExplanationAgreement(len(ids), corpus, sentences, semantic, name, dict(left_out))
