@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -239,12 +240,15 @@ def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, A
     }
 
 
-def issue_reports(result: RunResult, n_resamples: int, seed: int) -> dict[str, dict[str, Any]]:
-    """Per judge whose explanations list issues: its issue-type rates per system and, where the
-    benchmark has human issue labels, its issue detection (`explanations.issue_report`)."""
+def issue_reports(
+    result: RunResult, n_resamples: int, seed: int, data_dir: str | Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """Per judge whose explanations list issues: its issue-type rates per system, its issue
+    detection where the benchmark has issue labels, and on Soda-Eval its explanations'
+    agreement with GPT-4's (`explanations.issue_report`; comments read from `data_dir`)."""
     reports = {}
     for run in result.runs:
-        report = issue_report(result, run, n_resamples=n_resamples, seed=seed)
+        report = issue_report(result, run, n_resamples=n_resamples, seed=seed, data_dir=data_dir)
         if report is not None:
             reports[run.metric.name] = report
     return reports

@@ -152,8 +152,8 @@ def notes_summary(notes: dict[str, Any]) -> str:
 
 
 def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
-    """A judge's share of unusable first answers, and why answers stayed unusable after every
-    retry."""
+    """A judge's share of unusable first answers, why answers stayed unusable after every retry,
+    and which usable answers were kept with a flag."""
     if not notes.get("first_answers"):
         return []
     first, rejected = notes["first_answers"], notes["first_answers_rejected"]
@@ -161,6 +161,9 @@ def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
     if reasons := notes.get("rejected_by_reason"):
         text = ", ".join(f"{reason} {count}" for reason, count in reasons.items())
         lines.append(f"unusable after every retry: {text}")
+    if flags := notes.get("flagged_by_reason"):
+        text = ", ".join(f"{flag} {count}" for flag, count in flags.items())
+        lines.append(f"kept with a flag: {text}")
     return lines
 
 

@@ -66,6 +66,8 @@ class EvaluationPlan:
     apply_protocol: bool = True
     conventions: Conventions = field(default_factory=lambda: CONVENTIONS["comperbench"])
     judge_options: dict[str, str] = field(default_factory=dict)
+    data_dir: str | Path | None = None
+    """The raw-data root the benchmark was read from (None: the default root)."""
 
     def settings(self) -> dict[str, Any]:
         """Everything that changes the table besides the data: two runs with equal settings on
@@ -150,6 +152,7 @@ def plan_evaluation(
         apply_protocol=not all_systems,
         conventions=conventions,
         judge_options=options,
+        data_dir=data_dir,
     )
 
 
@@ -224,7 +227,7 @@ def run_plan(
         statistics=plan.statistics,
         averaging=plan.conventions.averaging,
     )
-    issues = issue_reports(result, plan.resamples, plan.seed)
+    issues = issue_reports(result, plan.resamples, plan.seed, plan.data_dir)
     return Evaluation(plan, result, table, issues)
 
 

@@ -7,11 +7,12 @@ import json
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
+import pytest
 from deadlines import DEADLINE_S
 
 
@@ -198,3 +199,22 @@ def reset() -> None:
     Handler.keys.clear()
     Handler.failures_left.clear()
     Handler.peak.clear()
+
+
+Answerer = Callable[[str, dict[str, Any]], str | None]
+"""The text a test's model answers a request body with, or None for the server's behaviour."""
+
+
+def answer_with(monkeypatch: pytest.MonkeyPatch, answer: Answerer) -> None:
+    """Make the server answer `answer(model, body)` where it gives a text, and behave as usual
+    where it gives None, for the rest of the test."""
+    behave = Handler.behave
+
+    def answering(handler: Handler, model: str, body: dict[str, Any]) -> None:
+        text = answer(model, body)
+        if text is None:
+            behave(handler, model, body)
+        else:
+            handler.reply(200, handler.message(text))
+
+    monkeypatch.setattr(Handler, "behave", answering)

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import pytest
-from llm_server import Handler
+from llm_server import Handler, answer_with
 
 from comperbench import metrics
 from comperbench.metrics.base import TurnItem
@@ -38,16 +38,7 @@ def _answer(model: str, body: dict[str, Any]) -> str | None:
 
 @pytest.fixture(autouse=True)
 def paper_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    behave = Handler.behave
-
-    def answering(handler: Handler, model: str, body: dict[str, Any]) -> None:
-        text = _answer(model, body)
-        if text is None:
-            behave(handler, model, body)
-        else:
-            handler.reply(200, handler.message(text))
-
-    monkeypatch.setattr(Handler, "behave", answering)
+    answer_with(monkeypatch, _answer)
 
 
 def item(references: tuple[str, ...] = ()) -> TurnItem:

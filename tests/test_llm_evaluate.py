@@ -133,8 +133,30 @@ def test_soda_eval_explanations_issue_rates_and_detection(
     assert rep["precision"] == 1.0 and rep["recall"] == 1.0 and rep["f1"] == 1.0
     fluency = detected["fluency"]  # labelled once, never flagged: precision undefined
     assert fluency["precision"] is None and fluency["recall"] == 0.0 and fluency["f1"] == 0.0
-    assert "issue detection against the human issue labels" in out
+    assert "issue detection against GPT-4's issue labels (annotator gpt-4), not human" in out
+    assert issues["labels"].startswith("GPT-4's issue labels")
     assert "note: F1 intervals: only 8 items resampled" in out
+    # every item has the judge's "A reply." and GPT-4's comment: 8 pairs of each part
+    agreement = issues["explanations"]
+    assert {part: a["pairs"] for part, a in agreement.items()} == {
+        "issues and overall comment": 8,
+        "overall comment": 8,
+    }
+    assert agreement["overall comment"]["semantic_metric"].startswith("bertscore-f1[")
+    assert "explanations against GPT-4's comments of the same responses" in out
+
+
+def test_explanation_agreement_is_undefined_without_gpt4_comments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.explanations import explanation_report
+    from comperbench.metrics.runner import run_metrics
+
+    bench = load_benchmark("soda-eval", data_dir=_soda_root(tmp_path), use_cache=False)
+    result = run_metrics(bench, [metrics.get("soda-eval[http:soda-text]")])
+    report = explanation_report(result, result.runs[0], tmp_path / "no-data")
+    assert report["overall comment"]["pairs"] == 0
+    assert report["overall comment"]["undefined"].startswith("GPT-4's comments cannot be read")
 
 
 def test_explanations_come_back_when_every_score_is_cached(

@@ -1,9 +1,10 @@
 """Loaders of the two Hub-only benchmarks, ComperDial and Soda-Eval, on fixture files.
 
 The fixtures under tests/fixtures/ follow the published Hub layouts; their rows are written for
-these tests. For ComperDial only `ComperDial_data.json` was seen: the fixtures of the two
-evaluation files follow the layout the loader ASSUMES (see comperbench.loaders.comperdial), so
-these tests check the loader against that assumption, not against the published files.
+these tests. For ComperDial the fixtures hold the four published files, but only the layout of
+`ComperDial_data.json` was seen: the three others follow the layouts the loader ASSUMES (see
+comperbench.loaders.comperdial), so these tests check the loader against those assumptions, not
+against the published files.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -92,10 +94,47 @@ def test_comperdial_dialogues_against_hand_values(tmp_path: Path) -> None:
     assert turns[3]["text"] == "Yes, hiking with my dog Biscuit."
 
 
+def test_comperdial_dialogue_flows_make_the_conversation(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+    frame = load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False).to_pandas()
+    turns = frame.set_index("item_id").loc["comperdial/100002/agent-01", "turns"]
+    # the base dialogue's A turns, agent_01's responses in place of its B turns
+    assert [(u["speaker"], u["text"]) for u in turns] == [
+        ("A", "Hi there, are you new in the building?"),
+        ("B", "Yes I am."),
+        ("A", "Welcome! I hope my violin practice does not bother you."),
+        ("B", "I cook chemistry."),
+    ]
+
+
+def test_comperdial_flow_whose_context_is_not_the_base_dialogue_is_located(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+
+    def reword(records: list[dict[str, Any]]) -> None:
+        records[1]["flows"][1]["context"][1]["text"] = "Something else."
+
+    _edit_json(root, f"comperdial/{comperdial.DIALOGUE_EVAL}", reword)
+    with pytest.raises(DataFormatError, match="context is not a prefix of base dialogue 100001"):
+        load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False)
+
+
+def test_comperdial_annotated_dialogue_must_match_the_dialogue_dataset(tmp_path: Path) -> None:
+    root = _root(tmp_path, "comperdial")
+
+    def reword(records: list[dict[str, Any]]) -> None:
+        records[1]["dialogue"][0]["text"] = "Hello."
+
+    _edit_json(root, f"comperdial/{comperdial.ANNOTATED}", reword)
+    with pytest.raises(DataFormatError, match="dialogue 100002 differs from the dialogue") as info:
+        load_benchmark("comperdial", data_dir=root, use_cache=False)
+    assert info.value.record == 1 and comperdial.ANNOTATED in str(info.value)
+
+
 def test_comperdial_declares_pinned_hub_files() -> None:
     meta = get_metadata("comperdial")
     assert {s.path for s in meta.sources} == {
         "comperdial/ComperDial_data.json",
+        "comperdial/ComperDial_dialogue_data.json",
         "comperdial/ComperDial_turn_level_evaluation.json",
         "comperdial/ComperDial_dialogue_level_evaluation.json",
     }
@@ -103,7 +142,7 @@ def test_comperdial_declares_pinned_hub_files() -> None:
         assert source.sha256 is None and source.hub is not None
         assert source.hub.repo_id == "Sony/ComperDial"
         assert source.hub.revision == "c4884b9c81f3eedd9e93790e454009f87204d1fe"
-    assert any("not seen" in note for note in meta.notes)
+    assert any("All four published files are read" in note for note in meta.notes)
     assert "2406.11228" in meta.citation
 
 
@@ -137,7 +176,8 @@ def test_comperdial_wrong_field_names_the_expected_fields(tmp_path: Path) -> Non
     ("field", "value", "match"),
     [
         ("turn_index", 4, r"turn_index 4 is outside 1\.\.3"),
-        ("dialogue_id", 123, "dialogue_id 123 is not a dialogue of ComperDial_data.json"),
+        ("dialogue_id", 123, "dialogue_id 123 is not an annotated dialogue of ComperDial_dialogue"),
+        ("dialogue_id", 100003, "dialogue_id 100003 is not an annotated dialogue"),
         ("scores", [4, "good"], "rating 'good' is not a number from 1 to 5"),
         ("scores", [4, 6], "rating 6 is outside the scale 1-5"),
         ("turn_index", "1", "expected int, found str"),
@@ -491,7 +531,14 @@ def test_comperdial_downloads_each_file_at_the_pinned_revision_when_online(
     assert len(bench) == 6
     assert sorted(fetched) == [
         ("Sony/ComperDial", name, comperdial.REVISION, "dataset")
-        for name in sorted((comperdial.DIALOGUES, comperdial.TURN_EVAL, comperdial.DIALOGUE_EVAL))
+        for name in sorted(
+            (
+                comperdial.DIALOGUES,
+                comperdial.ANNOTATED,
+                comperdial.TURN_EVAL,
+                comperdial.DIALOGUE_EVAL,
+            )
+        )
     ]
     assert (tmp_path / "comperdial" / comperdial.TURN_EVAL).is_file()
 

@@ -1,4 +1,5 @@
-"""Printing what LLM judges said besides their scores: issue-type rates and issue detection."""
+"""Printing what LLM judges said besides their scores: issue-type rates, issue detection and the
+explanations' agreement with the benchmark's."""
 
 from __future__ import annotations
 
@@ -52,9 +53,34 @@ def _detection_rows(found: list[dict[str, Any]]) -> list[list[object]]:
     ]
 
 
+def _agreement_rows(found: dict[str, dict[str, Any]]) -> list[list[object]]:
+    numbers = ("corpus_bleu", "sentence_bleu", "semantic")
+    return [
+        [part, a["pairs"], *(number(a.get(k)) for k in numbers), a.get("undefined") or ""]
+        for part, a in found.items()
+    ]
+
+
+def print_explanation_agreement(name: str, found: dict[str, dict[str, Any]]) -> None:
+    """A judge's explanations against GPT-4's, per compared part, and how they were scored."""
+    print(f"\n{name}: explanations against GPT-4's comments of the same responses")
+    headers = ["compared", "pairs", "BLEU-4 corpus", "BLEU-4 mean", "semantic", "undefined"]
+    print(format_table(headers, _agreement_rows(found)))
+    first = next(iter(found.values()))
+    if first.get("bleu"):
+        print(f"BLEU-4 (0-100): {first['bleu']}; semantic: mean {first['semantic_metric']}")
+    for part, agreement in found.items():
+        if why := agreement.get("semantic_undefined"):
+            print(f"{part}: no semantic score: {why}")
+        if left := agreement.get("left_out"):
+            text = ", ".join(f"{reason} {count}" for reason, count in left.items())
+            print(f"{part}: left out: {text}")
+
+
 def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
-    """Per judge that lists issues: its issue rates per system, then its detection against the
-    human issue labels where the benchmark has them."""
+    """Per judge that lists issues: its issue rates per system, its detection against the
+    benchmark's issue labels where it has them (naming who gave them), and on Soda-Eval its
+    explanations' agreement with GPT-4's."""
     for name, report in reports.items():
         print(
             f"\n{name}: issues flagged (by at least half of an item's calls), 95% Wilson CI; "
@@ -66,7 +92,7 @@ def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
         else:
             print("no issue flagged on any item")
         if "detection" in report:
-            print(f"\n{name}: issue detection against the human issue labels")
+            print(f"\n{name}: issue detection against {report['labels']}")
             headers = ["issue", "items", "TP", "FP", "FN", "precision", "95% CI"]
             headers += ["recall", "95% CI", "F1", "95% CI"]
             print(format_table(headers, _detection_rows(report["detection"])))
@@ -76,3 +102,5 @@ def print_issue_reports(reports: dict[str, dict[str, Any]]) -> None:
             )
             if note := bootstrap_note(report["detection"][0]["items"], "items"):
                 print(f"note: F1 intervals: {note}")
+        if "explanations" in report:
+            print_explanation_agreement(name, report["explanations"])

@@ -11,8 +11,9 @@ Each row is one turn item: `dialog_history` is the Soda dialogue so far, one utt
 written `Speaker: text`; `score` is GPT-4's overall rating (1-5); `issues` are the problems GPT-4
 listed, each with a type from the paper's taxonomy. An issue type becomes a binary aspect
 (1 = GPT-4 listed it for this response, 0 = it did not), so that issue detection can be evaluated
-like any other aspect. The free-text explanations (`overall_comment`, issue comments) are not part
-of the unified schema. A response that starts with `Speaker:` for a speaker of its context loses
+like any other aspect. GPT-4's free-text explanations (`overall_comment` and each issue's
+`comment`) are not part of the unified schema: `read_comments` reads them, keyed by the same item
+ids, for the explanation analysis (`comperbench.stats.explanation_agreement`). A response that starts with `Speaker:` for a speaker of its context loses
 that prefix (the context lines carry one; whether responses do was not seen).
 """
 
@@ -23,6 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -66,7 +68,7 @@ COLUMNS: dict[str, pa.DataType] = {
     "issues": pa.list_(pa.struct([("comment", pa.string()), ("type", pa.string())])),
     "split": pa.string(),
 }
-READ = ("dialog_id", "dialog_history", "response", "score", "issues", "split")
+READ = ("dialog_id", "dialog_history", "response", "score", "issues", "split", "overall_comment")
 
 ISSUE_TYPES: dict[str, str] = {
     "coherence": "The response contradicts or ignores information in the dialogue.",
@@ -397,6 +399,45 @@ def parse_shard(shard: _Shard, skipped: Counter[str]) -> list[TurnRecord]:
     return records
 
 
+@dataclass(frozen=True)
+class Comments:
+    """GPT-4's explanations of one response: its overall comment (None where the row has none)
+    and each listed issue as (taxonomy key, comment)."""
+
+    overall_comment: str | None
+    issues: tuple[tuple[str, str], ...]
+
+
+def shard_comments(shard: _Shard) -> dict[str, Comments]:
+    """The comments of every row of a shard, by item id."""
+    shard.check_split()
+    lengths = [len(c) for c in shard.contexts()]
+    overall = shard.table.column("overall_comment").to_pylist()
+    issues = shard.table.column("issues").to_pylist()
+    found = {}
+    for dialog, length, comment, listed in zip(
+        shard.column("dialog_id").to_pylist(), lengths, overall, issues, strict=True
+    ):
+        pairs = tuple((issue_key(i["type"]), (i["comment"] or "").strip()) for i in listed or ())
+        text = comment.strip() if isinstance(comment, str) and comment.strip() else None
+        found[item_id(NAME, shard.split, str(dialog), length)] = Comments(text, pairs)
+    return found
+
+
+def read_comments(root: Path | None = None) -> dict[str, Comments]:
+    """GPT-4's overall comment and issue comments of every Soda-Eval response, by the item id
+    the loader gives it, from the shards under `root` (default: the data root)."""
+    folder = data.data_root(root) / FOLDER
+    card_path = folder / CARD
+    if not card_path.is_file():
+        raise DataMissingError(_missing(folder, CARD, "the dataset card is not there"))
+    found: dict[str, Comments] = {}
+    for split, pattern in split_patterns(_card(card_path), card_path).items():
+        for path in resolve_shards(folder, pattern):
+            found.update(shard_comments(_Shard(path, split)))
+    return found
+
+
 def _check_unique(records: list[TurnRecord], paths: list[Path]) -> None:
     seen: dict[str, int] = {}
     for index, record in enumerate(records):
@@ -498,7 +539,9 @@ class SodaEval(BenchmarkLoader):
             "Soda dialogues shown in the paper; a line in another layout is an error.",
             "The issue taxonomy is the paper's; issue types are matched case- and "
             "punctuation-insensitively, and an unknown type is an error.",
-            "The free-text explanations (overall_comment, issue comments) are not loaded.",
+            "GPT-4's free-text explanations (overall_comment, issue comments) are not in the "
+            "score tables; comperbench.loaders.soda_eval.read_comments reads them by item id for "
+            "the explanation analysis that `evaluate` runs for judges that explain.",
         ),
     )
 

@@ -18,6 +18,7 @@ from comperbench.metrics import (  # noqa: F401  (imported for their registratio
     llm_cpdscore_paper,
     llm_geval,
     llm_soda_eval,
+    llm_soda_eval_paper,
     ngram,
     usr_style,
 )

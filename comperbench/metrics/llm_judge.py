@@ -1,14 +1,16 @@
 """What every LLM judge shares: requests, calls through the raw-output store, retries, notes,
 explanations.
 
-The judges are CPDScore (`llm_cpdscore`), the SODA-EVAL evaluator (`llm_soda_eval`) and G-Eval
-form filling (`llm_geval`); their prompts live in `prompts.py`, the options in brackets are parsed
+The judges are CPDScore (`llm_cpdscore`, as published: `llm_cpdscore_paper`,
+`llm_cpds_dial_paper`), the SODA-EVAL evaluator (`llm_soda_eval`, as published:
+`llm_soda_eval_paper`) and G-Eval form filling (`llm_geval`); their prompts live in `prompts.py`, the options in brackets are parsed
 by `llm_settings`, and the outputs are read by `llm_parsing`.
 
 Every raw output is stored for audit and reused (`llm_store`). An answer that gives no valid score
 (unparsable, off the scale, an unknown issue type, an empty comment, another model than asked, a
 refusal) is retried with a new seed, then counted by reason, never turned into a score: an item
-with no usable call scores NaN. A prompt longer than a local model's window loses its oldest
+with no usable call scores NaN. A usable answer that breaks a limit the judge only asks for (a
+verdict's `flags`) is kept and counted by flag. A prompt longer than a local model's window loses its oldest
 conversation turns, never its instructions. One `Budget` per judge bounds its requests over every
 batch of a run (retries, failures in a row, deadline) and shows their progress. `explain` rebuilds
 every item's verdicts (scores, issues, comments, intermediate scores) from the raw store alone.
@@ -69,6 +71,8 @@ class Ledger:
     retried: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     """Answers still unusable after every retry, by reason."""
+    flagged: Counter[str] = field(default_factory=Counter)
+    """Usable answers kept with a flag (a verdict's `flags`), by flag."""
     failed: int = 0
     prompts_shortened: int = 0
     turns_left_out: int = 0
@@ -329,6 +333,7 @@ class LlmJudge(Metric):
         }
         before = self.notes
         reasons = Counter(before.get("rejected_by_reason", {})) + ledger.rejected
+        flags = Counter(before.get("flagged_by_reason", {})) + ledger.flagged
         self.notes = {
             "backend": backend.identity(),
             "temperature": self.settings.temperature,
@@ -336,6 +341,7 @@ class LlmJudge(Metric):
             "n": self.settings.n,
             **{k: v + before.get(k, 0) for k, v in counts.items()},
             "rejected_by_reason": dict(sorted(reasons.items())),
+            **({"flagged_by_reason": dict(sorted(flags.items()))} if flags else {}),
             "unscored_items": [*before.get("unscored_items", []), *unscored],
             "errors": sorted(set(before.get("errors", [])) | set(ledger.errors))[:5],
         }
@@ -392,6 +398,7 @@ def _collect(
         ledger.first_answers += int(attempt == 0)
         if not isinstance(reading, Rejected):
             answers[owner].append({**reading, "seed": request.seed, "attempt": attempt})
+            ledger.flagged.update(reading.get("flags", ()))
             continue
         ledger.first_answers_rejected += int(attempt == 0)
         if last:

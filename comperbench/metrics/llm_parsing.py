@@ -63,7 +63,7 @@ def score_parser(low: float = 1, high: float = 5, integer: bool = True) -> Parse
     return lambda out: parse_score(out.text, low, high, integer)
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def json_object(text: str) -> dict[str, Any] | None:
     """The JSON object an answer holds (fences and prose around it ignored), or None."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
@@ -75,12 +75,8 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def parse_soda_eval(text: str) -> Reading:
-    """The JSON verdict of the SODA-EVAL prompt: issues from the taxonomy (each with its
-    explanation), a score 1-5 and a non-empty comment."""
-    verdict = _json_object(text)
-    if verdict is None:
-        return Rejected("not a JSON object")
+def json_score(verdict: dict[str, Any]) -> Reading:
+    """The 1-5 whole-number `score` of a JSON verdict (a number, or text such as "4")."""
     score = verdict.get("score")
     if isinstance(score, str):
         reading = parse_score(score)
@@ -89,24 +85,40 @@ def parse_soda_eval(text: str) -> Reading:
         score = reading.score
     if isinstance(score, bool) or not isinstance(score, int | float):
         return Rejected("no score")
-    checked = check_score(float(score))
-    if isinstance(checked, Rejected):
-        return checked
-    issues = verdict.get("issues")
-    if not isinstance(issues, list) or not all(
-        isinstance(i, dict) and isinstance(i.get("type"), str) for i in issues
+    return check_score(float(score))
+
+
+def typed_issues(raw: Any, text_field: str) -> list[dict[str, str]] | Rejected:
+    """A verdict's issue list as `{"type": taxonomy key, text_field: text}` entries, or why it is
+    not a list of issues typed from the taxonomy."""
+    if not isinstance(raw, list) or not all(
+        isinstance(i, dict) and isinstance(i.get("type"), str) for i in raw
     ):
         return Rejected("issues not a list of typed issues")
-    keys = [issue_key(i["type"]) for i in issues]
+    keys = [issue_key(i["type"]) for i in raw]
     if any(k not in ISSUE_TYPES for k in keys):
         return Rejected("unknown issue type")
+    return [
+        {"type": key, text_field: str(i.get(text_field, ""))}
+        for key, i in zip(keys, raw, strict=True)
+    ]
+
+
+def parse_soda_eval(text: str) -> Reading:
+    """The JSON verdict of the SODA-EVAL prompt: issues from the taxonomy (each with its
+    explanation), a score 1-5 and a non-empty comment."""
+    verdict = json_object(text)
+    if verdict is None:
+        return Rejected("not a JSON object")
+    checked = json_score(verdict)
+    if isinstance(checked, Rejected):
+        return checked
+    listed = typed_issues(verdict.get("issues"), "explanation")
+    if isinstance(listed, Rejected):
+        return listed
     comment = verdict.get("comment")
     if not isinstance(comment, str) or not comment.strip():
         return Rejected("empty comment")
-    listed = [
-        {"type": key, "explanation": str(i.get("explanation", ""))}
-        for key, i in zip(keys, issues, strict=True)
-    ]
     return Verdict(checked.score, {"issues": listed, "comment": comment.strip()})
 
 

@@ -364,3 +364,145 @@ content, and uses a wide variety of vocabulary
 {responses}
 ### Evaluation Form:
 {form}"""
+
+# ---------------------------------------------------------------------------------------------
+# The SODA-EVAL evaluator as published (Mendonça et al. 2024, Table 11 and Appendix C.2): the
+# taxonomy with the definitions of Table 3, a brief comment of at most 25 words, a JSON verdict,
+# one example without issues and one with; the instruction sentences reworded.
+
+SODA_PAPER_TAXONOMY = {
+    "Coherence": "Contradicts or ignores prior information in the dialogue.",
+    "Commonsense": "Lacks common knowledge and logic.",
+    "Assumption": "Infers information not available in the dialogue context.",
+    "Repetition": "Repeats prior information in the dialogue.",
+    "Engagement": "Lacks a behaviour or emotion expected from the situation.",
+    "Antisocial": "Contains unsafe or inappropriate behaviour.",
+    "Fluency": "Contains typos or other grammatical errors.",
+    "Gender Pronoun": "Goes against normative pronoun.",
+    "Non-textual": (
+        "Includes narrative elements or references unexpected inside a turn of a dyadic "
+        "interaction."
+    ),
+    "Other": "Any other issue that affects the quality of the response.",
+}
+"""The issue types and definitions of Table 3, in its order."""
+
+SODA_PAPER_WORD_LIMIT = 25
+"""Table 11: "a brief (maximum 25 word) comment"."""
+
+SODA_PAPER_FORMAT_TEXT = (
+    '{"issues": [{"type": "<issue type>", "comment": "<the issue, described>"}], '
+    '"score": <1-5>, "overall_comment": "<brief comment>"}'
+)
+"""The JSON form of a verdict, with the field names of the published dataset."""
+
+SODA_PAPER = """You are an expert judge of dialogue. You will evaluate responses, generated \
+synthetically, that simulate open-domain conversations between two people. Find every error or \
+issue in the response, and in the response only: an issue of the dialogue history is not one to \
+report.
+
+The criteria of the evaluation are these issue types:
+{taxonomy}
+
+Then rate the response overall, from 1 (poor) to 5 (excellent), and add a brief comment (maximum \
+{limit} words).
+
+Write your evaluation in this JSON format:
+{format}
+
+When the response has no issue, the list stays empty. For each issue, give its type and describe \
+it in the comment field.
+
+An example of a response without issues:
+
+{example_clean}
+
+An example of a response with issues:
+
+{example_issues}
+
+{item}"""
+
+SODA_PAPER_ITEM = """Dialogue history:
+{context}
+Response:
+{response}
+Evaluation:"""
+
+SODA_PAPER_EXAMPLES = (
+    (
+        (
+            ("Maya", "I finally finished painting the spare room yesterday."),
+            ("Leo", "Nice! What colour did you go with in the end?"),
+        ),
+        "A soft green. It makes the room feel calm, and it goes with the old desk.",
+        {
+            "issues": [],
+            "score": 5,
+            "overall_comment": "Answers the question directly and naturally, consistent with "
+            "the dialogue.",
+        },
+    ),
+    (
+        (
+            ("Sam", "I can't come on Saturday, I'm working a double shift at the bakery."),
+            ("Rita", "That's a shame. Will you at least get Sunday off?"),
+        ),
+        "Yes, I'm free all weekend, so Saturday works for me. Saturday works for me.",
+        {
+            "issues": [
+                {
+                    "type": "Coherence",
+                    "comment": "Sam says he is free all weekend after saying he works on Saturday.",
+                },
+                {"type": "Repetition", "comment": "The same sentence is said twice."},
+            ],
+            "score": 2,
+            "overall_comment": "The response contradicts Sam's earlier statement and repeats "
+            "itself.",
+        },
+    ),
+)
+"""The two examples of Table 11 (the paper does not publish its own): dialogue history,
+response and verdict, written for this package."""
+
+
+def soda_paper_item(history: Sequence[Utterance], response: str) -> str:
+    """One example to evaluate: the history as `Speaker: text` lines, then the response."""
+    return SODA_PAPER_ITEM.format(context=render_dialogue(history), response=response)
+
+
+def soda_paper_example(index: int) -> str:
+    """Example `index` of `SODA_PAPER_EXAMPLES` with its verdict."""
+    history, response, verdict = SODA_PAPER_EXAMPLES[index]
+    item = soda_paper_item([Utterance(*u) for u in history], response)
+    return f"{item}\n{json.dumps(verdict)}"
+
+
+SODA_PAPER_ANSWER = AnswerFormat(
+    json_schema=json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "issues": {
+                    "type": "array",
+                    "maxItems": len(SODA_PAPER_TAXONOMY),
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "enum": list(SODA_PAPER_TAXONOMY)},
+                            "comment": {"type": "string", "minLength": 1, "maxLength": 300},
+                        },
+                        "required": ["type", "comment"],
+                        "additionalProperties": False,
+                    },
+                },
+                "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+                "overall_comment": {"type": "string", "minLength": 1, "maxLength": 300},
+            },
+            "required": ["issues", "score", "overall_comment"],
+            "additionalProperties": False,
+        }
+    )
+)
+"""The verdict of `SODA_PAPER` as a JSON schema, for structured output."""
