@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from comperbench import data
+from comperbench.arrow_arrays import text_array
 from comperbench.errors import (
     ComperbenchError,
     DataFormatError,
@@ -114,7 +115,7 @@ class Benchmark:
             raise UnknownNameError(
                 f"{self.name} has no system {unknown[0]!r}. Systems: {', '.join(sorted(known))}"
             )
-        keep = pc.invert(pc.is_in(self.table.column("system"), pa.array(drop)))
+        keep = pc.invert(pc.is_in(self.table.column("system"), text_array(drop)))
         return Benchmark(
             self.metadata,
             self.level,

@@ -87,7 +87,7 @@ def test_the_statistics_functions_keep_their_names_whatever_was_imported_first()
         importlib.import_module("comperbench.stats").nothing  # noqa: B018
 
 
-def test_a_warm_evaluate_loads_no_plotting_or_modelling_library(
+def test_a_warm_evaluate_loads_no_pandas_plotting_or_modelling_library(
     data_root: Path, tmp_path: Path
 ) -> None:
     run = (
@@ -99,5 +99,7 @@ def test_a_warm_evaluate_loads_no_plotting_or_modelling_library(
     env = {"COMPERBENCH_CACHE": str(tmp_path / "cache")}
     loaded_after(run, env)  # cold: fills the caches
     found = loaded_after(run, env)
-    assert not {"matplotlib", "statsmodels", "sklearn", "torch", "gradio", "httpx"} & set(found)
+    assert not {"pandas", "matplotlib", "statsmodels", "sklearn", "torch", "gradio", "httpx"} & set(
+        found
+    )
     assert (tmp_path / "out" / "table.json").is_file()

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 
 from comperbench import load_benchmark
 from comperbench.cli import main
+from comperbench.cli.evaluate_commands import item_table
 from comperbench.errors import ComperbenchError
 from comperbench.evaluation import evaluate_run
+from comperbench.explanations import explanation_columns
 from comperbench.metrics import get
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
@@ -433,3 +437,21 @@ def test_evaluate_never_overwrites_another_run_silently(
     assert (tmp_path / "results" / "usr-persona-turn-overall-grouped" / "table.json").is_file()
     assert main([*base, "--metrics", "length", "--force"]) == 0
     assert len(json.loads((folder / "table.json").read_text())["rows"]) == 1
+
+
+def test_the_item_scores_file_is_the_table_pandas_writes(data_root: Path, tmp_path: Path) -> None:
+    run = _usr_length_run(data_root)
+    scores = run.runs[0].scores.copy()
+    scores[:3] = np.nan
+    first = run.item_ids[0]
+    explained = replace(run.runs[0], scores=scores, explanations={first: {"verdict": "é"}})
+    unexplained = replace(explained, metric=get("f1"), explanations={})  # a column of nulls
+    result = replace(run, runs=[explained, unexplained])
+    by_pandas = result.item_frame().assign(**explanation_columns(result))
+    by_pandas.to_parquet(tmp_path / "pandas.parquet", index=False)
+    pq.write_table(item_table(result), tmp_path / "arrow.parquet")
+    expected = pq.read_table(tmp_path / "pandas.parquet").replace_schema_metadata()
+    assert pq.read_table(tmp_path / "arrow.parquet").equals(expected)
+    written = pd.read_parquet(tmp_path / "arrow.parquet")
+    pd.testing.assert_frame_equal(written, pd.read_parquet(tmp_path / "pandas.parquet"))
+    assert written["length"].isna().sum() == 3

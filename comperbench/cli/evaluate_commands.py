@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from comperbench.arrow_arrays import float_array, text_array
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
     NON_NEGATIVE,
@@ -58,12 +62,22 @@ def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tup
     out.mkdir(parents=True, exist_ok=True)
     scores_path, table_path = out / "scores.parquet", out / "table.json"
     if result.level == "system":
-        frame = result.system_frame().reset_index()
+        result.system_frame().reset_index().to_parquet(scores_path, index=False)
     else:
-        frame = result.item_frame().assign(**explanation_columns(result))
-    frame.to_parquet(scores_path, index=False)
+        pq.write_table(item_table(result), scores_path)
     table_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
     return scores_path, table_path
+
+
+def item_table(result: RunResult) -> pa.Table:
+    """`item_frame()` and the explanation columns as pandas writes them, without loading pandas."""
+    columns = {"item_id": text_array(result.item_ids), "system": text_array(result.item_systems)}
+    for run in result.runs:
+        if not run.metric.corpus:
+            columns[run.metric.name] = float_array(run.scores)
+    for name, explained in explanation_columns(result).items():
+        columns[name] = text_array(explained)
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspect: str) -> Path:
