@@ -27,9 +27,9 @@ import torch
 
 from comperbench import metrics
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_local import LocalBackend
-from comperbench.metrics.llm_parsing import Rejected, parse_score
-from comperbench.metrics.llm_requests import ChatRequest, Completion
+from comperbench.metrics.llm.backends.chat_requests import ChatRequest, Completion
+from comperbench.metrics.llm.backends.local_model import LocalBackend
+from comperbench.metrics.llm.parsing import Rejected, parse_score
 from comperbench.schema import Utterance
 
 MODEL = "SmolLM2-135M"

@@ -37,15 +37,15 @@ from scipy import stats as sps
 from usage import resident_mb  # benchmarks/usage.py, beside this file
 
 from comperbench.benchmark import list_benchmarks
-from comperbench.errors import DataMissingError
+from comperbench.common.errors import DataMissingError
 from comperbench.leaderboard import scoring
-from comperbench.leaderboard.baselines import BASELINE_METRICS
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark, stored_levels
 from comperbench.leaderboard.scoring import N_RESAMPLES, SEED
+from comperbench.leaderboard.seeding.baselines import BASELINE_METRICS
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
-from comperbench.leaderboard.views import forest, ranking_frame, ranking_notes
+from comperbench.leaderboard.web.views import forest, ranking_frame, ranking_notes
 from comperbench.metrics.runner import NGRAM_SUITE
 
 REFERENCE_SAMPLE = 50
@@ -246,7 +246,7 @@ def browser_switch(store: Store, benchmarks: list[str]) -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.web.app import build, launch_options
 
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     with socket.socket() as s:

@@ -25,9 +25,10 @@ os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
 import torch
 
 from comperbench import load_benchmark, metrics
-from comperbench.metrics import fed, llm_backends
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_local import LocalBackend
+from comperbench.metrics.learned import fed
+from comperbench.metrics.llm import backend_factory as llm_backends
+from comperbench.metrics.llm.backends.local_model import LocalBackend
 from comperbench.metrics.runner import benchmark_items
 
 MODEL = "SmolLM2-135M"

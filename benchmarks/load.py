@@ -14,7 +14,7 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
 
 from comperbench import get_metadata, list_benchmarks, load_benchmark
-from comperbench.errors import DataMissingError
+from comperbench.common.errors import DataMissingError
 from comperbench.schema import STORED_LEVELS
 
 

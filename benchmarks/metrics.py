@@ -48,7 +48,8 @@ def _clear_memos() -> None:
     """Empty every memo, ours and sacrebleu's tokenizer cache, so no timing starts warm."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from comperbench.metrics import bertscore, embedding, ngram
+    from comperbench.metrics.embeddings import bertscore, embedding
+    from comperbench.metrics.lexical import ngram
 
     Tokenizer13a.__call__.cache_clear()
     named = [*vars(ngram).items(), *vars(embedding).items(), *vars(bertscore).items()]
@@ -84,7 +85,7 @@ def _references() -> dict[str, Callable[[list], list[float]]]:
     from rouge_score import rouge_scorer
     from sacrebleu.metrics import BLEU, CHRF
 
-    from comperbench.metrics.wordnet import wordnet_reader
+    from comperbench.metrics.lexical.wordnet import wordnet_reader
 
     bleu = BLEU(max_ngram_order=4, smooth_method="exp", effective_order=True)
     chrf = CHRF()
@@ -112,7 +113,7 @@ def _bertscore_reference() -> Callable[[list], list[list[float]]]:
     and F1 of all the items from one `BERTScorer.score` call."""
     from bert_score import BERTScorer
 
-    from comperbench.metrics.embedding import resolve_encoder
+    from comperbench.metrics.embeddings.embedding import resolve_encoder
 
     scorer = BERTScorer(model_type=str(resolve_encoder(None).path), num_layers=6, batch_size=64)
     scorer.score(["warm up"], [["warm up"]])

@@ -2,7 +2,7 @@
 
 On a real benchmark (default dstc7: 10,000 responses, 1,000 contexts, 10 systems), 1,000 bootstrap
 resamples, grouped turn level (within each context, contexts resampled) and system level (systems
-resampled). Ours scores every resample's calibration at once (`comperbench.stats.pairwise_accuracy`).
+resampled). Ours scores every resample's calibration at once (`comperbench.stats.pair_ranking.pairwise_accuracy`).
 The reference is the algorithm of Deutsch, Foster and Freitag (EMNLP 2023) as mt-metrics-eval's
 `tau_optimization` runs it, once per resample: enumerate every within-group pair in Python, sort
 the pairs by metric difference, and sweep them keeping per-group counts of concordant, discordant
@@ -24,13 +24,13 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 import numpy as np
 
 from comperbench import load_benchmark
+from comperbench.common.textutil import interval
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
-from comperbench.stats.correlation import CorrelationResult, correlate
-from comperbench.stats.pairwise_accuracy import resampled_group_accuracy
+from comperbench.stats.metric_correlation.correlation import CorrelationResult, correlate
+from comperbench.stats.pair_ranking.pairwise_accuracy import resampled_group_accuracy
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 from comperbench.stats.vectorised import Groups
-from comperbench.textutil import interval
 
 
 def timed(work: Callable[[], object]) -> tuple[float, object]:

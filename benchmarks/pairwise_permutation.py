@@ -3,7 +3,7 @@
 On a real benchmark (default dstc7: 10,000 responses in 1,000 contexts), two metrics, acc-eq within
 each context with each metric's own calibrated epsilon, 1,000 permutations. Ours builds each
 metric's verdict on every within-context pair once and scores a block of permutations as one
-matrix product (`comperbench.stats.significance.pairwise_permutation`). The reference is the
+matrix product (`comperbench.stats.metric_comparison.significance.pairwise_permutation`). The reference is the
 algorithm of mt-metrics-eval's `PairwisePermutationSigDiff`: per permutation and per context, a
 random symmetric 0/1 matrix chooses which metric's pairwise difference and tie matrices each pair
 takes, and acc23 is counted from the combined matrices, then averaged over contexts. It runs the
@@ -29,8 +29,8 @@ import numpy as np
 from comperbench import load_benchmark
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
-from comperbench.stats.significance import pairwise_permutation
-from comperbench.stats.statistics import get_statistic
+from comperbench.stats.metric_comparison.significance import pairwise_permutation
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.vectorised import Groups
 
 

@@ -205,7 +205,7 @@ def stage_table(root: Path) -> dict[str, object]:
 
 
 def stage_compare(root: Path) -> dict[str, object]:
-    from comperbench.stats.significance import significance_matrix
+    from comperbench.stats.metric_comparison.significance import significance_matrix
 
     result = _scored(root)
     frame = result.item_frame()

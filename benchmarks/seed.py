@@ -3,7 +3,7 @@ before.
 
 1. The default seed (the cheap baselines) of each benchmark, each in a fresh process from an
    empty cache: CPU time with its worker processes, beside the estimate it printed
-   (`comperbench.leaderboard.seed_cost`), and the sum.
+   (`comperbench.leaderboard.seeding.seed_cost`), and the sum.
 2. The worker processes kept for the whole seed against a pool started for each benchmark level
    (as before: every level started its workers again, and each loaded its metrics again), on the
    same levels without a score cache: the scores asserted equal, then the ratio.
@@ -36,10 +36,10 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 import numpy as np
 
 from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
-from comperbench.errors import DataMissingError
-from comperbench.leaderboard.baselines import baseline_metrics
+from comperbench.common.errors import DataMissingError
 from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.scoring import leaderboard_statistics
+from comperbench.leaderboard.seeding.baselines import baseline_metrics
 from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.store import Store
 from comperbench.metrics.runner import resolve_metrics, run_metrics

@@ -38,15 +38,15 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import numpy as np
 
-from comperbench.stats.contexts import SystemContexts
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.metric_correlation.contexts import SystemContexts
+from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 
 sys.path.insert(0, str(Path(__file__).parent))
 from rows import print_row
 from stats import load_inputs
 
-spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
+spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
 PERMUTATIONS = 1000
 
 

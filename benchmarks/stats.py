@@ -29,10 +29,10 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench import load_benchmark
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.metric_comparison.significance import significance_matrix
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
-from comperbench.stats.significance import significance_matrix
-from comperbench.stats.statistics import get_statistic
 
 sys.path.insert(0, str(Path(__file__).parent))
 from rows import print_row

@@ -29,9 +29,9 @@ import numpy as np
 from stats import _scipy, loop_bootstrap, loop_perm_both  # benchmarks/stats.py, beside this file
 from usage import resident_mb
 
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.metric_comparison.significance import significance_matrix
+from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.resampling import bootstrap_indices, swap_masks
-from comperbench.stats.significance import significance_matrix
 
 METRICS = 10
 METHODS = "pearson,spearman,kendall-b"

@@ -17,17 +17,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from comperbench import data
-from comperbench.arrow_arrays import text_array
-from comperbench.errors import (
+from comperbench.common.arrow_arrays import text_array
+from comperbench.common.errors import (
     ComperbenchError,
     DataFormatError,
     DataMissingError,
     UnknownNameError,
 )
+from comperbench.common.parquet_bytes import read_parquet
 from comperbench.loaders import BENCHMARKS
 from comperbench.loaders.base import SourceFiles, parsing_code_digest
 from comperbench.metadata import BenchmarkMetadata
-from comperbench.parquet_bytes import read_parquet
 from comperbench.schema import dialogue_table, turn_table
 from comperbench.selection import Selection, first_rows, selection_of, stratified_rows
 
@@ -88,7 +88,7 @@ class Benchmark:
         """`name@fingerprint`, plus `~without:<system slugs>` when systems were left out and the
         selection's tag when only part of the items is kept: the benchmark part of a result's
         signature."""
-        from comperbench.textutil import slug
+        from comperbench.common.textutil import slug
 
         tag = f"{self.name}@{self.fingerprint}"
         if self.excluded_systems:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import platformdirs
 
-from comperbench.errors import ChecksumError, DataMissingError
+from comperbench.common.errors import ChecksumError, DataMissingError
 from comperbench.metadata import BenchmarkMetadata, SourceFile
 
 DATA_ENV = "COMPERBENCH_DATA"

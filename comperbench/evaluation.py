@@ -15,15 +15,19 @@ from typing import Any, cast
 import numpy as np
 
 from comperbench import __version__
+from comperbench.common.textutil import json_ready
 from comperbench.explanations import issue_report
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.averaging import Averaging
-from comperbench.stats.correlation import CorrelationResult, Level, correlation_table
-from comperbench.stats.influence import distribution_note, p_interval_note
+from comperbench.stats.metric_correlation.correlation import (
+    CorrelationResult,
+    Level,
+    correlation_table,
+)
+from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
+from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.resampling import CIMethod
-from comperbench.stats.statistics import get_statistic, statistic_names
-from comperbench.textutil import json_ready
 
 
 def default_statistics() -> tuple[str, ...]:

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from comperbench.errors import DataMissingError
-from comperbench.loaders import soda_eval
-from comperbench.loaders.soda_eval import ISSUE_TYPES
+from comperbench.common.errors import DataMissingError
+from comperbench.loaders.hub import soda_eval
+from comperbench.loaders.hub.soda_eval import ISSUE_TYPES
 from comperbench.metrics.runner import MetricRun, RunResult
-from comperbench.stats.explanation_agreement import explanation_agreement
-from comperbench.stats.issue_detection import Detection, detection_table
+from comperbench.stats.human_eval.issue_detection import Detection, detection_table
+from comperbench.stats.metric_correlation.explanation_agreement import explanation_agreement
 from comperbench.stats.rates import rates
 
 ISSUE_LABEL_ASPECT = "issue_{}"

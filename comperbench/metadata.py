@@ -8,9 +8,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from comperbench.errors import UnknownNameError
+from comperbench.common.errors import UnknownNameError
+from comperbench.common.textutil import slug
 from comperbench.schema import SCHEMA_VERSION, STORED_LEVELS
-from comperbench.textutil import slug
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from comperbench.benchmark import Benchmark, load_benchmark
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.outputs import write_new_file
+from comperbench.common.textutil import interval, number
 from comperbench.evaluation import (
     EvaluationTable,
     ProtocolGroup,
@@ -30,19 +32,17 @@ from comperbench.evaluation import (
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import DEFAULT_BATCH, RunResult, resolve_metrics, run_metrics
-from comperbench.outputs import write_new_file
 from comperbench.stats.averaging import CONVENTIONS, Conventions
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import CIMethod
 from comperbench.stats.settings import SETTINGS
-from comperbench.stats.statistics import get_statistic
-from comperbench.textutil import interval, number
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from comperbench.stats.significance import SignificanceMatrix
+    from comperbench.stats.metric_comparison.significance import SignificanceMatrix
 
     Scores = pd.DataFrame | Mapping[str, pd.Series]
 
@@ -445,7 +445,7 @@ class Evaluation:
         """The pairwise PERM-BOTH tests of `compare` between the metrics on `statistic`, on the
         systems the protocol keeps for all of them, and their Holm-adjusted p-values."""
         from comperbench.stats import multiplicity
-        from comperbench.stats.significance import significance_matrix
+        from comperbench.stats.metric_comparison.significance import significance_matrix
 
         name = self._statistic(statistic)
         excluded = tuple(sorted({s for g in self.table.groups for s in g.excluded}))

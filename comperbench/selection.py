@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from typing import Any
 import llm_server
 import pytest
 
-from comperbench.metrics import llm_backends
-from comperbench.metrics.llm_http import HttpBackend
+from comperbench.metrics.llm import backend_factory as llm_backends
+from comperbench.metrics.llm.backends.http_endpoint import HttpBackend
 
 for _name in (
     "HF_HUB_OFFLINE",

@@ -17,7 +17,12 @@ import pytest
 import comperbench
 from comperbench import benchmark, data, get_metadata, load_benchmark
 from comperbench.benchmark import Benchmark
-from comperbench.errors import ChecksumError, DataFormatError, DataMissingError, UnknownNameError
+from comperbench.common.errors import (
+    ChecksumError,
+    DataFormatError,
+    DataMissingError,
+    UnknownNameError,
+)
 from comperbench.loaders.base import Parsed, SourceFiles, parsing_code_digest
 from comperbench.loaders.usr import UsrPersona
 from comperbench.metadata import SourceFile
@@ -212,7 +217,7 @@ def _appended(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["loaders/usr.py", "loaders/base.py", "schema.py", "textutil.py"]
+    "module", ["loaders/usr.py", "loaders/base.py", "schema.py", "common/textutil.py"]
 )
 def test_parsing_code_digest_follows_every_module_the_loaders_import(
     tmp_path: Path, module: str
@@ -227,7 +232,7 @@ def test_parsing_code_digest_follows_every_module_the_loaders_import(
 def test_parsing_code_digest_ignores_code_the_loaders_do_not_import(tmp_path: Path) -> None:
     package = _package_copy(tmp_path)
     before = parsing_code_digest.__wrapped__(package)
-    _appended(package / "stats" / "correlation.py")
+    _appended(package / "stats" / "metric_correlation" / "correlation.py")
     assert parsing_code_digest.__wrapped__(package) == before
 
 

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 from huggingface_hub import DatasetCard
 
-from comperbench import __version__, cards, get_metadata, list_benchmarks
+from comperbench import __version__, get_metadata, list_benchmarks
+from comperbench.report import cards
 from comperbench.schema import Rating, TurnRecord, Utterance, turn_table
 
 README = cards.CARDS_DIR.parent / "README.md"

@@ -15,8 +15,8 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from comperbench.cli import main
 from comperbench.human.vote_agreement import annotator_correlations, vote_kappa
 from comperbench.human.votes import vote_rows_table
-from comperbench.stats.chateval import ChatEvalScores
-from comperbench.stats.pairwise import Comparisons
+from comperbench.stats.human_votes.chateval import ChatEvalScores
+from comperbench.stats.human_votes.comparisons import Comparisons
 
 # x-y: x wins 2, loses 0, ties 1; x-z: x wins 0, loses 1, ties 2; y-z: y wins 1; w-x: 2 ties
 GAMES = Comparisons.of(
@@ -164,8 +164,8 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
     """The same votes one per row (items as units, rows shuffled) and counted per pair give the
     same point ratings: one expanded sequence, the same seeded orders."""
     from comperbench.human.vote_counts import comparisons_from_votes
-    from comperbench.stats.online_ratings import elo, trueskill_ratings
-    from comperbench.stats.pairwise import pair_counts
+    from comperbench.stats.human_votes.comparisons import pair_counts
+    from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
 
     rng = np.random.default_rng(5)
     systems = np.array(["bot-a", "bot-b", "bot-c", "human"])

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from comperbench import __version__, cards, get_metadata, list_benchmarks
+from comperbench import __version__, get_metadata, list_benchmarks
 from comperbench.cli import main
+from comperbench.report import cards
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

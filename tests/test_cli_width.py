@@ -10,8 +10,8 @@ import pytest
 
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.cli import main
+from comperbench.common.textutil import LINE_WIDTH, table, wrap, wrap_signature
 from comperbench.leaderboard.items import cached_benchmark
-from comperbench.textutil import LINE_WIDTH, table, wrap, wrap_signature
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -207,7 +207,7 @@ def test_card_and_cite_print_their_content_as_written(
 ) -> None:
     """A card is Markdown (a table row cannot be wrapped) and BibTeX is copied as it is: their
     long lines are content, printed as in the files."""
-    from comperbench import cards
+    from comperbench.report import cards
 
     card = _run(capsys, "card", "usr-topical")
     written = cards.read_card("usr-topical").splitlines()

@@ -17,11 +17,16 @@ from statsmodels.stats.proportion import proportion_confint
 
 from comperbench import load_benchmark
 from comperbench.cli import main
-from comperbench.stats.bradley_terry import bradley_terry
-from comperbench.stats.judgments import MEAN_JUDGE, as_comparisons, pairwise_judgments, selections
-from comperbench.stats.online_ratings import elo, trueskill_ratings
-from comperbench.stats.pairwise import Comparisons
-from comperbench.textutil import interval
+from comperbench.common.textutil import interval
+from comperbench.stats.human_votes.bradley_terry import bradley_terry
+from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.stats.human_votes.judgments import (
+    MEAN_JUDGE,
+    as_comparisons,
+    pairwise_judgments,
+    selections,
+)
+from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
 
 
 def test_judgments_by_hand() -> None:
@@ -136,7 +141,7 @@ def test_rates_refuse_a_non_binary_aspect(
 def test_an_undefined_rating_is_named_and_the_others_still_shown(
     data_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from comperbench.stats import pairwise_analysis
+    from comperbench.stats.human_votes import vote_analysis as pairwise_analysis
 
     def never_loses(*args: object, **kwargs: object) -> None:
         raise ValueError(

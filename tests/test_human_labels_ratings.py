@@ -17,8 +17,8 @@ from comperbench.cli import main
 from comperbench.human.labels import as_ratings, read_labels
 from comperbench.human.ratings import read_ratings
 from comperbench.human.templates import TEMPLATES, render
-from comperbench.stats.label_analysis import analyse_labels, majority_labels
-from comperbench.stats.rating_analysis import analyse_ratings
+from comperbench.stats.human_eval.label_analysis import analyse_labels, majority_labels
+from comperbench.stats.human_eval.rating_analysis import analyse_ratings
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c")
 

@@ -19,9 +19,9 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from comperbench.cli import main
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.selections import SELECTION_COLUMNS, read_selections
-from comperbench.stats.selection_analysis import SelectionAnalysis, analyse_selections
+from comperbench.stats.human_eval.selection_analysis import SelectionAnalysis, analyse_selections
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c", "bot-d")
 FAVOURED = "bot-c"

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from comperbench.cli import main
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.votes import agreement_breakdown, read_vote_rows
 
 HEADER = "item,system_a,system_b,outcome,annotator\n"

@@ -73,14 +73,14 @@ def test_a_single_command_parses_as_with_every_command() -> None:
 
 def test_the_statistics_functions_keep_their_names_whatever_was_imported_first() -> None:
     code = (
-        "import comperbench.stats.soft_pairwise_accuracy, comperbench.stats.agreement\n"
-        "import comperbench.stats.statistics\n"
+        "import comperbench.stats.pair_ranking.soft_pairwise_accuracy, comperbench.stats.annotator_agreement.agreement\n"
+        "import comperbench.stats.metric_correlation.statistics\n"
         "from comperbench import stats\n"
         "assert callable(stats.soft_pairwise_accuracy) and callable(stats.agreement)\n"
-        "assert stats.soft_pairwise_accuracy.__module__ == 'comperbench.stats.soft_pairwise_accuracy'\n"
-        "assert stats.agreement.__module__ == 'comperbench.stats.agreement'\n"
+        "assert stats.soft_pairwise_accuracy.__module__ == 'comperbench.stats.pair_ranking.soft_pairwise_accuracy'\n"
+        "assert stats.agreement.__module__ == 'comperbench.stats.annotator_agreement.agreement'\n"
         "from comperbench.stats import correlate\n"
-        "assert correlate.__module__ == 'comperbench.stats.correlation'\n"
+        "assert correlate.__module__ == 'comperbench.stats.metric_correlation.correlation'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):

@@ -38,7 +38,6 @@ from comperbench.leaderboard.service import (
     sign_in_required,
     submit,
 )
-from comperbench.leaderboard.sign_in import LOCAL_LOGIN_ENV
 from comperbench.leaderboard.store import SCHEMA_VERSION, Store
 from comperbench.leaderboard.submission import (
     MAX_FILE_BYTES,
@@ -46,6 +45,7 @@ from comperbench.leaderboard.submission import (
     OverLimit,
     SubmissionMeta,
 )
+from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
 
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
@@ -171,7 +171,7 @@ def test_a_file_refused_for_its_size_counts_against_the_daily_limit(
 
 
 def page_on(store: Store, restoring: Restoring, sign_in: bool) -> Any:
-    from comperbench.leaderboard.page import view_controls
+    from comperbench.leaderboard.web.page import view_controls
 
     with gr.Blocks() as blocks:
         return view_controls(store, restoring, sign_in, blocks.upload_file_set)
@@ -289,7 +289,7 @@ def test_a_version_2_database_gains_the_account(tmp_path: Path, index: ItemIndex
 @pytest.fixture(scope="module")
 def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The app served with sign-in required, Gradio's mock OAuth giving the fixed profile."""
-    from comperbench.leaderboard.app import build, launch_options
+    from comperbench.leaderboard.web.app import build, launch_options
 
     folder = tmp_path_factory.mktemp("served")
     with pytest.MonkeyPatch.context() as patch:
@@ -297,7 +297,7 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         patch.setenv(LOCAL_LOGIN_ENV, ACCOUNT)
         patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
-        patch.setattr("comperbench.leaderboard.uploads.SWEEP_SECONDS", 0.5)
+        patch.setattr("comperbench.leaderboard.web.uploads.SWEEP_SECONDS", 0.5)
         store = Store(folder / "lb.sqlite")
         app = build(store.path)
         _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())
@@ -360,7 +360,7 @@ def _uploaded(folder: Path) -> set[Path]:
 def test_one_upload_request_is_bounded_in_total(served: dict[str, Any]) -> None:
     """Two files, each under the file limit, over the limit of one request together: refused
     from the declared length, before any byte is read."""
-    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, refusal
+    from comperbench.leaderboard.web.limits import MAX_REQUEST_BYTES, refusal
 
     url = f"{served['url']}gradio_api/upload"
     before = _uploaded(served["uploads"])
@@ -394,7 +394,7 @@ def test_a_chunked_request_is_counted_as_it_streams(served: dict[str, Any]) -> N
     """Without a length, a body is counted as it arrives: the request that goes over the limit is
     refused (here a JSON call); a chunked upload is refused as its second file begins, and what
     Gradio had written of it is deleted."""
-    from comperbench.leaderboard.limits import MAX_REQUEST_BYTES, TOO_MANY_FILES, refusal
+    from comperbench.leaderboard.web.limits import MAX_REQUEST_BYTES, TOO_MANY_FILES, refusal
 
     base = f"{served['url']}gradio_api"
 
@@ -421,7 +421,7 @@ def test_a_chunked_request_is_counted_as_it_streams(served: dict[str, Any]) -> N
 
 def test_one_upload_request_carries_one_file(served: dict[str, Any]) -> None:
     """900 small files in one request: refused as the second begins, none of them kept."""
-    from comperbench.leaderboard.limits import TOO_MANY_FILES
+    from comperbench.leaderboard.web.limits import TOO_MANY_FILES
 
     url = f"{served['url']}gradio_api/upload"
     before = _uploaded(served["uploads"])
@@ -504,8 +504,8 @@ def test_a_forged_session_cookie_is_refused(served: dict[str, Any]) -> None:
 def test_without_a_session_secret_the_app_refuses_to_start(
     data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from comperbench.errors import ComperbenchError
-    from comperbench.leaderboard.app import build
+    from comperbench.common.errors import ComperbenchError
+    from comperbench.leaderboard.web.app import build
 
     monkeypatch.setenv(SIGN_IN_ENV, "1")
     monkeypatch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", None)
@@ -558,8 +558,8 @@ def test_the_uploads_held_are_bounded_and_expire(
     """Uploads not yet submitted are bounded in number and bytes (an upload that does not fit is
     refused before it is read, with the time to retry), and expire after UPLOAD_LIFE: a later
     upload then fits again."""
-    from comperbench.leaderboard import limits
-    from comperbench.leaderboard.uploads import UPLOAD_LIFE, uploads_of
+    from comperbench.leaderboard.web import limits
+    from comperbench.leaderboard.web.uploads import UPLOAD_LIFE, uploads_of
 
     uploads = uploads_of(served["app"].server_app)
     held = uploads.held()
@@ -594,7 +594,7 @@ def test_an_upload_never_submitted_is_deleted_while_no_request_comes(
     served: dict[str, Any],
 ) -> None:
     """The app's sweep (every 0.5 s in these tests) deletes an expired upload and its folder."""
-    from comperbench.leaderboard.uploads import UPLOAD_LIFE, uploads_of
+    from comperbench.leaderboard.web.uploads import UPLOAD_LIFE, uploads_of
 
     uploads = uploads_of(served["app"].server_app)
     [path] = _upload_answer(served, "forgotten.csv", scores(600)).json()
@@ -622,8 +622,8 @@ def test_off_a_space_sign_in_needs_an_explicit_local_account_on_a_loopback_addre
 ) -> None:
     """Gradio's mock would sign every visitor in as the machine's own account: off a Space the
     app refuses to start unless an account is named, and then only on a loopback address."""
-    from comperbench.errors import ComperbenchError
-    from comperbench.leaderboard.sign_in import local_sign_in
+    from comperbench.common.errors import ComperbenchError
+    from comperbench.leaderboard.web.sign_in import local_sign_in
 
     _off_a_space(monkeypatch)
     monkeypatch.delenv(LOCAL_LOGIN_ENV, raising=False)
@@ -678,7 +678,7 @@ def test_serve_refuses_sign_in_that_would_not_be_real_in_one_line(
     def served(*args: Any) -> None:
         raise AssertionError("the app was built")
 
-    monkeypatch.setattr("comperbench.leaderboard.app.build", served)
+    monkeypatch.setattr("comperbench.leaderboard.web.app.build", served)
     path = Store(tmp_path / "lb.sqlite").path
     stored = _dump(path)
     assert main(["leaderboard", "serve", "--db", str(path), "--host", host]) == 2

@@ -16,15 +16,20 @@ import pytest
 
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
-from comperbench.leaderboard.app import build
 from comperbench.leaderboard.comparison import pairwise_tests
-from comperbench.leaderboard.dataset_view import ALL_SYSTEMS, item_html, item_view, system_choices
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
-from comperbench.leaderboard.page import row_link
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import METRIC_FAMILIES, SubmissionMeta
-from comperbench.leaderboard.views import (
+from comperbench.leaderboard.web.app import build
+from comperbench.leaderboard.web.dataset_view import (
+    ALL_SYSTEMS,
+    item_html,
+    item_view,
+    system_choices,
+)
+from comperbench.leaderboard.web.page import row_link
+from comperbench.leaderboard.web.views import (
     FAMILIES,
     RANKING_COLUMNS,
     about_markdown,
@@ -297,11 +302,11 @@ def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
 def test_the_leaderboard_imports_without_gradio(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "import comperbench.leaderboard, comperbench.leaderboard.app, comperbench.leaderboard.views\n"
-        "import comperbench.leaderboard.dataset_view\n"
+        "import comperbench.leaderboard, comperbench.leaderboard.web.app, comperbench.leaderboard.web.views\n"
+        "import comperbench.leaderboard.web.dataset_view\n"
         "assert 'gradio' not in sys.modules, 'gradio imported'\n"
         "sys.modules['gradio'] = None\n"
-        "from comperbench.leaderboard.app import build\n"
+        "from comperbench.leaderboard.web.app import build\n"
         "try:\n"
         f"    build({str(tmp_path / 'lb.sqlite')!r})\n"
         "except ImportError as exc:\n"
@@ -339,8 +344,8 @@ def test_the_restore_poll_never_redraws_a_view_read_before_its_answer(store: Sto
 def test_the_restore_poll_redraws_only_once_the_restore_is_done(store: Store) -> None:
     import gradio as gr
 
-    from comperbench.leaderboard.page import VIEW_OUTPUTS, view_controls
     from comperbench.leaderboard.service import Restoring
+    from comperbench.leaderboard.web.page import VIEW_OUTPUTS, view_controls
 
     release = threading.Event()
     running = threading.Thread(target=release.wait, daemon=True)

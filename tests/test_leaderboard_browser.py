@@ -31,7 +31,7 @@ import pytest
 from deadlines import DEADLINE_MS
 from oauth_mock import ACCOUNT, SESSION_SECRET
 
-from comperbench.leaderboard.sign_in import LOCAL_LOGIN_ENV
+from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
@@ -51,7 +51,7 @@ def _free_port() -> int:
 
 def _launch(app: Any) -> str:
     """Serve the built `app` on a free port of 127.0.0.1 with the app's launch options; its URL."""
-    from comperbench.leaderboard.app import launch_options
+    from comperbench.leaderboard.web.app import launch_options
 
     port = _free_port()
     app.launch(
@@ -86,9 +86,9 @@ def _submit_many_metrics(store: Any, count: int) -> None:
 
 @pytest.fixture(scope="module")
 def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from comperbench.leaderboard.app import build
-    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.seeding.baselines import seed
     from comperbench.leaderboard.store import Store
+    from comperbench.leaderboard.web.app import build
 
     folder = tmp_path_factory.mktemp("leaderboard")
     os.environ["GRADIO_TEMP_DIR"] = str(folder / "gradio")
@@ -205,7 +205,7 @@ def test_ranking_renders_the_seeded_baselines(page: Any) -> None:
 
 
 def test_the_page_opens_on_the_flagship_benchmark(page: Any) -> None:
-    from comperbench.leaderboard.page import FLAGSHIP
+    from comperbench.leaderboard.web.page import FLAGSHIP
 
     assert FLAGSHIP == "usr-topical"  # usr-persona, ranked too, comes first alphabetically
     assert page.get_by_label("benchmark", exact=True).first.input_value() == FLAGSHIP
@@ -605,7 +605,7 @@ def test_an_upload_shows_its_value_interval_and_rank_and_links_to_its_row(
 def test_comparison_is_perm_both_with_holm_as_compare(page: Any, server: dict[str, Any]) -> None:
     from comperbench.leaderboard.comparison import pairwise_tests
     from comperbench.leaderboard.service import ranking
-    from comperbench.leaderboard.views import metric_choices
+    from comperbench.leaderboard.web.views import metric_choices
 
     page.get_by_role("tab", name="Comparison").click()
     page.locator("#heatmap th[scope=col]").first.wait_for(timeout=DEADLINE_MS)
@@ -664,8 +664,8 @@ def limited(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     and a daily limit of one submission per account when it is built; a test that submits sets
     the limit again (it is read at each submission)."""
     from comperbench.leaderboard import service
-    from comperbench.leaderboard.app import build
     from comperbench.leaderboard.store import Store
+    from comperbench.leaderboard.web.app import build
 
     folder = tmp_path_factory.mktemp("limited")
     store = Store(folder / "lb.sqlite")
@@ -720,10 +720,10 @@ def public(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """The app with sign-in required, on an empty store restoring one kept submission, whose
     restore waits for `release`."""
     from comperbench.leaderboard import service
-    from comperbench.leaderboard.app import build
     from comperbench.leaderboard.mirror import DIR_ENV, Mirror
     from comperbench.leaderboard.store import Store
     from comperbench.leaderboard.submission import SubmissionMeta
+    from comperbench.leaderboard.web.app import build
 
     folder = tmp_path_factory.mktemp("public")
     kept = _noisy_file(folder, "kept.csv", 3).read_bytes()

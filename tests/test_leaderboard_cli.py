@@ -116,7 +116,7 @@ def test_submit_of_a_missing_file_exits_2(
 
 
 def test_the_seed_line_counts_levels_and_baselines() -> None:
-    from comperbench.leaderboard.baselines import SeedCount
+    from comperbench.leaderboard.seeding.baselines import SeedCount
 
     count = SeedCount(levels=14, expected=120, levels_done=7, stored=31)
     assert count.line(102.4) == "seeding 7/14 benchmark levels, 31 of 120 baselines, 1:42 elapsed"
@@ -128,7 +128,7 @@ def test_the_seed_line_counts_levels_and_baselines() -> None:
 def test_a_seed_skips_what_does_not_apply_from_the_expected_count(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.seeding.baselines import seed
 
     store = Store(tmp_path / "lb.sqlite")
     notes: list[str] = []
@@ -151,7 +151,7 @@ def test_submit_prints_each_correlation_and_its_rank(
     data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from comperbench.benchmark import get_metadata
-    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.seeding.baselines import seed
     from comperbench.leaderboard.service import ranking
 
     store = Store(tmp_path / "lb.sqlite")

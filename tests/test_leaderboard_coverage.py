@@ -198,7 +198,7 @@ def test_a_partial_coverage_full_under_a_new_rule_is_scored(dstc7, tmp_path: Pat
 
 
 def test_the_seed_stores_dialogue_baselines(data_root: Path, tmp_path: Path) -> None:
-    from comperbench.leaderboard.baselines import baseline_metrics, seed
+    from comperbench.leaderboard.seeding.baselines import baseline_metrics, seed
 
     assert "dialogue-coherence" not in baseline_metrics("dialogue")
     store = Store(tmp_path / "lb.sqlite")

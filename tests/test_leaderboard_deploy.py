@@ -20,7 +20,7 @@ from packaging.requirements import Requirement
 
 from comperbench import __version__
 from comperbench.cli import main
-from comperbench.leaderboard.deploy import FILES, deploy, space, write_folder
+from comperbench.leaderboard.web.deploy import FILES, deploy, space, write_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -52,7 +52,7 @@ def test_the_space_folder_has_the_app_its_requirements_and_the_space_header(
     assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
     app = (folder / "app.py").read_text()
     compile(app, "app.py", "exec")
-    assert "from comperbench.leaderboard.app import serve" in app
+    assert "from comperbench.leaderboard.web.app import serve" in app
     package, gradio = (folder / "requirements.txt").read_text().splitlines()
     assert package == f"comperbench=={__version__}"
     # the app extra as declared: gradio with its oauth extra, in a range that holds this gradio

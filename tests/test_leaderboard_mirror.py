@@ -420,7 +420,7 @@ def _free_port() -> int:
 
 def _serve(db: Path, results: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     """The app as `app.py` on a Space runs it, in its own process."""
-    code = f"from comperbench.leaderboard.app import serve; serve(db={str(db)!r}, port={port})"
+    code = f"from comperbench.leaderboard.web.app import serve; serve(db={str(db)!r}, port={port})"
     env = {
         **os.environ,
         mirror_module.DIR_ENV: str(results),

@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 from comperbench.cli import main
-from comperbench.leaderboard.baselines import (
+from comperbench.common.progress import duration
+from comperbench.leaderboard.seeding.baselines import (
     BASELINE_METRICS,
     SeedCount,
     baseline_metrics,
     plan,
     seed,
 )
-from comperbench.leaderboard.seed_cost import (
+from comperbench.leaderboard.seeding.seed_cost import (
     CORRELATION_PER_ITEM_ASPECT,
     CORRELATION_PER_LEVEL,
     ENCODER_LOAD,
@@ -27,7 +28,6 @@ from comperbench.leaderboard.seed_cost import (
 )
 from comperbench.leaderboard.store import Store
 from comperbench.metrics.runner import NGRAM_SUITE
-from comperbench.progress import duration
 
 PROGRESS = re.compile(r"seeding (\d+)/(\d+) benchmark levels, (\d+) of (\d+) baselines")
 BLEU = ("bleu-1", "bleu-2", "bleu-3", "bleu-4")

@@ -139,7 +139,7 @@ def comperdial_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     import shutil
 
     from comperbench.leaderboard import items, scoring
-    from comperbench.loaders import comperdial
+    from comperbench.loaders.hub import comperdial
 
     root = tmp_path / "data"
     shutil.copytree(Path(__file__).parent / "fixtures" / "comperdial", root / "comperdial")
@@ -215,7 +215,7 @@ def test_rows_under_other_resampling_settings_are_set_apart(
     assert service.describe_apart(odd).startswith("odd (resamples 50, seed 0, usr-topical@")
     system = ranking(store, "usr-topical", "system", "overall", "kendall-b")
     assert sorted(r.row.metric for r in system) == ["good", "poor"]
-    from comperbench.leaderboard.views import ranking_notes
+    from comperbench.leaderboard.web.views import ranking_notes
 
     text = ranking_notes(store, "usr-topical", "turn", "overall", "spearman")
     assert "other resampling settings" in text and "odd (resamples 50" in text
@@ -388,7 +388,7 @@ def test_system_rows_say_how_the_p_value_was_computed_and_flag_the_interval(
 def test_the_app_notes_list_an_undefined_row_as_not_ranked(
     tmp_path: Path, index: ItemIndex
 ) -> None:
-    from comperbench.leaderboard.views import ranking_frame, ranking_notes
+    from comperbench.leaderboard.web.views import ranking_frame, ranking_notes
 
     store = Store(tmp_path / "lb.sqlite")
     bench = cached_benchmark("usr-topical", "turn")

@@ -12,7 +12,7 @@ import pytest
 
 from comperbench.cli import main
 from comperbench.leaderboard.items import TEXT_COLUMNS, cached_benchmark
-from comperbench.leaderboard.views import template_file
+from comperbench.leaderboard.web.views import template_file
 
 
 def _template(tmp_path: Path, *argv: str) -> list[dict[str, str]]:

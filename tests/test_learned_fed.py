@@ -10,8 +10,8 @@ import torch
 from test_learned_models import build_tiny_gpt2
 
 from comperbench import metrics
-from comperbench.metrics import fed
 from comperbench.metrics.base import DialogueItem, TurnItem
+from comperbench.metrics.learned import fed
 from comperbench.schema import Utterance
 
 

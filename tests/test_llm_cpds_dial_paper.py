@@ -12,8 +12,8 @@ from llm_server import Handler, answer_with
 
 from comperbench import metrics
 from comperbench.metrics.base import DialogueItem
-from comperbench.metrics.llm_cpds_dial_paper import parse_dial_form
-from comperbench.metrics.llm_parsing import Rejected
+from comperbench.metrics.llm.cpds_dial_paper import parse_dial_form
+from comperbench.metrics.llm.parsing import Rejected
 from comperbench.schema import Utterance
 
 pytestmark = pytest.mark.usefixtures("judge_server")

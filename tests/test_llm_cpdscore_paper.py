@@ -12,8 +12,8 @@ from llm_server import Handler, answer_with
 
 from comperbench import metrics
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_cpdscore_paper import parse_humanness_form, parse_simple_form
-from comperbench.metrics.llm_parsing import Rejected, Verdict
+from comperbench.metrics.llm.cpdscore_paper import parse_humanness_form, parse_simple_form
+from comperbench.metrics.llm.parsing import Rejected, Verdict
 from comperbench.schema import Utterance
 
 pytestmark = pytest.mark.usefixtures("judge_server")

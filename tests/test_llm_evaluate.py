@@ -12,7 +12,7 @@ import pytest
 
 from comperbench import load_benchmark, metrics
 from comperbench.cli import main
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.explanations import explanation_column
 from comperbench.selection import stratified_rows
 

@@ -13,11 +13,18 @@ from llm_server import Handler
 
 from comperbench import metrics
 from comperbench.cli import main
-from comperbench.errors import ComperbenchError
-from comperbench.metrics import llm_backends, llm_budget, llm_cpdscore
+from comperbench.common.errors import ComperbenchError
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_http import HttpBackend
-from comperbench.metrics.llm_requests import BackendError, ChatRequest, Completion, Failure
+from comperbench.metrics.llm import backend_factory as llm_backends
+from comperbench.metrics.llm import cpdscore as llm_cpdscore
+from comperbench.metrics.llm.backends import budget as llm_budget
+from comperbench.metrics.llm.backends.chat_requests import (
+    BackendError,
+    ChatRequest,
+    Completion,
+    Failure,
+)
+from comperbench.metrics.llm.backends.http_endpoint import HttpBackend
 from comperbench.schema import Utterance
 
 pytestmark = pytest.mark.usefixtures("judge_server")
@@ -435,7 +442,7 @@ def test_structured_output_sends_the_answer_schema(server: str) -> None:
 
 
 def test_json_answers_of_structured_output_are_read(server: str) -> None:
-    from comperbench.metrics.llm_parsing import Verdict, parse_score
+    from comperbench.metrics.llm.parsing import Verdict, parse_score
 
     assert parse_score('{"score": 4}') == Verdict(4.0)
 
@@ -490,7 +497,7 @@ class _Window:
 
 
 def test_a_long_prompt_loses_its_oldest_turns_never_its_instructions() -> None:
-    from comperbench.metrics.llm_judge import Ledger
+    from comperbench.metrics.llm.judge import Ledger
 
     judge = metrics.get("cpdscore-simple[http:m,n=1]")
     context = tuple(Utterance("A", f"turn{i} " + "word " * 20) for i in range(10))

@@ -13,17 +13,17 @@ import pytest
 from test_learned_models import WORDS, build_tiny_gpt2, save_tiny_gpt2
 
 from comperbench import metrics
-from comperbench.metrics import llm_backends
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_budget import Budget
-from comperbench.metrics.llm_local import LocalBackend
-from comperbench.metrics.llm_requests import (
+from comperbench.metrics.llm import backend_factory as llm_backends
+from comperbench.metrics.llm.backends.budget import Budget
+from comperbench.metrics.llm.backends.chat_requests import (
     AnswerFormat,
     BackendError,
     ChatRequest,
     Completion,
     Outcome,
 )
+from comperbench.metrics.llm.backends.local_model import LocalBackend
 from comperbench.schema import Utterance
 
 SCORE = AnswerFormat(json_schema="{}", regex=" ?[1-5]")
@@ -282,8 +282,8 @@ def test_a_judge_drops_the_oldest_turns_to_fit_the_window_never_its_instructions
 
 
 def test_a_deadline_stops_a_local_judge_after_the_chunk_that_passed_it(tiny: Path) -> None:
-    from comperbench.metrics.llm_budget import RunStopped
-    from comperbench.metrics.llm_store import STORE_CHUNK
+    from comperbench.metrics.llm.backends.budget import RunStopped
+    from comperbench.metrics.llm.backends.output_store import STORE_CHUNK
 
     llm_backends._BACKENDS.clear()
     judge = metrics.get(f"cpdscore-simple[{tiny},n=1,t=0,retries=0,deadline=0.001]")

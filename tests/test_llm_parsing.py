@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from comperbench.metrics.llm_parsing import (
+from comperbench.metrics.llm.backends.chat_requests import Completion
+from comperbench.metrics.llm.parsing import (
     Rejected,
     Verdict,
     form_reading,
     parse_score,
     parse_soda_eval,
 )
-from comperbench.metrics.llm_requests import Completion
 
 FAST = settings(max_examples=200, deadline=None)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

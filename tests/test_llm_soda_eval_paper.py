@@ -16,11 +16,11 @@ from llm_server import Handler, answer_with
 
 from comperbench import metrics
 from comperbench.cli import main
-from comperbench.loaders.soda_eval import read_comments
-from comperbench.metrics import prompts
+from comperbench.loaders.hub.soda_eval import read_comments
 from comperbench.metrics.base import TurnItem
-from comperbench.metrics.llm_parsing import Rejected, Verdict
-from comperbench.metrics.llm_soda_eval_paper import OVER_LIMIT, parse_soda_paper
+from comperbench.metrics.llm import prompts
+from comperbench.metrics.llm.parsing import Rejected, Verdict
+from comperbench.metrics.llm.soda_eval_paper import OVER_LIMIT, parse_soda_paper
 from comperbench.schema import Utterance
 
 pytestmark = pytest.mark.usefixtures("judge_server")

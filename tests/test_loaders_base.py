@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from comperbench import get_metadata, list_benchmarks
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders import BENCHMARKS, BenchmarkLoader
 from comperbench.loaders.base import Parsed, Record, SourceFiles
 from comperbench.metadata import Aspect

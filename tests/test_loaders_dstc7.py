@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.dstc7 import ARCHIVE, FOLDER, JUDGMENTS, OWN_REFERENCE, Dstc7
 
 SYSTEMS = {

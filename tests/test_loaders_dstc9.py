@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.dstc9 import Dstc9
 
 FOLDER = "dstc9_interactive"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.predictive_engagement import (
     RATINGS_FILE,
     TRUTH_FILE,

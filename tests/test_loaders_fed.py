@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.base import BenchmarkLoader
 from comperbench.loaders.fed import FedDialogue, FedTurn
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from comperbench import get_metadata, load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.grade import GradeDailydialog
 
 JUDGEMENTS = "grade/evaluation/human_score/human_judgement.json"

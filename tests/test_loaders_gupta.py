@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.dailydialog_gupta import DailyDialogGupta
 
 SYSTEMS = {"human", "hredf", "seq2seqf", "CVAEf", "dualencoder_train"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.holistic import HolisticContext, HolisticFluency
 
 

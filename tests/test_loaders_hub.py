@@ -3,7 +3,7 @@
 The fixtures under tests/fixtures/ follow the published Hub layouts; their rows are written for
 these tests. For ComperDial the fixtures hold the four published files, but only the layout of
 `ComperDial_data.json` was seen: the three others follow the layouts the loader ASSUMES (see
-comperbench.loaders.comperdial), so these tests check the loader against those assumptions, not
+comperbench.loaders.hub.comperdial), so these tests check the loader against those assumptions, not
 against the published files.
 """
 
@@ -23,8 +23,8 @@ import pytest
 
 from comperbench import data, get_metadata, load_benchmark
 from comperbench.benchmark import content_fingerprint
-from comperbench.errors import DataFormatError, DataMissingError
-from comperbench.loaders import comperdial, soda_eval
+from comperbench.common.errors import DataFormatError, DataMissingError
+from comperbench.loaders.hub import comperdial, soda_eval
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -415,7 +415,7 @@ def test_comperdial_changed_file_is_not_served_from_the_table_cache(
 def test_export_without_the_files_does_not_ship_cached_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from comperbench.release import export_release
+    from comperbench.report.release import export_release
 
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     fixtures = _root(tmp_path, "comperdial")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.base import Parsed, SourceFiles
 from comperbench.loaders.usr import GROUND_TRUTH, UsrTopical, parse_usr
 

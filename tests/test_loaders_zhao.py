@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from comperbench import load_benchmark
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.zhao import DailyDialogZhao, PersonaZhao
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from comperbench.metrics import TurnItem, get
-from comperbench.metrics.embedding import (
+from comperbench.metrics.embeddings.embedding import (
     EncoderError,
     _embedding_average,
     _greedy_matching,
@@ -97,7 +97,7 @@ def test_bertscore_equals_bert_score_score_on_real_items(data_root: Path) -> Non
 
 @pytest.mark.slow
 def test_bertscore_encodes_each_distinct_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from comperbench.metrics import bertscore, embedding
+    from comperbench.metrics.embeddings import bertscore, embedding
 
     encoded: list[str] = []
     encode = bertscore._encode

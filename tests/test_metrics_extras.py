@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from comperbench import extras, metrics
+from comperbench import metrics
 from comperbench.cli import main
-from comperbench.extras import MissingExtraError, installed_version, requires_extra
+from comperbench.common import extras
+from comperbench.common.extras import MissingExtraError, installed_version, requires_extra
 from comperbench.metrics.base import TurnItem
 from comperbench.schema import Utterance
 

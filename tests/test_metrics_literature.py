@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from comperbench.errors import ComperbenchError, UnknownNameError
+from comperbench.common.errors import ComperbenchError, UnknownNameError
 from comperbench.metrics import TurnItem, available, get
 from comperbench.metrics.base import MetricInputError
 from comperbench.metrics.cache import metric_key
-from comperbench.metrics.literature import CocoMeteor
+from comperbench.metrics.lexical.literature import CocoMeteor
 
 BLEU_NAMES = [f"{kind}-bleu-{n}" for kind in ("nltk", "coco") for n in (1, 2, 3, 4)]
 PYTHON_NAMES = [*BLEU_NAMES, "coco-rouge-l"]

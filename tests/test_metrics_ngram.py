@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from comperbench.metrics import TurnItem, available, get
 from comperbench.metrics.base import MetricInputError
-from comperbench.metrics.ngram import (
+from comperbench.metrics.lexical.ngram import (
     BASIC_PLANE,
     TEXT_SEPARATOR,
     lcs_length,
@@ -102,7 +102,7 @@ def test_meteor_equals_nltk_with_prepared_wordnet() -> None:
     from nltk.tokenize import NLTKWordTokenizer
     from nltk.translate.meteor_score import meteor_score
 
-    from comperbench.metrics.wordnet import wordnet_reader
+    from comperbench.metrics.lexical.wordnet import wordnet_reader
 
     tok = NLTKWordTokenizer().tokenize
     reader = wordnet_reader()
@@ -132,8 +132,8 @@ def test_meteor_equals_nltk_on_real_items(data_root: Path, name: str, count: int
     from nltk.translate.meteor_score import meteor_score
 
     from comperbench import load_benchmark
+    from comperbench.metrics.lexical.wordnet import wordnet_reader
     from comperbench.metrics.runner import benchmark_items
-    from comperbench.metrics.wordnet import wordnet_reader
 
     items = [i for i in benchmark_items(load_benchmark(name)) if i.references][:count]
     tok, reader = NLTKWordTokenizer().tokenize, wordnet_reader()
@@ -251,7 +251,7 @@ def test_bad_and_unusual_input(name: str) -> None:
 
 
 def test_unknown_argument_is_refused() -> None:
-    from comperbench.errors import UnknownNameError
+    from comperbench.common.errors import UnknownNameError
 
     with pytest.raises(UnknownNameError, match="no bracketed argument"):
         get("bleu-4[x]")

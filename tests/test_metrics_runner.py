@@ -17,7 +17,7 @@ from scipy import stats
 from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.cli.evaluate_commands import item_table
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.evaluation import evaluate_run
 from comperbench.explanations import explanation_columns
 from comperbench.metrics import get
@@ -30,9 +30,9 @@ from comperbench.metrics.runner import (
     run_metrics,
     skip_reason,
 )
-from comperbench.stats.contexts import system_unit_matrix
-from comperbench.stats.soft_pairwise_accuracy import soft_pairwise_accuracy
-from comperbench.stats.statistics import statistic_names
+from comperbench.stats.metric_correlation.contexts import system_unit_matrix
+from comperbench.stats.metric_correlation.statistics import statistic_names
+from comperbench.stats.pair_ranking.soft_pairwise_accuracy import soft_pairwise_accuracy
 
 NGRAM = "bleu-2,f1,length"
 
@@ -199,7 +199,7 @@ def test_a_protocol_naming_a_missing_system_is_a_located_error(data_root: Path) 
     import pyarrow as pa
 
     from comperbench.benchmark import _check_protocol
-    from comperbench.errors import DataFormatError
+    from comperbench.common.errors import DataFormatError
     from comperbench.metadata import EvaluationProtocol
 
     meta = load_benchmark("usr-topical", data_dir=data_root).metadata

@@ -13,8 +13,8 @@ from comperbench import load_benchmark
 from comperbench.benchmark import Benchmark
 from comperbench.metrics import get
 from comperbench.metrics.base import TurnItem
+from comperbench.metrics.lexical.scripts import has_unsegmented, spaced, unicode_tokens
 from comperbench.metrics.runner import run_metrics
-from comperbench.metrics.scripts import has_unsegmented, spaced, unicode_tokens
 
 TEXTS = {
     "chinese": "今天天气很好我们去公园散步吧",

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from comperbench.parquet_bytes import parquet_file, read_parquet
+from comperbench.common.parquet_bytes import parquet_file, read_parquet
 
 ROW_GROUPS = 50
 """Many row groups: many reads in flight on Arrow's pools, as in the reads that aborted."""
@@ -61,7 +61,7 @@ def test_a_hundred_processes_reading_parquet_just_before_they_exit_all_exit_0(
     path.write_bytes(many_row_groups())
     script = (
         "import sys; from pathlib import Path;"
-        " from comperbench.parquet_bytes import parquet_file, read_parquet;"
+        " from comperbench.common.parquet_bytes import parquet_file, read_parquet;"
         " payload = Path(sys.argv[1]).read_bytes(); read_parquet(payload);"
         " parquet_file(payload).read()"
     )

@@ -8,10 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from comperbench import load_benchmark, progress
+from comperbench import load_benchmark
+from comperbench.common import progress
 from comperbench.metrics import get
 from comperbench.metrics.runner import run_metrics
-from comperbench.stats.correlation import correlate
+from comperbench.stats.metric_correlation.correlation import correlate
 
 
 def test_plain_progress_lines_say_counts_and_time_left(

@@ -10,10 +10,11 @@ import huggingface_hub
 import pyarrow.parquet as pq
 import pytest
 
-from comperbench import __version__, cards, get_metadata, load_benchmark
+from comperbench import __version__, get_metadata, load_benchmark
+from comperbench.common.errors import DataMissingError, UnknownNameError
 from comperbench.data import sha256_file
-from comperbench.errors import DataMissingError, UnknownNameError
-from comperbench.release import (
+from comperbench.report import cards
+from comperbench.report.release import (
     ReleaseError,
     check_redistribution,
     export_release,

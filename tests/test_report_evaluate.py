@@ -15,7 +15,7 @@ import pytest
 
 import comperbench
 from comperbench.cli import main
-from comperbench.errors import ComperbenchError, DataFormatError
+from comperbench.common.errors import ComperbenchError, DataFormatError
 from comperbench.results import Evaluation
 
 METRICS = ["meteor", "length"]
@@ -202,7 +202,7 @@ def test_correlation_table_names_the_benchmark_it_is_given(evaluation: Evaluatio
 
 
 def test_a_wide_table_is_split_by_statistic_and_long_names_shortened() -> None:
-    from comperbench.evaluation_text import text_tables
+    from comperbench.report.evaluation_text import text_tables
 
     statistics = ("pearson", "spearman", "kendall-b")
     row = {"n": 300, "nan_scores": 2}

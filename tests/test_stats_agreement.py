@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from comperbench.stats.agreement import (
+from comperbench.stats.annotator_agreement.agreement import (
     BY_ID,
     BY_POSITION,
     RatingTable,

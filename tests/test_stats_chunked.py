@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 from comperbench.stats import resampling
-from comperbench.stats.correlation import correlation_table
+from comperbench.stats.metric_comparison.significance import (
+    paired_bootstrap,
+    perm_both,
+    significance_matrix,
+)
+from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.resampling import (
     bootstrap_count_chunks,
     bootstrap_indices,
@@ -19,7 +24,6 @@ from comperbench.stats.resampling import (
     swap_masks,
     swap_row_source,
 )
-from comperbench.stats.significance import paired_bootstrap, perm_both, significance_matrix
 
 TINY = 8 * 150 * 3
 """A chunk budget of three rows over 150 units."""

@@ -10,8 +10,13 @@ import pytest
 from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
-from comperbench.errors import UnknownNameError
-from comperbench.stats.correlation import correlate, correlation_table, point_correlation
+from comperbench.common.errors import UnknownNameError
+from comperbench.stats.metric_correlation.correlation import (
+    correlate,
+    correlation_table,
+    point_correlation,
+)
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import (
     bca_interval,
     bootstrap_indices,
@@ -19,7 +24,6 @@ from comperbench.stats.resampling import (
     percentile_interval,
     swap_masks,
 )
-from comperbench.stats.statistics import get_statistic
 from comperbench.stats.vectorised import Groups
 
 X = np.array([1.0, 2, 3, 4, 5])

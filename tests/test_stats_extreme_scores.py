@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from comperbench.stats.correlation import correlation_table
-from comperbench.stats.statistics import get_statistic
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.statistics import get_statistic
 
 HUGE = np.array([1e308] * 359 + [1.0])
 HUMAN = np.random.default_rng(0).normal(size=HUGE.size)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from comperbench.cli import main
-from comperbench.stats import influence
-from comperbench.stats.influence import (
+from comperbench.stats.metric_correlation import influence
+from comperbench.stats.metric_correlation.influence import (
     distinct_share,
     distribution_note,
     largest_variance_share,

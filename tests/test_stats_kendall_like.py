@@ -8,10 +8,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from comperbench.stats import correlate, kendall_like
+from comperbench.stats import correlate
 from comperbench.stats.averaging import Averaging
+from comperbench.stats.metric_correlation.statistics import KENDALL_LIKE, kendall_like_statistic
+from comperbench.stats.pair_ranking import kendall_like
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
-from comperbench.stats.statistics import KENDALL_LIKE, kendall_like_statistic
 from comperbench.stats.vectorised import Groups
 
 

@@ -17,9 +17,9 @@ from scipy_oracle import scipy_correlation
 
 from comperbench.stats import vectorised
 from comperbench.stats.averaging import MT_METRICS_EVAL
-from comperbench.stats.correlation import correlate
+from comperbench.stats.metric_correlation.correlation import correlate
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
-from comperbench.stats.statistics import get_statistic
 from comperbench.stats.vectorised import Groups, ResampledRanks, spearman_of_ranks
 
 FAST = settings(max_examples=40, deadline=None)

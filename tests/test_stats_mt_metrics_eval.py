@@ -19,9 +19,13 @@ from scipy import stats as sps
 
 from comperbench.stats import correlate, significance_matrix
 from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging
-from comperbench.stats.pairwise_accuracy import point as pairwise_accuracy_point
-from comperbench.stats.significance import EarlyStopping, pairwise_permutation, perm_both
-from comperbench.stats.statistics import kendall_like_statistic
+from comperbench.stats.metric_comparison.significance import (
+    EarlyStopping,
+    pairwise_permutation,
+    perm_both,
+)
+from comperbench.stats.metric_correlation.statistics import kendall_like_statistic
+from comperbench.stats.pair_ranking.pairwise_accuracy import point as pairwise_accuracy_point
 
 GOLD = [1, 2, 3, 4, 5, 6]
 METRIC = [2, 1, 4, 3, 3, 7]

@@ -16,17 +16,28 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from comperbench.stats.bradley_terry import _bt_counts, _bt_fit, bradley_terry, compared_groups
-from comperbench.stats.online_ratings import (
+from comperbench.stats.human_votes.bradley_terry import (
+    _bt_counts,
+    _bt_fit,
+    bradley_terry,
+    compared_groups,
+)
+from comperbench.stats.human_votes.comparisons import (
+    Comparisons,
+    canonical,
+    majority,
+    win_tie_loss,
+    wmt_scores,
+)
+from comperbench.stats.human_votes.online_ratings import (
     elo,
     replay_orders,
     replay_sequence,
     trueskill_ratings,
 )
-from comperbench.stats.pairwise import Comparisons, canonical, majority, win_tie_loss, wmt_scores
-from comperbench.stats.pairwise_tests import chi_square, cochrans_q, mcnemar, sign_test
+from comperbench.stats.human_votes.system_ratings import Ratings, with_intervals
+from comperbench.stats.human_votes.vote_tests import chi_square, cochrans_q, mcnemar, sign_test
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
-from comperbench.stats.ratings import Ratings, with_intervals
 from comperbench.stats.signature import Signature
 
 
@@ -208,7 +219,7 @@ def test_ratings_without_units_resample_comparisons_and_sign_the_benchmark() -> 
 def test_judgments_carry_their_context() -> None:
     import pandas as pd
 
-    from comperbench.stats.judgments import as_comparisons, pairwise_judgments
+    from comperbench.stats.human_votes.judgments import as_comparisons, pairwise_judgments
 
     ratings = pd.DataFrame(
         {

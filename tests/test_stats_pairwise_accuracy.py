@@ -16,14 +16,14 @@ from scipy import stats as sps
 
 from comperbench.stats import correlate, perm_both
 from comperbench.stats.averaging import Averaging
-from comperbench.stats.pairwise_accuracy import (
+from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.pair_ranking.pairwise_accuracy import (
     MAX_PAIRS,
     grouped_accuracy,
     resampled_accuracy,
     resampled_group_accuracy,
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
-from comperbench.stats.statistics import get_statistic
 from comperbench.stats.vectorised import Groups
 
 GOLD = np.array([1, 2, 2, 3, 4.0])

@@ -12,11 +12,11 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.vote_counts import comparisons_from_votes, read_votes
-from comperbench.stats.pairwise import Comparisons
-from comperbench.stats.pairwise_analysis import analyse
-from comperbench.stats.pairwise_tests import pair_tests
+from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.stats.human_votes.vote_analysis import analyse
+from comperbench.stats.human_votes.vote_tests import pair_tests
 from comperbench.stats.rates import pairwise_rate_tests, rate_test, rate_tests, rates
 
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
@@ -189,7 +189,7 @@ def test_analyse_needs_resamples_and_permutations() -> None:
 
 
 def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
-    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
     from comperbench.stats.resampling import bootstrap_indices
 
     rng = np.random.default_rng(3)
@@ -209,7 +209,7 @@ def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
 
 
 def test_unit_bootstrap_p_hand_values() -> None:
-    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
 
     # every item prefers a: no resample reaches 0, so p is the floor 2 / (B + 1)
     assert unit_bootstrap_p(np.arange(30).astype(str), np.ones(30), 99, 0) == pytest.approx(0.02)
@@ -218,7 +218,7 @@ def test_unit_bootstrap_p_hand_values() -> None:
 
 
 def test_one_vote_per_unit_bootstrap_p_is_close_to_the_sign_test() -> None:
-    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
 
     outcome = np.r_[np.ones(70), np.zeros(50)]
     p = unit_bootstrap_p(np.arange(120).astype(str), outcome, 4000, 1)
@@ -233,7 +233,7 @@ def test_pair_tests_have_a_bootstrap_column_only_with_units() -> None:
 
 
 def test_the_bootstrap_test_needs_ten_units() -> None:
-    from comperbench.stats.pairwise_tests import unit_bootstrap_p
+    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
 
     assert np.isnan(unit_bootstrap_p(np.arange(9).astype(str), np.ones(9), 99, 0))
     # ten items all preferring a: the floor 2 / (B + 1), as the sign test's 2 / 2^10 is small
@@ -243,7 +243,7 @@ def test_the_bootstrap_test_needs_ten_units() -> None:
 
 
 def test_the_chi_square_needs_cochrans_expected_counts() -> None:
-    from comperbench.stats.pairwise_tests import small_expected_reason
+    from comperbench.stats.human_votes.vote_tests import small_expected_reason
 
     # expected counts of [[1, 0], [0, 1]] are all 0.5
     reason = small_expected_reason(np.array([[1, 0], [0, 1]]))

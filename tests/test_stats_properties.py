@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from scipy.sparse.csgraph import connected_components
 
-from comperbench.stats.bradley_terry import bradley_terry
-from comperbench.stats.pairwise import Comparisons
-from comperbench.stats.pairwise_tests import unit_bootstrap_p
+from comperbench.stats.human_votes.bradley_terry import bradley_terry
+from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
-from comperbench.stats.statistics import get_statistic
 
 FAST = settings(max_examples=40, deadline=None)
 distinct = st.integers(3, 5).flatmap(

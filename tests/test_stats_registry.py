@@ -11,19 +11,19 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.cli import build_parser
-from comperbench.errors import UnknownNameError
+from comperbench.common.errors import UnknownNameError
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
-from comperbench.stats import statistics as registry
-from comperbench.stats.correlation import correlation_table
-from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
-from comperbench.stats.significance import significance_matrix
-from comperbench.stats.statistics import (
+from comperbench.stats.metric_comparison.significance import significance_matrix
+from comperbench.stats.metric_correlation import statistics as registry
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.statistics import (
     CORRELATIONS,
     PEARSON,
     Statistic,
     get_statistic,
     statistic_names,
 )
+from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 from comperbench.stats.vectorised import Groups
 
 

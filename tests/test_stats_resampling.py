@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats._resampling import _bca_interval as scipy_bca
 
-from comperbench.stats.correlation import correlate
+from comperbench.stats.metric_correlation.correlation import correlate
 from comperbench.stats.resampling import bca_interval, bootstrap_indices, jackknife_weights
 
 

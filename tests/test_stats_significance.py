@@ -10,8 +10,7 @@ from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
 from comperbench.stats.averaging import MT_METRICS_EVAL
-from comperbench.stats.resampling import bootstrap_indices, swap_masks
-from comperbench.stats.significance import (
+from comperbench.stats.metric_comparison.significance import (
     EarlyStopping,
     assign_ranks,
     paired_bootstrap,
@@ -20,7 +19,8 @@ from comperbench.stats.significance import (
     significance_matrix,
     williams_test,
 )
-from comperbench.stats.statistics import get_statistic
+from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.resampling import bootstrap_indices, swap_masks
 from comperbench.stats.vectorised import Groups
 
 

@@ -11,10 +11,10 @@ from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
 from comperbench.cli import main
-from comperbench.stats.correlation import correlate, correlation_table
-from comperbench.stats.permutation import EXACT_MAX_N, exact_p_value, orderings
+from comperbench.stats.metric_correlation.correlation import correlate, correlation_table
+from comperbench.stats.metric_correlation.permutation import EXACT_MAX_N, exact_p_value, orderings
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
-from comperbench.stats.statistics import get_statistic
 from comperbench.stats.vectorised import Groups
 
 METHODS = ["pearson", "spearman", "kendall-b", "kendall-c"]

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from comperbench.stats import correlate, correlation_table, significance_matrix
-from comperbench.stats.contexts import system_unit_matrix
+from comperbench.stats.metric_correlation.contexts import system_unit_matrix
+from comperbench.stats.pair_ranking.soft_pairwise_accuracy import (
+    pairwise_p_values,
+    soft_pairwise_accuracy,
+)
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
-from comperbench.stats.soft_pairwise_accuracy import pairwise_p_values, soft_pairwise_accuracy
 
 PCE_SIGNS = np.array(
     [
@@ -80,7 +83,7 @@ def test_blocks_of_resamples_give_the_p_values_of_one_resample_at_a_time(
     same permutations as each resample alone, ties of integer scores included."""
     import importlib
 
-    spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
+    spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
     rng = np.random.default_rng(5)
     scores = rng.integers(0, 3, size=(4, 30)).astype(float)  # many exact ties
     signs = np.where(swap_masks(30, 200, 6), -1.0, 1.0)
@@ -357,7 +360,7 @@ def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
 def test_one_blas_thread_or_all_give_the_same_p_values(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
-    spa = importlib.import_module("comperbench.stats.soft_pairwise_accuracy")
+    spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
     rng = np.random.default_rng(14)
     scores = rng.normal(size=(6, 200))
     signs = np.where(swap_masks(200, 500, 1), -1.0, 1.0)

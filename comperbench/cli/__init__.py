@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from comperbench import __version__
 from comperbench.cli.verbs import Parser
-from comperbench.errors import ComperbenchError
-from comperbench.textutil import escaped
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.textutil import escaped
 
 COMMANDS = {
     "card": "card_commands",

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from comperbench import cards
 from comperbench.benchmark import get_metadata, list_benchmarks
+from comperbench.report import cards
 
 
 def run_card(args: argparse.Namespace) -> int:

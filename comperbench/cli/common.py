@@ -9,10 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 from comperbench.benchmark import Benchmark, load_benchmark
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.textutil import LINE_WIDTH, json_ready, table
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
 from comperbench.stats.settings import SETTINGS
-from comperbench.textutil import LINE_WIDTH, json_ready, table
 
 
 def at_least(minimum: int) -> Callable[[str], int]:

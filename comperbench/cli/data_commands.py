@@ -13,9 +13,9 @@ from comperbench.benchmark import (
     load_benchmark,
 )
 from comperbench.cli.common import format_table, print_json
-from comperbench.errors import ComperbenchError, DataMissingError
-from comperbench.release import export_release, push_release
-from comperbench.textutil import wrap
+from comperbench.common.errors import ComperbenchError, DataMissingError
+from comperbench.common.textutil import wrap
+from comperbench.report.release import export_release, push_release
 
 RAW_MISSING = "raw files missing"
 

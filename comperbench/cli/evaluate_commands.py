@@ -11,7 +11,6 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from comperbench.arrow_arrays import float_array, text_array
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
     NON_NEGATIVE,
@@ -22,9 +21,16 @@ from comperbench.cli.common import (
     located,
 )
 from comperbench.cli.judge_output import print_issue_reports
-from comperbench.errors import ComperbenchError, UnknownNameError
+from comperbench.common.arrow_arrays import float_array, text_array
+from comperbench.common.errors import ComperbenchError, UnknownNameError
+from comperbench.common.outputs import refuse_existing
+from comperbench.common.textutil import slug
 from comperbench.evaluation import default_statistics
-from comperbench.evaluation_text import (
+from comperbench.explanations import explanation_columns
+from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
+from comperbench.metrics.llm.settings import CLI_OPTIONS
+from comperbench.metrics.runner import RunResult
+from comperbench.report.evaluation_text import (
     header_lines,
     metric_lines,
     run_notes,
@@ -33,15 +39,9 @@ from comperbench.evaluation_text import (
     text_tables,
     wrapped,
 )
-from comperbench.explanations import explanation_columns
-from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
-from comperbench.metrics.llm_settings import CLI_OPTIONS
-from comperbench.metrics.runner import RunResult
-from comperbench.outputs import refuse_existing
 from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
+from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.settings import SETTINGS
-from comperbench.stats.statistics import get_statistic, statistic_names
-from comperbench.textutil import slug
 
 
 def optional_statistics() -> list[str]:

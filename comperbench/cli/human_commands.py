@@ -6,14 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-ACTIONS = (
-    "human_votes",
-    "human_selections",
-    "human_labels",
-    "human_ratings",
-    "human_template",
-    "human_plan",
-)
+ACTIONS = ("votes", "selections", "labels", "ratings", "template", "plan")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -24,4 +17,4 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     actions = human.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name in ACTIONS:
-        importlib.import_module(f"comperbench.cli.{name}").register(actions)
+        importlib.import_module(f"comperbench.cli.human.{name}").register(actions)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from comperbench.common.textutil import interval, number
+from comperbench.common.textutil import table as format_table
 from comperbench.stats.resampling import bootstrap_note
-from comperbench.textutil import interval, number
-from comperbench.textutil import table as format_table
 
 
 def _percent(value: float) -> str:

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from comperbench.cli.common import format_table, print_json
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.outputs import write_new_file
+from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.submission import METRIC_FAMILIES
-from comperbench.outputs import write_new_file
-from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 if TYPE_CHECKING:
     from comperbench.leaderboard.store import Store
@@ -102,7 +102,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def run_seed(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.baselines import seed
+    from comperbench.leaderboard.seeding.baselines import seed
     from comperbench.metrics.runner import split_metric_list
 
     metrics = split_metric_list(args.metrics) if args.metrics else None
@@ -126,7 +126,7 @@ def run_show(args: argparse.Namespace) -> int:
         set_apart,
         unranked,
     )
-    from comperbench.leaderboard.views import family
+    from comperbench.leaderboard.web.views import family
 
     meta = get_metadata(args.benchmark)
     level = args.level or stored_levels(args.benchmark)[0]
@@ -190,7 +190,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _ranked_entry(r) -> dict:
-    from comperbench.leaderboard.views import family
+    from comperbench.leaderboard.web.views import family
 
     return {
         "rank": r.rank,
@@ -222,7 +222,7 @@ def run_rescore(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.app import serve, sign_in_checked
+    from comperbench.leaderboard.web.app import serve, sign_in_checked
 
     sign_in_checked(args.host)  # before the database is opened
     serve(db=_store(args).path, host=args.host, port=args.port)
@@ -230,8 +230,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_deploy(args: argparse.Namespace) -> int:
-    from comperbench.leaderboard.deploy import FILES, deploy, space
     from comperbench.leaderboard.mirror import REPO_ENV
+    from comperbench.leaderboard.web.deploy import FILES, deploy, space
 
     spec = space(args.space, args.results_repo, args.package)
     folder = args.folder or f"{spec.space_id.split('/')[1]}-space"

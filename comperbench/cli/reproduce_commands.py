@@ -8,13 +8,13 @@ from collections import Counter
 from dataclasses import asdict
 
 from comperbench.cli.common import format_table
+from comperbench.common.textutil import wrap
 from comperbench.reproduction.run import (
     TOLERANCE,
     Reproduced,
     reproduce_correlations,
     reproduce_facts,
 )
-from comperbench.textutil import wrap
 
 
 def _number(value: float | None, signed: bool = False) -> str:

@@ -23,16 +23,20 @@ from comperbench.cli.common import (
     print_json,
     significance_level,
 )
-from comperbench.errors import ComperbenchError
-from comperbench.outputs import refuse_existing
-from comperbench.parquet_bytes import read_parquet
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.outputs import refuse_existing
+from comperbench.common.parquet_bytes import read_parquet
+from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
 from comperbench.stats import multiplicity
-from comperbench.stats.agreement import STATISTICS, agreement
-from comperbench.stats.correlation import CorrelationResult, correlation_table
+from comperbench.stats.annotator_agreement.agreement import STATISTICS, agreement
+from comperbench.stats.metric_comparison.significance import (
+    TESTS,
+    EarlyStopping,
+    significance_matrix,
+)
+from comperbench.stats.metric_correlation.correlation import CorrelationResult, correlation_table
+from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.settings import SETTINGS
-from comperbench.stats.significance import TESTS, EarlyStopping, significance_matrix
-from comperbench.stats.statistics import get_statistic, statistic_names
-from comperbench.textutil import interval, number, p_value, wrap, wrap_signature
 
 
 def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:

@@ -6,7 +6,7 @@ import argparse
 import difflib
 from typing import Any, NoReturn
 
-from comperbench.textutil import escaped
+from comperbench.common.textutil import escaped
 
 RENAMED = {
     "pairwise": "human votes",

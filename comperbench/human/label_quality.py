@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 
 
 def dialogue_ratings(ratings: pd.DataFrame, file: str) -> pd.DataFrame:

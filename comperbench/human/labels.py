@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 
 LABEL_COLUMNS = ("dialogue", "turn", "system", "behaviour", "value", "annotator")

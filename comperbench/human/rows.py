@@ -8,8 +8,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from comperbench.errors import DataFormatError
-from comperbench.textutil import DuplicateKeyError, object_without_duplicates
+from comperbench.common.errors import DataFormatError
+from comperbench.common.textutil import DuplicateKeyError, object_without_duplicates
 
 Located = tuple[dict, dict]
 """({"line": n}, row): a row and where it is."""

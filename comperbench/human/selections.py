@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.rows import FirstSeen, check_size, read_rows, text
 
 SELECTION_COLUMNS = ("dialogue", "turn", "shown", "selected", "annotator", "setting")

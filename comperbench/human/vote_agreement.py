@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from comperbench.stats.agreement import AgreementResult, agreement
+from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
 
 MIN_SHARED = 3
 """Cases an annotator must share with others, or pairs a prompt must have, for a correlation."""

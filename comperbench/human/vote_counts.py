@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.rows import csv_rows
-from comperbench.stats.pairwise import Comparisons
+from comperbench.stats.human_votes.comparisons import Comparisons
 
 SYSTEM_COLUMNS = ("system_a", "system_b")
 COUNT_COLUMNS = ("wins_a", "wins_b", "ties")

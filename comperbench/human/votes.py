@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.human.rows import FirstSeen, check_size, read_rows, text
-from comperbench.stats.pairwise import Comparisons
+from comperbench.stats.human_votes.comparisons import Comparisons
 
 VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
 OUTCOMES = {"a": 1.0, "b": 0.0, "tie": 0.5}

@@ -11,9 +11,9 @@ import numpy as np
 from comperbench.leaderboard.items import scored_items, source_level
 from comperbench.leaderboard.store import Store
 from comperbench.stats import multiplicity
+from comperbench.stats.metric_comparison.significance import SignificanceMatrix, significance_matrix
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.settings import SETTINGS
-from comperbench.stats.significance import SignificanceMatrix, significance_matrix
-from comperbench.stats.statistics import get_statistic
 
 Metrics = tuple[tuple[int, str, str], ...]
 """(metric id, label, benchmark version) of each metric compared."""

@@ -28,7 +28,7 @@ from comperbench.benchmark import (
     list_benchmarks,
     load_benchmark,
 )
-from comperbench.errors import DataMissingError
+from comperbench.common.errors import DataMissingError
 from comperbench.loaders.base import parsing_code_digest
 from comperbench.stats.signature import benchmark_tag
 

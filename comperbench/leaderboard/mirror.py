@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from comperbench import __version__
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.leaderboard.store import Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta
 

@@ -21,8 +21,8 @@ from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.scoring import CONFIDENCE, best_places, scored_at, standings
 from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.store import Row, Store
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import percentile_interval
-from comperbench.stats.statistics import get_statistic
 
 HEADLINE_STATISTIC = "spearman"
 """The statistic the overall view ranks by unless told otherwise."""

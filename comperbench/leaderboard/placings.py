@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from comperbench.common.textutil import LINE_WIDTH, interval, number, table, wrap
 from comperbench.leaderboard.service import Outcome
 from comperbench.leaderboard.store import Row, Store
-from comperbench.textutil import LINE_WIDTH, interval, number, table, wrap
 
 PLACING_HEADERS = [
     "metric",
@@ -44,7 +44,7 @@ def placings_of(store: Store, outcome: Outcome, statistic: str) -> list[dict[str
     from comperbench.benchmark import get_metadata
     from comperbench.leaderboard.scoring import scored_at
     from comperbench.leaderboard.service import ranking, set_apart, unranked
-    from comperbench.stats.statistics import get_statistic
+    from comperbench.stats.metric_correlation.statistics import get_statistic
 
     own = outcome.stored.submission_id
     found: list[tuple[int, dict[str, Any]]] = []

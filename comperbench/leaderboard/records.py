@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from comperbench.stats.metric_correlation.statistics import resampled_unit
 from comperbench.stats.resampling import bootstrap_note, resamples_note
 from comperbench.stats.signature import Signature
-from comperbench.stats.statistics import resampled_unit
 
 
 def defined_resamples(replicates: np.ndarray) -> int:

@@ -1,6 +1,6 @@
 """Correlations of submissions with human scores, with paired bootstrap replicates.
 
-The statistics are the registered ones (`comperbench.stats.statistics`) reported by default; the
+The statistics are the registered ones (`comperbench.stats.metric_correlation.statistics`) reported by default; the
 same numbers `comperbench evaluate` prints. Every metric on a benchmark is resampled with the same
 seeded resamples (one stream per benchmark level and set of rated items), so the stored
 replicates of two metrics are paired: rank ranges and tests against the leader are computed
@@ -37,7 +37,14 @@ from comperbench.leaderboard.items import (
 from comperbench.leaderboard.records import Correlation, Settings
 from comperbench.leaderboard.submission import Coverage
 from comperbench.loaders.base import code_digest
-from comperbench.stats.contexts import system_unit_matrix, undefined_reason
+from comperbench.stats.metric_correlation.contexts import system_unit_matrix, undefined_reason
+from comperbench.stats.metric_correlation.statistics import (
+    OverContexts,
+    Point,
+    Statistic,
+    get_statistic,
+    registered_statistics,
+)
 from comperbench.stats.resampling import (
     bootstrap_count_chunks,
     bootstrap_indices,
@@ -46,13 +53,6 @@ from comperbench.stats.resampling import (
     percentile_interval,
 )
 from comperbench.stats.settings import SETTINGS
-from comperbench.stats.statistics import (
-    OverContexts,
-    Point,
-    Statistic,
-    get_statistic,
-    registered_statistics,
-)
 
 N_RESAMPLES = SETTINGS.n_resamples
 SEED = SETTINGS.seed
@@ -114,7 +114,7 @@ def _item_replicates(
 @cache
 def _stats_code() -> str:
     """Digest of the statistics' code: part of the key of the human sides kept on disk."""
-    return code_digest(sorted((Path(__file__).parents[1] / "stats").glob("*.py")))
+    return code_digest(sorted((Path(__file__).parents[1] / "stats").rglob("*.py")))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.leaderboard.items import (
     ItemIndex,
     level_items,

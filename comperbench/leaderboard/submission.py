@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.textutil import DuplicateKeyError, object_without_duplicates
 from comperbench.leaderboard.items import TEXT_COLUMNS, ItemIndex
 from comperbench.metrics.base import Family
-from comperbench.textutil import DuplicateKeyError, object_without_duplicates
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -591,7 +591,7 @@ def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
 def _read_parquet(file_name: str, data: bytes) -> _Rows:
     import pyarrow as pa
 
-    from comperbench.parquet_bytes import parquet_file
+    from comperbench.common.parquet_bytes import parquet_file
 
     try:
         parquet = parquet_file(data)

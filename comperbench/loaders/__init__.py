@@ -7,8 +7,9 @@ import pkgutil
 
 from comperbench.loaders.base import BENCHMARKS, BenchmarkLoader
 
-for _module in pkgutil.iter_modules(__path__):
-    if not _module.name.startswith("_") and _module.name != "base":
-        importlib.import_module(f"{__name__}.{_module.name}")
+for _module in pkgutil.walk_packages(__path__, f"{__name__}."):
+    _name = _module.name.rsplit(".", 1)[-1]
+    if not _module.ispkg and not _name.startswith("_") and _name != "base":
+        importlib.import_module(_module.name)
 
 __all__ = ["BENCHMARKS", "BenchmarkLoader"]

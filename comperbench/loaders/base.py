@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, overload
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
+from comperbench.common.registry import Registry
 from comperbench.metadata import Aspect, BenchmarkMetadata
-from comperbench.registry import Registry
 from comperbench.schema import DialogueRecord, TurnRecord, Utterance
 
 
@@ -298,7 +298,7 @@ def parsing_code_digest(package: Path = PACKAGE) -> str:
     and every package module they import (transitively), so that a change in, say, the slug of
     an item id is a changed parser too. Part of the table-cache key, so a changed parser is never
     served the rows an older one cached, whether or not the benchmark's version was raised."""
-    roots = [*sorted((package / "loaders").glob("*.py")), package / "schema.py"]
+    roots = [*sorted((package / "loaders").rglob("*.py")), package / "schema.py"]
     return code_digest(_package_imports(roots, package))
 
 

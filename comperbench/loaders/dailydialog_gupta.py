@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
+from comperbench.common.textutil import slug
 from comperbench.loaders.base import (
     BenchmarkLoader,
     Parsed,
@@ -13,7 +14,6 @@ from comperbench.loaders.base import (
 )
 from comperbench.metadata import Aspect, BenchmarkMetadata, github_source
 from comperbench.schema import TurnRecord
-from comperbench.textutil import slug
 
 GUPTA_CITATION = """@inproceedings{gupta-etal-2019-investigating,
     title = "Investigating Evaluation of Open-Domain Dialogue Systems With Human Generated Multiple References",

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from comperbench import data
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
+from comperbench.common.textutil import slug
 from comperbench.loaders.base import (
     BenchmarkLoader,
     Parsed,
@@ -20,7 +21,6 @@ from comperbench.loaders.base import (
 )
 from comperbench.metadata import Aspect, BenchmarkMetadata, github_source
 from comperbench.schema import Rating, TurnRecord
-from comperbench.textutil import slug
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from comperbench.common.textutil import slug
 from comperbench.loaders.base import (
     BenchmarkLoader,
     Parsed,
@@ -15,7 +16,6 @@ from comperbench.loaders.base import (
 )
 from comperbench.metadata import Aspect, BenchmarkMetadata, SourceFile, github_source
 from comperbench.schema import Rating, TurnRecord
-from comperbench.textutil import slug
 
 GRADE_CITATION = """@inproceedings{huang-etal-2020-grade,
     title = "{GRADE}: Automatic Graph-Enhanced Coherence Metric for Evaluating Open-Domain Dialogue Systems",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from comperbench.errors import DataFormatError
+from comperbench.common.errors import DataFormatError
 from comperbench.loaders.base import (
     BenchmarkLoader,
     Parsed,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from comperbench.common.textutil import slug
 from comperbench.loaders.base import (
     BenchmarkLoader,
     Parsed,
@@ -12,7 +13,6 @@ from comperbench.loaders.base import (
 )
 from comperbench.metadata import Aspect, BenchmarkMetadata, EvaluationProtocol, github_source
 from comperbench.schema import Rating, TurnRecord
-from comperbench.textutil import slug
 
 USR_CITATION = """@inproceedings{mehri-eskenazi-2020-usr,
     title = "{USR}: An Unsupervised and Reference Free Evaluation Metric for Dialog Generation",

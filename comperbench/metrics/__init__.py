@@ -7,22 +7,19 @@ only by those who use them.
 
 from __future__ import annotations
 
-from comperbench.metrics import (  # noqa: F401  (imported for their registrations)
-    checkpoint,
-    dialogue,
-    embedding,
-    fed,
-    literature,
-    llm_cpds_dial_paper,
-    llm_cpdscore,
-    llm_cpdscore_paper,
-    llm_geval,
-    llm_soda_eval,
-    llm_soda_eval_paper,
-    ngram,
-    usr_style,
-)
+from comperbench.metrics import dialogue  # noqa: F401  (imported for their registrations)
 from comperbench.metrics.base import DialogueItem, Item, Metric, MetricResult, TurnItem
+from comperbench.metrics.embeddings import embedding  # noqa: F401  (imported for their registrations)
+from comperbench.metrics.learned import checkpoint, fed, usr_style  # noqa: F401  (imported for their registrations)
+from comperbench.metrics.lexical import literature, ngram  # noqa: F401  (imported for their registrations)
+from comperbench.metrics.llm import (  # noqa: F401  (imported for their registrations)
+    cpds_dial_paper,
+    cpdscore,
+    cpdscore_paper,
+    geval,
+    soda_eval,
+    soda_eval_paper,
+)
 from comperbench.metrics.registry import METRICS, available, get, register_metric
 
 __all__ = [

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.schema import Utterance
 
 Family = Literal["ngram", "embedding", "learned", "llm"]

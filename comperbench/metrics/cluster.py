@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from comperbench import __version__
-from comperbench.errors import ComperbenchError
-from comperbench.extras import requires_extra
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.extras import requires_extra
 from comperbench.metrics.workers import default_workers
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from comperbench.metrics.base import DialogueItem, Item, Metric, Need, TurnItem
-from comperbench.metrics.embedding import ContextCosine
-from comperbench.metrics.llm_cpdscore import SYSTEM_SPEAKER
-from comperbench.metrics.llm_judge import as_dialogue
-from comperbench.metrics.ngram import Distinct, Length
+from comperbench.metrics.embeddings.embedding import ContextCosine
+from comperbench.metrics.lexical.ngram import Distinct, Length
+from comperbench.metrics.llm.cpdscore import SYSTEM_SPEAKER
+from comperbench.metrics.llm.judge import as_dialogue
 from comperbench.metrics.registry import register_metric, register_plain_metric
 
 SYSTEM_TURNS = f"turns whose speaker is {SYSTEM_SPEAKER!r} (the rated chatbot)"

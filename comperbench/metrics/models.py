@@ -14,8 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from comperbench.errors import ComperbenchError
-from comperbench.extras import requires_extra
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.extras import requires_extra
 
 Kind = Literal["causal", "masked", "seq2seq", "classifier"]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from comperbench.errors import ComperbenchError, DataFormatError
+from comperbench.common.errors import ComperbenchError, DataFormatError
 from comperbench.metrics.base import Family, Item, Metric, Need
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from comperbench.errors import MetricOptionError, UnknownNameError
+from comperbench.common.errors import MetricOptionError, UnknownNameError
+from comperbench.common.registry import Registry
 from comperbench.metrics.base import Metric
-from comperbench.registry import Registry
 
 MetricFactory = Callable[[str | None], Metric]
 """Builds a metric from the text between the brackets of its name (None when there are none)."""

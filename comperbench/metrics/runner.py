@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from comperbench.benchmark import Benchmark
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.progress import progress
 from comperbench.metrics import cluster
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem, nonblank_references
 from comperbench.metrics.cache import ScoreCache, item_key, item_keys
-from comperbench.metrics.llm_judge import LlmJudge
+from comperbench.metrics.llm.judge import LlmJudge
 from comperbench.metrics.registry import get
 from comperbench.metrics.workers import (
     MIN_PARALLEL_SCORES,
@@ -30,7 +31,6 @@ from comperbench.metrics.workers import (
     rebuild_name,
     score_in_workers,
 )
-from comperbench.progress import progress
 from comperbench.schema import Utterance
 
 if TYPE_CHECKING:

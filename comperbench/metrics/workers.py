@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 from comperbench.metrics.base import Item, Metric, TurnItem
 from comperbench.metrics.registry import get
 

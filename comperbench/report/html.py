@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from comperbench.errors import ComperbenchError
+from comperbench.common.errors import ComperbenchError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -91,7 +91,7 @@ def details(summary: str, inner: str, open_: bool = False) -> str:
 def evaluation_page(evaluation: Evaluation) -> str:
     """The page of an `Evaluation`: header, table and notes, forest plot, system-level scatter
     plots, significance heatmap, and the signatures and metric settings."""
-    from comperbench.evaluation_text import (
+    from comperbench.report.evaluation_text import (
         metric_lines,
         protocol_lines,
         run_notes,

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from comperbench.outputs import write_new_file
+from comperbench.common.outputs import write_new_file
+from comperbench.common.textutil import interval, number, p_value
 from comperbench.report.html import figure, lines, page, section, table
-from comperbench.textutil import interval, number, p_value
 
 if TYPE_CHECKING:
-    from comperbench.stats.correlation import CorrelationResult
-    from comperbench.stats.pairwise_analysis import PairwiseAnalysis
-    from comperbench.stats.significance import SignificanceMatrix
+    from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis
+    from comperbench.stats.metric_comparison.significance import SignificanceMatrix
+    from comperbench.stats.metric_correlation.correlation import CorrelationResult
 
 _CORRECTED = {"holm": "Holm-adjusted p", "bh": "Benjamini-Hochberg-adjusted p", "none": "p"}
 

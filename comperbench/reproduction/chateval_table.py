@@ -13,10 +13,10 @@ from functools import cache
 
 import pandas as pd
 
-from comperbench.errors import DataMissingError
+from comperbench.common.errors import DataMissingError
 from comperbench.human.vote_counts import comparisons_from_votes
 from comperbench.reproduction.published import PublishedFact
-from comperbench.stats.pairwise import pair_counts
+from comperbench.stats.human_votes.comparisons import pair_counts
 
 BENCHMARK = "chateval-ncme"
 _PAPER = "Lee et al., 'An Evaluation Protocol for Generative Conversational Systems'"

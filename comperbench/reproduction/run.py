@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from comperbench.benchmark import Benchmark, load_benchmark
-from comperbench.errors import DataMissingError
+from comperbench.common.errors import DataMissingError
 from comperbench.evaluation import evaluate_run
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics

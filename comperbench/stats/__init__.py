@@ -23,18 +23,9 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from comperbench.stats.agreement import AgreementResult, agreement
+    from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
     from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
-    from comperbench.stats.contexts import SystemContexts, system_unit_matrix
-    from comperbench.stats.correlation import (
-        CorrelationResult,
-        correlate,
-        correlation_table,
-        point_correlation,
-    )
-    from comperbench.stats.resampling import Interval, bootstrap_note
-    from comperbench.stats.signature import Signature, benchmark_tag
-    from comperbench.stats.significance import (
+    from comperbench.stats.metric_comparison.significance import (
         EarlyStopping,
         SignificanceMatrix,
         TestResult,
@@ -45,11 +36,14 @@ if TYPE_CHECKING:
         significance_matrix,
         williams_test,
     )
-    from comperbench.stats.soft_pairwise_accuracy import (
-        SoftPairwiseAccuracy,
-        soft_pairwise_accuracy,
+    from comperbench.stats.metric_correlation.contexts import SystemContexts, system_unit_matrix
+    from comperbench.stats.metric_correlation.correlation import (
+        CorrelationResult,
+        correlate,
+        correlation_table,
+        point_correlation,
     )
-    from comperbench.stats.statistics import (
+    from comperbench.stats.metric_correlation.statistics import (
         CORRELATIONS,
         Point,
         Statistic,
@@ -59,6 +53,12 @@ if TYPE_CHECKING:
         registered_statistics,
         statistic_names,
     )
+    from comperbench.stats.pair_ranking.soft_pairwise_accuracy import (
+        SoftPairwiseAccuracy,
+        soft_pairwise_accuracy,
+    )
+    from comperbench.stats.resampling import Interval, bootstrap_note
+    from comperbench.stats.signature import Signature, benchmark_tag
 
 _HOMES = {
     "AgreementResult": "agreement",

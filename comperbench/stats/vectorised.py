@@ -7,7 +7,7 @@ by chunk. `group_*` score rows of (permuted) metric scores against fixed human s
 group. Kendall's tau is computed from the signs of item pairs when the pairs are few (small
 samples, within-group pairs); resampled over more items, Kendall's and Spearman's sums come from
 compiled kernels (`rank_kernels`, numba), because their O(n log n) per-row algorithms have no
-vectorised numpy form. The registered statistics (`comperbench.stats.statistics`) choose their
+vectorised numpy form. The registered statistics (`comperbench.stats.metric_correlation.statistics`) choose their
 kernels from here.
 """
 

@@ -1,0 +1,188 @@
+"""The Gradio leaderboard app: the page assembled from its tabs, its launch options, serving it.
+
+gradio is imported when the app is built, so that importing this module needs no app extra.
+Everything is served from the local store and the local benchmark tables; the theme uses system
+fonts so that the page makes no request outside the machine. An empty store is rebuilt from the
+results folder, when one is configured (see `mirror`), in a background thread while the page is
+served: the ranking notes say so, and the page redraws itself when the restore is done.
+Submissions are refused until then: they would be numbered before the older kept ones, and
+the daily limit would count an account's submissions before all of them are back.
+
+Where sign-in is required (`service.sign_in_required`), the Upload tab has Gradio's
+`LoginButton`, and the app refuses to start where that sign-in would not be real (`sign_in`):
+without a session secret, or off a Space without an explicit local account.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from comperbench.common.extras import requires_extra
+from comperbench.leaderboard.mirror import configured
+from comperbench.leaderboard.service import restore_in_background, sign_in_required
+from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.submission import MAX_FILE_BYTES
+from comperbench.leaderboard.web.sign_in import local_banner, local_sign_in
+from comperbench.stats.settings import SETTINGS
+
+if TYPE_CHECKING:
+    from gradio import Blocks
+
+POLL_SECONDS = 2.0
+"""How often an open page asks whether the background restore is done."""
+RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
+"""The upload's result is set in a fixed-width font, so that its table of placings lines up."""
+TEMP_FILES_KEPT = (900, 3600)
+"""Every 15 minutes, Gradio deletes the files it made for a page (downloads) that are older than an
+hour; uploads never submitted are deleted sooner (`uploads.UPLOAD_LIFE`), a handled one at once."""
+
+
+def build(db: str | os.PathLike[str] | None = None) -> Blocks:
+    """The Gradio Blocks app on the store at `db` (restored in the background from the results
+    folder when it is empty): the view controls above the tabs, and the events that redraw the
+    tabs when the view changes, a submission is stored or the restore is done."""
+    with requires_extra("the leaderboard app"):
+        import gradio as gr
+
+    local = local_sign_in()
+    store = Store(db)
+    restoring = restore_in_background(store, configured())
+
+    from comperbench.leaderboard.web.page import FAST, view_controls
+    from comperbench.leaderboard.web.tabs import (
+        about_tab,
+        comparison_tab,
+        dataset_tab,
+        metric_tab,
+        overall_tab,
+        ranking_tab,
+        upload_tab,
+    )
+
+    with gr.Blocks(
+        title="comperbench leaderboard", analytics_enabled=False, delete_cache=TEMP_FILES_KEPT
+    ) as app:
+        gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
+        if local:
+            gr.Markdown(local_banner(local), elem_id="local-sign-in")
+        page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
+        gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
+        timer = gr.Timer(POLL_SECONDS, active=False)
+        with gr.Tabs() as tabs:
+            ranked = ranking_tab()
+            overall, draw_overall = overall_tab(page)
+            metric = metric_tab(page)
+            compared = comparison_tab(page)
+            dataset, show_item = dataset_tab(page)
+            upload, submitted = upload_tab(page)
+            about = about_tab()
+
+        outputs = [
+            ranked.full,
+            ranked.notes,
+            ranked.signature,
+            metric.metric,
+            ranked.forest,
+            page.statistic,
+        ]
+        switched = page.benchmark.input(
+            page.switch,
+            [page.benchmark, page.statistic],
+            [page.level, page.aspect, *outputs],
+            **FAST,
+        )
+        refreshed = [
+            control.input(page.refresh, page.view, outputs, **FAST)
+            for control in (page.level, page.aspect, page.statistic)
+        ]
+        for other in (ranked.tab, overall, compared.tab, dataset, upload, about):
+            other.select(lambda: False, None, metric.is_open, **FAST)
+        for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
+            other.select(lambda: False, None, compared.is_open, **FAST)
+        restored = gr.State(False)
+        polled = timer.tick(page.poll, None, [restored, timer], **FAST).then(
+            page.redrawn, [restored, *page.view], outputs, **FAST
+        )
+        for event in (
+            switched,
+            *refreshed,
+            submitted.then(page.refresh, page.view, outputs),
+            polled,
+        ):
+            event.then(**metric.redraw_listener)
+            event.then(**compared.redraw_listener)
+            event.then(**ranked.show, **FAST)
+        gr.api(page.ranked_rows, api_name="ranking", queue=False)
+        asked = gr.State(False)
+        loaded = app.load(
+            page.opened,
+            page.statistic,
+            [page.benchmark, page.level, page.aspect, *outputs, asked],
+        )
+        loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
+        app.load(page.polling, None, timer)
+        loaded.then(**metric.redraw_listener)  # a Metric tab opened before the page loaded
+        loaded.then(
+            lambda wanted, *view: (
+                (gr.Tabs(selected="metric"), *metric.open_metric(*view))
+                if wanted
+                else (gr.update(), *(gr.update() for _ in range(5)))
+            ),
+            [asked, *page.view, metric.metric],
+            [tabs, metric.is_open, metric.details, metric.numbers, metric.scatter, metric.means],
+        )
+    return app
+
+
+def launch_options() -> dict[str, Any]:
+    """`launch` arguments: system fonts (no font CDN), no share link, no SSR node, the size limit
+    of one file, the bounds of one request and of the uploads held (`limits.BoundedBody`), and
+    the expiry of uploads never submitted (`uploads.sweeping`)."""
+    with requires_extra("the leaderboard app"):
+        import gradio as gr
+        from starlette.middleware import Middleware
+
+    from comperbench.leaderboard.web.limits import BoundedBody
+    from comperbench.leaderboard.web.uploads import sweeping
+
+    theme = gr.themes.Default(
+        font=["ui-sans-serif", "system-ui", "sans-serif"],
+        font_mono=["ui-monospace", "monospace"],
+    )
+    return {
+        "theme": theme,
+        "share": False,
+        "ssr_mode": False,
+        "max_file_size": MAX_FILE_BYTES,
+        "app_kwargs": {"middleware": [Middleware(BoundedBody)], "lifespan": sweeping},
+        "footer_links": [],
+        "css": RESULT_CSS,
+    }
+
+
+def sign_in_checked(host: str) -> str | None:
+    """`sign_in.local_sign_in` for serving at `host`, before anything is built."""
+    with requires_extra("the leaderboard app"):
+        return local_sign_in(host)
+
+
+def serve(
+    db: str | os.PathLike[str] | None = None, host: str = "127.0.0.1", port: int = 7860
+) -> None:
+    """Serve the app on the store at `db` at `host`:`port`."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    local = sign_in_checked(host)
+    app = build(db)
+    app.launch(
+        server_name=host, server_port=port, quiet=True, prevent_thread_lock=True, **launch_options()
+    )
+    print(f"serving the leaderboard on {app.local_url} (Ctrl+C stops it)", flush=True)
+    if local:
+        print(f"warning: local sign-in: everyone who signs in is {local}", file=sys.stderr)
+    try:
+        threading.Event().wait()  # Ctrl+C: the KeyboardInterrupt is the command line's to report
+    finally:
+        app.close()

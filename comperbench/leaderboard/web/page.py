@@ -1,0 +1,300 @@
+"""What the leaderboard's tabs share: the store, the view controls above the tabs and the
+handlers that read or write the store for them.
+
+Every check of a submission is made in `Page.on_upload`, which the form and the
+`/gradio_api/call/on_upload` API share: sign-in where required, the restore still running, the
+account's daily limit, the size and the validation; the limit is checked again in the
+transaction that stores, so that requests running in parallel (`/gradio_api/run` skips the
+queue) cannot all pass it. The handler reads and deletes only a file that Gradio's upload route
+handed out and that no other request has claimed; any other path is neither read nor deleted.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+from urllib.parse import urlencode
+
+from comperbench.benchmark import get_metadata, list_benchmarks
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.extras import requires_extra
+from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.placings import placings_of, placings_text
+from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
+from comperbench.leaderboard.store import Store
+from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
+from comperbench.leaderboard.web.views import (
+    forest,
+    metric_choices,
+    ranking_frame,
+    ranking_notes,
+    statistic_choices,
+    view_levels,
+)
+
+with requires_extra("the leaderboard app"):
+    import gradio as gr
+    from gradio.components import Component
+
+FLAGSHIP = "usr-topical"
+"""The benchmark the page opens on when it has ranked metrics: a much cited one with references,
+context and grounding, so that every turn-level baseline is ranked there."""
+FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
+"""Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
+
+
+VIEW_OUTPUTS = 6
+"""How many values `Page.refresh` returns."""
+UPLOAD_STATISTIC = "spearman"
+"""The statistic an accepted upload's placings are shown in (as `comperbench submit` prints
+them by default)."""
+
+
+class Listener(TypedDict):
+    """The arguments of an event listener: the handler, its inputs and its outputs."""
+
+    fn: Callable[..., Any]
+    inputs: list[Component]
+    outputs: list[Component]
+
+
+@dataclass(frozen=True)
+class Page:
+    """The store, the item index uploads are checked against, the benchmarks (`first` shown on
+    opening), the restore running in the background, whether submitting needs a sign-in, and
+    the view controls: which benchmark, level, aspect and correlation is shown; `uploaded` is
+    the app's set of files its upload route handed out (Gradio's `Blocks.upload_file_set`)."""
+
+    store: Store
+    index: ItemIndex
+    benchmarks: list[str]
+    first: str
+    restoring: Restoring
+    sign_in: bool
+    benchmark: gr.Dropdown
+    level: gr.Dropdown
+    aspect: gr.Dropdown
+    statistic: gr.Dropdown
+    uploaded: set[str]
+
+    @property
+    def view(self) -> list[Component]:
+        """The view controls, in the order of the handlers' view arguments."""
+        return [self.benchmark, self.level, self.aspect, self.statistic]
+
+    def switch(self, benchmark: str, statistic: str) -> tuple[Any, ...]:
+        """A new benchmark: its levels and aspects, and its ranking, in one round trip."""
+        meta = get_metadata(benchmark)
+        level, aspect = view_levels(benchmark)[0], meta.default_aspect
+        return (
+            gr.update(choices=view_levels(benchmark), value=level),
+            gr.update(choices=list(meta.aspect_names), value=aspect),
+            *self.refresh(benchmark, level, aspect, statistic),
+        )
+
+    def refresh(
+        self, benchmark: str, level: str, aspect: str, statistic: str, metric: Any = None
+    ) -> tuple[Any, ...]:
+        """The ranking table, its notes, the signature, the metric choices (`metric` chosen
+        when ranked, else the first), the forest plot and the statistics scored at the level
+        (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
+        is."""
+        meta = get_metadata(benchmark)
+        if level not in view_levels(benchmark):
+            level = view_levels(benchmark)[0]
+        if aspect not in meta.aspect_names:
+            aspect = meta.default_aspect
+        statistics = statistic_choices(level)
+        if statistic not in [name for _, name in statistics]:
+            statistic = statistics[0][1]
+        ranked = ranking(self.store, benchmark, level, aspect, statistic)
+        choices = metric_choices(ranked)
+        sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
+        notes = ranking_notes(self.store, benchmark, level, aspect, statistic)
+        ids = [str(value) for _, value in choices]
+        chosen = metric if str(metric) in ids else (choices[0][1] if choices else None)
+        return (
+            ranking_frame(ranked, benchmark),
+            f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
+            sig,
+            gr.update(choices=choices, value=int(chosen) if chosen is not None else None),
+            forest(ranked, statistic),
+            gr.update(choices=statistics, value=statistic),
+        )
+
+    def opened(self, statistic: str, request: gr.Request) -> tuple[Any, ...]:
+        """The page as its address asks (`?benchmark=...&level=...&aspect=...&metric=...`, as
+        `row_link` writes it; unknown values fall back to the defaults): the view controls,
+        the drawn view, and whether a metric was asked for (the metric page is opened)."""
+        asked = dict(request.query_params) if request is not None else {}
+        benchmark = asked.get("benchmark", "")
+        if benchmark not in self.benchmarks:
+            benchmark = self.first
+        meta = get_metadata(benchmark)
+        levels = view_levels(benchmark)
+        level = asked.get("level") if asked.get("level") in levels else levels[0]
+        aspect = asked.get("aspect") or meta.default_aspect
+        if aspect not in meta.aspect_names:
+            aspect = meta.default_aspect
+        drawn = self.refresh(benchmark, level, aspect, statistic, asked.get("metric"))
+        return (
+            gr.update(value=benchmark),
+            gr.update(choices=levels, value=level),
+            gr.update(choices=list(meta.aspect_names), value=aspect),
+            *drawn,
+            "metric" in asked,
+        )
+
+    def ranked_rows(
+        self, benchmark: str, level: str, aspect: str, statistic: str
+    ) -> list[dict[str, Any]]:
+        """The ranking of one view (benchmark, level, aspect and correlation, as in the page's
+        controls) as one record per ranked metric, keyed by the table's column names; a value
+        not computed (the leader's p-value) is null."""
+        ranked = ranking(self.store, benchmark, level, aspect, statistic)
+        frame = ranking_frame(ranked, benchmark)
+        return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+    @property
+    def restoring_notice(self) -> str:
+        return f"Restoring {self.restoring.count} saved submission(s)… the ranking is incomplete."
+
+    def polling(self) -> Any:
+        """The restore poll's timer, running only while the restore is (checked when a page
+        loads, not when the app is built)."""
+        return gr.Timer(active=self.restoring.running)
+
+    def poll(self) -> tuple[bool, Any]:
+        """Whether the restore is done, and the timer stopped once it is. The redraw follows as
+        its own event, so that it reads the view as it is then, never as it was at the tick
+        (a tick answered late must not undo a choice made meanwhile)."""
+        done = not self.restoring.running
+        return done, gr.Timer(active=False) if done else gr.update()
+
+    def redrawn(self, done: bool, *view: str) -> tuple[Any, ...]:
+        """The redrawn view once the restore is done; no change before."""
+        return self.refresh(*view) if done else tuple(gr.update() for _ in range(VIEW_OUTPUTS))
+
+    def on_upload(
+        self,
+        file: str | None,
+        name: str,
+        authors: str,
+        link: str,
+        description: str,
+        reference_free: bool,
+        trained_on: list[str],
+        family: str | None,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple[str, str]:
+        """Check, validate, score and store an uploaded file as made by the signed-in account;
+        what happened to it, for the user (an empty `family` declares none), with its value,
+        interval, rank and rank range where it was scored, and links to its rows. The file is
+        deleted once handled; a path not handed out by the upload route, or claimed by another
+        request already, is refused untouched."""
+        if file and not self._claim(file):
+            return f"refused: {Path(file).name!r} is not a file uploaded here; upload it again", ""
+        try:
+            meta = SubmissionMeta(
+                name=name or "",
+                authors=authors or "",
+                link=(link or "").strip(),
+                description=description or "",
+                reference_free=reference_free,
+                trained_on=tuple(trained_on or ()),
+                family=family or None,
+            )
+            return self._submit(file, meta, None if profile is None else profile.username)
+        finally:
+            if file:
+                Path(file).unlink(missing_ok=True)
+
+    def _claim(self, file: str) -> bool:
+        """Take `file` out of the uploaded set: whether it was there (only one request can)."""
+        try:
+            self.uploaded.remove(file)
+        except KeyError:
+            return False
+        return True
+
+    def _submit(
+        self, file: str | None, meta: SubmissionMeta, account: str | None
+    ) -> tuple[str, str]:
+        try:
+            admit(self.store, account, self.sign_in)
+            if self.restoring.running:
+                raise Refused(f"{self.restoring_notice} Submit again in a few minutes.")
+            if not file:
+                return "Choose a file to upload.", ""
+            path = Path(file)
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return f"rejected: the file is larger than {MAX_FILE_BYTES} bytes", ""
+            raw = path.read_bytes()
+            outcome = submit(
+                path.name, raw, meta, self.store, self.index, account=account, limited=True
+            )
+        except Refused as exc:
+            return f"refused: {exc}", ""
+        except SubmissionError as exc:
+            return str(exc), ""
+        except ComperbenchError as exc:
+            return f"rejected: {exc}", ""
+        placed = placings_of(self.store, outcome, UPLOAD_STATISTIC)
+        if not placed:
+            return outcome.summary(), ""
+        text = f"{outcome.summary()}\n{placings_text(placed, UPLOAD_STATISTIC)}"
+        return text, row_links(placed)
+
+
+def row_link(placing: dict[str, Any]) -> str:
+    """The page's address (relative) that opens a placing's view with its metric chosen."""
+    keys = ("benchmark", "level", "aspect", "metric_id")
+    query = {k.removesuffix("_id"): placing[k] for k in keys}
+    return f"?{urlencode(query)}"
+
+
+def row_links(placings: list[dict[str, Any]]) -> str:
+    """Links to the ranked rows of an upload, one per benchmark level, on its default aspect
+    (escaped HTML)."""
+    links = [
+        f'<li><a href="{html.escape(row_link(p))}" target="_top">'
+        f"{html.escape(p['metric'])} on {html.escape(p['benchmark'])} ({p['level']}): "
+        f"rank {p['rank']} of {p['of']}</a></li>"
+        for p in placings
+        if "rank" in p and p["aspect"] == get_metadata(p["benchmark"]).default_aspect_at(p["level"])
+    ]
+    return f"<p>Open its rows:</p><ul>{''.join(links)}</ul>" if links else ""
+
+
+def view_controls(store: Store, restoring: Restoring, sign_in: bool, uploaded: set[str]) -> Page:
+    """The page on `store`, its view controls in a row, on the flagship benchmark (on the first
+    ranked one when the flagship has no ranked metric but another has); `uploaded`: the files
+    the app's upload route handed out."""
+    index = ItemIndex()
+    benchmarks = list_benchmarks()
+    ranked = store.ranked_benchmarks()
+    first = FLAGSHIP if FLAGSHIP in ranked or not ranked else ranked[0]
+    meta = get_metadata(first)
+    with gr.Row():
+        benchmark = gr.Dropdown(benchmarks, value=first, label="benchmark")
+        level = gr.Dropdown(view_levels(first), value=view_levels(first)[0], label="level")
+        aspect = gr.Dropdown(list(meta.aspect_names), value=meta.default_aspect, label="aspect")
+        statistic = gr.Dropdown(
+            statistic_choices(view_levels(first)[0]), value="spearman", label="correlation"
+        )
+    return Page(
+        store,
+        index,
+        benchmarks,
+        first,
+        restoring,
+        sign_in,
+        benchmark,
+        level,
+        aspect,
+        statistic,
+        uploaded,
+    )

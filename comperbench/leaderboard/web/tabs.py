@@ -1,0 +1,343 @@
+"""The leaderboard's tabs, one builder each: ranking, metric page, comparison, dataset, upload and
+about. A builder lays its tab out, wires the events within it and returns what the page wires
+across tabs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from comperbench.common.extras import requires_extra
+from comperbench.leaderboard.items import stored_levels
+from comperbench.leaderboard.overall import COVERAGE_RULE, HEADLINE_STATISTIC, OVERALL_COLUMNS
+from comperbench.leaderboard.scoring import leaderboard_statistics
+from comperbench.leaderboard.service import ranking, submissions_per_day
+from comperbench.leaderboard.submission import METRIC_FAMILIES
+from comperbench.leaderboard.web.dataset_view import ALL_SYSTEMS, item_view, system_choices
+from comperbench.leaderboard.web.page import FAST, Listener, Page
+from comperbench.leaderboard.web.views import (
+    COLUMN_TYPES,
+    FAMILIES,
+    FORMAT_HELP,
+    RANKING_COLUMNS,
+    REFERENCES,
+    about_markdown,
+    comparison,
+    csv_file,
+    glossary,
+    metric_details,
+    metric_numbers,
+    metric_view,
+    overall_table,
+    shown_ranking,
+    template_file,
+)
+
+with requires_extra("the leaderboard app"):
+    import gradio as gr
+    from gradio.events import Dependency
+
+
+@dataclass(frozen=True)
+class RankingTab:
+    """The ranking table (the view's rows in `full`, those searched and filtered shown), its
+    CSV download, its notes (partial, set-apart and unranked rows) and the signature."""
+
+    tab: gr.Tab
+    full: gr.State
+    table: gr.Dataframe
+    download: gr.DownloadButton
+    forest: gr.HTML
+    notes: gr.Textbox
+    signature: gr.Textbox
+    show: Listener
+
+
+def _shown(
+    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
+) -> tuple[gr.Dataframe, str]:
+    shown = shown_ranking(frame, search, reference, families, columns)
+    datatype = [COLUMN_TYPES[c] for c in shown.columns]
+    return gr.Dataframe(shown, datatype=datatype), csv_file(shown, "ranking")
+
+
+def ranking_tab() -> RankingTab:
+    """The ranking of the full-coverage submissions of the view: search by name, filters by
+    references and family, a choice of columns, and the shown rows as CSV."""
+    with gr.Tab("Ranking", id="ranking") as tab:
+        with gr.Row():
+            search = gr.Textbox(label="search metric", elem_id="ranking-search", scale=2)
+            reference = gr.Radio(
+                REFERENCES, value="all", label="references", elem_id="ranking-references", scale=2
+            )
+            families = gr.CheckboxGroup(
+                FAMILIES, value=FAMILIES, label="family", elem_id="ranking-families", scale=3
+            )
+        columns = gr.CheckboxGroup(
+            RANKING_COLUMNS, value=RANKING_COLUMNS, label="columns", elem_id="ranking-columns"
+        )
+        full = gr.State(pd.DataFrame(columns=RANKING_COLUMNS))
+        table = gr.Dataframe(
+            headers=RANKING_COLUMNS,
+            datatype=list(COLUMN_TYPES.values()),
+            interactive=False,
+            label="full-coverage submissions",
+            elem_id="ranking-table",
+        )
+        download = gr.DownloadButton("Download CSV", elem_id="ranking-csv", size="sm")
+        forest = gr.HTML(elem_id="ranking-forest")
+        gr.Markdown(glossary(), elem_id="ranking-glossary")
+        notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
+        signature = gr.Textbox(label="signature", interactive=False)
+    show: Listener = {
+        "fn": _shown,
+        "inputs": [full, search, reference, families, columns],
+        "outputs": [table, download],
+    }
+    for control in (search, reference, families, columns):
+        control.input(**show, **FAST)
+    return RankingTab(tab, full, table, download, forest, notes, signature, show)
+
+
+def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
+    """Metrics ranked across the chosen benchmarks by a chosen statistic within their coverage
+    groups, the rule under the table, the notes and the metric x benchmark heatmap; the tab and
+    the listener that draws it (also on opening the tab or changing its choices)."""
+    with gr.Tab("Overall", id="overall") as tab:
+        with gr.Row():
+            statistic = gr.Dropdown(
+                [(s.display_name, s.name) for s in leaderboard_statistics()],
+                value=HEADLINE_STATISTIC,
+                label="overall correlation",
+                scale=1,
+            )
+            benchmarks = gr.CheckboxGroup(
+                page.benchmarks,
+                value=[b for b in page.benchmarks if b in page.store.ranked_benchmarks()],
+                label="benchmarks (none chosen: every benchmark with a ranked metric)",
+                elem_id="overall-benchmarks",
+                scale=4,
+            )
+        table = gr.Dataframe(
+            headers=OVERALL_COLUMNS,
+            datatype=["number", "str", "str", "str", "str", "number", "str", "number", "str"],
+            interactive=False,
+            label="metrics ranked across benchmarks, within coverage groups",
+            elem_id="overall-table",
+        )
+        gr.Markdown(COVERAGE_RULE, elem_id="overall-coverage")
+        download = gr.DownloadButton("Download CSV", elem_id="overall-csv", size="sm")
+        heatmap = gr.HTML(elem_id="overall-figure")
+        notes = gr.Textbox(label="notes", interactive=False, elem_id="overall-notes")
+    draw: Listener = {
+        "fn": lambda s, chosen: overall_table(page.store, s, chosen or None),
+        "inputs": [statistic, benchmarks],
+        "outputs": [table, notes, download, heatmap],
+    }
+    statistic.input(**draw)
+    benchmarks.input(**draw)
+    tab.select(**draw)
+    return tab, draw
+
+
+@dataclass(frozen=True)
+class MetricTab:
+    """One metric against the human scores: a scatter per item and the per-system means.
+
+    The scatter is drawn while the page is open (on opening it, choosing its metric, or changing
+    the view while it is open), not on every ranking refresh behind another tab: thousands of
+    points would slow every switch down.
+    """
+
+    page: Page
+    tab: gr.Tab
+    metric: gr.Dropdown
+    details: gr.HTML
+    numbers: gr.HTML
+    scatter: gr.ScatterPlot
+    means: gr.Dataframe
+    is_open: gr.State
+
+    @property
+    def redraw_listener(self) -> Listener:
+        """Redraws the details, numbers, scatters and means of the chosen metric if the page is
+        open."""
+        inputs = [self.is_open, *self.page.view, self.metric]
+        outputs = [self.details, self.numbers, self.scatter, self.means]
+        return {"fn": self.redraw, "inputs": inputs, "outputs": outputs}
+
+    def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, ...]:
+        """The metric's submission, scatter and means, or no change while the page is closed."""
+        if not is_open:
+            return gr.update(), gr.update(), gr.update(), gr.update()
+        return self.drawn(*view_and_metric)
+
+    def drawn(self, *view_and_metric: Any) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
+        """The submission, numbers, scatters and means of the view and metric."""
+        store = self.page.store
+        return (
+            metric_details(store, *view_and_metric),
+            metric_numbers(store, *view_and_metric),
+            *metric_view(store, *view_and_metric),
+        )
+
+    def open_metric(self, *view_and_metric: Any) -> tuple[Any, ...]:
+        """The page opened: it is open, with the submission, scatter and means of the metric."""
+        return (True, *self.drawn(*view_and_metric))
+
+
+def metric_tab(page: Page) -> MetricTab:
+    """The metric page: drawn on opening it and on choosing its metric (which is only done on
+    the open page, so it is drawn whether or not the drawing on opening is done)."""
+    with gr.Tab("Metric", id="metric") as tab:
+        metric = gr.Dropdown([], label="metric", elem_id="metric-choice")
+        details = gr.HTML(elem_id="submission-details")
+        numbers = gr.HTML(elem_id="metric-numbers")
+        scatter = gr.ScatterPlot(
+            x="metric score",
+            y="human score",
+            color="system",
+            label="metric vs human per item (the items the protocol correlates)",
+        )
+        means = gr.Dataframe(label="per-system means", interactive=False)
+        is_open = gr.State(False)
+    shown = MetricTab(page, tab, metric, details, numbers, scatter, means, is_open)
+    drawn = [details, numbers, scatter, means]
+    metric.input(shown.drawn, [*page.view, metric], drawn)  # chosen on the open page
+    tab.select(shown.open_metric, [*page.view, metric], [is_open, *drawn])
+    return shown
+
+
+@dataclass(frozen=True)
+class ComparisonTab:
+    """The heatmap of pairwise tests between the view's ranked metrics and their CSV, drawn
+    while the tab is open (the tests take seconds on large views)."""
+
+    page: Page
+    tab: gr.Tab
+    heatmap: gr.HTML
+    download: gr.DownloadButton
+    is_open: gr.State
+
+    def drawn(self, *view: str) -> tuple[str, str | None]:
+        return comparison(self.page.store, ranking(self.page.store, *view), *view)
+
+    def redraw(self, is_open: bool, *view: str) -> tuple[Any, ...]:
+        return self.drawn(*view) if is_open else (gr.update(), gr.update())
+
+    @property
+    def redraw_listener(self) -> Listener:
+        inputs = [self.is_open, *self.page.view]
+        return {"fn": self.redraw, "inputs": inputs, "outputs": [self.heatmap, self.download]}
+
+
+def comparison_tab(page: Page) -> ComparisonTab:
+    """The tab, its heatmap of pairwise p-values between the ranked metrics and their CSV."""
+    with gr.Tab("Comparison", id="comparison") as tab:
+        heatmap = gr.HTML(elem_id="heatmap")
+        download = gr.DownloadButton("Download CSV", elem_id="comparison-csv", size="sm")
+        is_open = gr.State(False)
+    shown = ComparisonTab(page, tab, heatmap, download, is_open)
+    tab.select(lambda *view: (True, *shown.drawn(*view)), page.view, [is_open, heatmap, download])
+    return shown
+
+
+def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
+    """The dataset browser, one item at a time as a dialogue with its ratings, optionally of one
+    system; the tab and the listener that shows its item."""
+    levels = stored_levels(page.first)
+    with gr.Tab("Dataset", id="dataset") as tab:
+        with gr.Row():
+            benchmark = gr.Dropdown(page.benchmarks, value=page.first, label="benchmark")
+            level = gr.Dropdown(levels, value=levels[0], label="level")
+            system = gr.Dropdown(
+                system_choices(page.first, levels[0]), value=ALL_SYSTEMS, label="system"
+            )
+            position = gr.Number(value=0, precision=0, label="item (0-based)")
+        counter = gr.Markdown(elem_id="dataset-counter")
+        item = gr.HTML(elem_id="dataset-item")
+
+    def systems(name: str, chosen_level: str) -> Any:
+        return gr.update(choices=system_choices(name, chosen_level), value=ALL_SYSTEMS)
+
+    def switched(name: str) -> tuple[Any, Any]:
+        first = stored_levels(name)[0]
+        return gr.update(choices=stored_levels(name), value=first), systems(name, first)
+
+    benchmark.input(switched, benchmark, [level, system], **FAST)
+    level.input(systems, [benchmark, level], system, **FAST)
+    show_item: Listener = {
+        "fn": item_view,
+        "inputs": [benchmark, level, system, position],
+        "outputs": [item, counter],
+    }
+    for control in (benchmark, level, system, position):
+        control.change(**show_item)
+    return tab, show_item
+
+
+def template_row(page: Page) -> None:
+    """A benchmark and level, and their submission template to download."""
+    levels = stored_levels(page.first)
+    with gr.Row():
+        benchmark = gr.Dropdown(page.benchmarks, value=page.first, label="template benchmark")
+        level = gr.Dropdown(levels, value=levels[0], label="template level")
+        download = gr.DownloadButton(
+            "Download template", template_file(page.first, levels[0]), elem_id="template-csv"
+        )
+
+    def switched(name: str) -> tuple[Any, str | None]:
+        first = stored_levels(name)[0]
+        return gr.update(choices=stored_levels(name), value=first), template_file(name, first)
+
+    benchmark.input(switched, benchmark, [level, download], **FAST)
+    level.input(template_file, [benchmark, level], download, **FAST)
+
+
+def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:
+    """The submission form (with the sign-in button where submitting needs it) and its result;
+    the tab and the submit event. Submissions are handled one at a time, so that an account's
+    count of stored submissions is exact when its limit is checked; the file is cleared after."""
+    with gr.Tab("Upload", id="upload") as tab:
+        if page.sign_in:
+            gr.Markdown(
+                "**Sign in with Hugging Face to submit.** Your account name is recorded with"
+                f" the submission; an account may store {submissions_per_day()} submissions"
+                " in any 24 hours."
+            )
+            gr.LoginButton(elem_id="sign-in")
+        gr.Markdown(FORMAT_HELP)
+        template_row(page)
+        upload = gr.File(
+            label="submission file",
+            file_count="single",
+            type="filepath",
+            elem_id="upload-file",
+        )
+        with gr.Row():
+            name = gr.Textbox(label="metric name")
+            authors = gr.Textbox(label="authors")
+            link = gr.Textbox(label="link (paper or code)")
+        description = gr.Textbox(label="description", lines=2)
+        with gr.Row():
+            reference_free = gr.Checkbox(label="reference-free")
+            trained_on = gr.Dropdown(page.benchmarks, multiselect=True, label="trained or tuned on")
+            family = gr.Dropdown(
+                [("not declared", ""), *METRIC_FAMILIES], value="", label="metric family"
+            )
+        send = gr.Button("Submit", variant="primary")
+        result = gr.Textbox(label="result", lines=8, interactive=False, elem_id="result")
+        links = gr.HTML(elem_id="result-links")
+    fields = [upload, name, authors, link, description, reference_free, trained_on, family]
+    submitted = send.click(page.on_upload, fields, [result, links], concurrency_limit=1)
+    submitted.then(lambda: None, None, upload, **FAST)  # the handled upload is deleted
+    return tab, submitted
+
+
+def about_tab() -> gr.Tab:
+    """The statistics, the submission format and the benchmarks' citations."""
+    with gr.Tab("About", id="about") as tab:
+        gr.Markdown(about_markdown())
+    return tab

@@ -1,0 +1,1 @@
+"""Metrics on a sentence encoder's embeddings: embedding similarity and BERTScore."""

