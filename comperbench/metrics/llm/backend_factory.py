@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from comperbench.metrics import models
-from comperbench.metrics.llm.backends.chat_requests import Backend, BackendError
+from comperbench.metrics.llm.backends.chat_requests import BackendError
 from comperbench.metrics.llm.backends.http_endpoint import HttpBackend
 from comperbench.metrics.llm.backends.local_model import LocalBackend
+from comperbench.metrics.llm.backends.protocol import Backend
 from comperbench.metrics.llm.settings import JudgeSettings
 
 _BACKENDS: dict[tuple[Any, ...], Backend] = {}

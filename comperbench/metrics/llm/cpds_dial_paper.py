@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 
 from comperbench.metrics.base import DialogueItem
 from comperbench.metrics.llm import prompts
-from comperbench.metrics.llm.backends.chat_requests import AnswerFormat, Backend, ChatRequest
+from comperbench.metrics.llm.backends.chat_requests import AnswerFormat, ChatRequest
+from comperbench.metrics.llm.backends.protocol import Backend
 from comperbench.metrics.llm.cpdscore import CpdScoreDialogue, intermediate_score, judged_turns
 from comperbench.metrics.llm.cpdscore_paper import PAPER_CALLS, CpdScorePaper, rating
 from comperbench.metrics.llm.judge import CallPlan, Ledger, LlmJudge

@@ -11,7 +11,8 @@ from typing import Any, ClassVar, Literal
 from comperbench.metrics.base import DialogueItem, Item, TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.budget import Budget
-from comperbench.metrics.llm.backends.chat_requests import AnswerFormat, Backend
+from comperbench.metrics.llm.backends.chat_requests import AnswerFormat
+from comperbench.metrics.llm.backends.protocol import Backend
 from comperbench.metrics.llm.judge import (
     CallPlan,
     Ledger,

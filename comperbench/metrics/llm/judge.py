@@ -31,7 +31,6 @@ from comperbench.metrics.llm.backend_factory import backend_identity, make_backe
 from comperbench.metrics.llm.backends.budget import Budget
 from comperbench.metrics.llm.backends.chat_requests import (
     AnswerFormat,
-    Backend,
     BackendError,
     ChatRequest,
     Completion,
@@ -39,6 +38,7 @@ from comperbench.metrics.llm.backends.chat_requests import (
     Outcome,
 )
 from comperbench.metrics.llm.backends.output_store import RawStore
+from comperbench.metrics.llm.backends.protocol import Backend
 from comperbench.metrics.llm.parsing import Parser, Rejected
 from comperbench.metrics.llm.settings import JudgeSettings
 from comperbench.schema import Utterance

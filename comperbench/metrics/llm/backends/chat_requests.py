@@ -1,17 +1,12 @@
-"""What the LLM judges ask of a backend and get back: chat requests, completions, failures,
-and the `Backend` protocol every backend follows."""
+"""What the LLM judges ask of a backend and get back: chat requests, completions, failures."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from comperbench.common.errors import ComperbenchError
-
-if TYPE_CHECKING:
-    from comperbench.metrics.llm.backends.budget import Budget
 
 
 class BackendError(ComperbenchError):
@@ -84,21 +79,6 @@ class Failure:
 
 
 Outcome = Completion | Failure
-
-
-class Backend(Protocol):
-    def identity(self) -> dict[str, Any]:
-        """What produced the outputs (part of every cache key)."""
-        ...
-
-    def complete(
-        self, requests: Sequence[ChatRequest], budget: Budget | None = None
-    ) -> list[Outcome]: ...
-
-    def overflow(self, request: ChatRequest) -> int | None:
-        """Tokens by which the request's prompt and answer exceed the model's window (0 or less:
-        it fits); None when the backend cannot tell (a remote server)."""
-        ...
 
 
 def normalise(probs: dict[str, float]) -> dict[str, float] | None:

@@ -13,7 +13,8 @@ from typing import Any
 
 from comperbench import data
 from comperbench.metrics.llm.backends.budget import Budget
-from comperbench.metrics.llm.backends.chat_requests import Backend, ChatRequest, Completion, Outcome
+from comperbench.metrics.llm.backends.chat_requests import ChatRequest, Completion, Outcome
+from comperbench.metrics.llm.backends.protocol import Backend
 
 STORE_CHUNK = 32
 """Requests sent to a backend at a time; each chunk is stored as soon as it is answered."""
