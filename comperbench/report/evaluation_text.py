@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -14,9 +14,36 @@ from comperbench.common.textutil import interval, number
 from comperbench.common.textutil import table as format_table
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from comperbench.evaluation import EvaluationTable
     from comperbench.metrics.runner import RunResult
-    from comperbench.results import Evaluation
+    from comperbench.stats.averaging import Conventions
+
+
+class PlanView(Protocol):
+    """What the text and the page read of an evaluation's plan (`results.EvaluationPlan`)."""
+
+    @property
+    def conventions(self) -> Conventions: ...
+    @property
+    def resamples(self) -> int: ...
+
+
+class EvaluationView(Protocol):
+    """What the text and the page read of an evaluation (`results.Evaluation`, which renders
+    itself with them, so they name it by its shape)."""
+
+    @property
+    def plan(self) -> PlanView: ...
+    @property
+    def result(self) -> RunResult: ...
+    @property
+    def table(self) -> EvaluationTable: ...
+    def plot_forest(self, statistic: str | None = None) -> Figure: ...
+    def plot_scatter(self, metric: str) -> Figure: ...
+    def plot_significance(self, statistic: str | None = None) -> Figure: ...
+
 
 WIDTH = 120
 """Longest line `evaluate` prints by default."""
@@ -112,7 +139,7 @@ def protocol_lines(table: EvaluationTable, result: RunResult) -> list[str]:
     ]
 
 
-def header_lines(evaluation: Evaluation) -> list[str]:
+def header_lines(evaluation: EvaluationView) -> list[str]:
     """The benchmark, its fingerprint, level, aspect and unit count, where the data and items
     come from, and what the protocol left out."""
     result, table = evaluation.result, evaluation.table
@@ -167,7 +194,7 @@ def judge_answer_lines(notes: dict[str, Any]) -> list[str]:
     return lines
 
 
-def run_notes(evaluation: Evaluation) -> list[str]:
+def run_notes(evaluation: EvaluationView) -> list[str]:
     """Metrics skipped and why, what each metric's scoring reported, NaN scores, and human
     scores missing."""
     result = evaluation.result

@@ -12,7 +12,7 @@ from comperbench.common.errors import ComperbenchError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from comperbench.results import Evaluation
+    from comperbench.report.evaluation_text import EvaluationView
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
@@ -88,7 +88,7 @@ def details(summary: str, inner: str, open_: bool = False) -> str:
     return f"<details{state}><summary>{escape(summary)}</summary>\n{inner}\n</details>"
 
 
-def evaluation_page(evaluation: Evaluation) -> str:
+def evaluation_page(evaluation: EvaluationView) -> str:
     """The page of an `Evaluation`: header, table and notes, forest plot, system-level scatter
     plots, significance heatmap, and the signatures and metric settings."""
     from comperbench.report.evaluation_text import (
@@ -137,7 +137,7 @@ def evaluation_page(evaluation: Evaluation) -> str:
     return page(f"{bench.label}: {table_.aspect}, {result.level} level", header, sections)
 
 
-def _scatter_parts(evaluation: Evaluation, statistic: str) -> list[str]:
+def _scatter_parts(evaluation: EvaluationView, statistic: str) -> list[str]:
     """The scatter plot of the best metric by `statistic`, and the others' collapsed."""
     rows = evaluation.table.rows
     ranked = sorted(
@@ -162,7 +162,7 @@ def _scatter_parts(evaluation: Evaluation, statistic: str) -> list[str]:
     return parts
 
 
-def _significance_part(evaluation: Evaluation, statistic: str) -> str:
+def _significance_part(evaluation: EvaluationView, statistic: str) -> str:
     """The PERM-BOTH heatmap, or why there is none."""
     if evaluation.plan.resamples <= 0:
         return lines(["no significance test: the evaluation ran without resamples"])
