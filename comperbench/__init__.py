@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("comperbench")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+local"
-
 from typing import TYPE_CHECKING, Any
 
 from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
+from comperbench.common.version import __version__
 
 if TYPE_CHECKING:
     from comperbench.results import Evaluation, evaluate

@@ -14,8 +14,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from comperbench import __version__
 from comperbench.common.textutil import json_ready
+from comperbench.common.version import __version__
 from comperbench.explanations import issue_report
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult

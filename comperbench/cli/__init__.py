@@ -9,10 +9,10 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from comperbench import __version__
 from comperbench.cli.verbs import Parser
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import escaped
+from comperbench.common.version import __version__
 
 COMMANDS = {
     "card": "card_commands",

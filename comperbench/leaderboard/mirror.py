@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from comperbench import __version__
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import __version__
 from comperbench.leaderboard.store import Stored
 from comperbench.leaderboard.submission import Submission, SubmissionMeta
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
-from comperbench import __version__
+from comperbench.common.version import __version__
 from comperbench.leaderboard.records import Correlation, Settings, defined_resamples
 from comperbench.leaderboard.scoring import SCORING_VERSION
 from comperbench.leaderboard.submission import Coverage, Submission

@@ -102,7 +102,7 @@ class Metric(ABC):
 
     def library_version(self) -> str:
         """Version of the library that computes the metric (part of the cache key)."""
-        from comperbench import __version__
+        from comperbench.common.version import __version__
 
         return __version__
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from comperbench import __version__
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import requires_extra
+from comperbench.common.version import __version__
 from comperbench.metrics.workers import default_workers
 
 if TYPE_CHECKING:

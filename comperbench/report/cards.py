@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from huggingface_hub import DatasetCardData
 
-from comperbench import __version__
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import __version__
 from comperbench.metadata import BenchmarkMetadata, SplitCounts
 from comperbench.schema import SCHEMA_VERSION
 

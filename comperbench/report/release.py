@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from comperbench import __version__
 from comperbench.benchmark import get_metadata, load_benchmark
 from comperbench.common.errors import ComperbenchError, DataMissingError
+from comperbench.common.version import __version__
 from comperbench.data import data_root, is_offline, sha256_file
 from comperbench.metadata import BenchmarkMetadata
 from comperbench.report import cards

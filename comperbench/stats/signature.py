@@ -24,7 +24,7 @@ class Signature:
     version: str | None = field(default=None, kw_only=True)
 
     def __str__(self) -> str:
-        from comperbench import __version__
+        from comperbench.common.version import __version__
 
         parts = [("stat", self.statistic)]
         if self.level is not None:

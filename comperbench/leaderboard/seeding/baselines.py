@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from comperbench import __version__
 from comperbench.benchmark import Benchmark, list_benchmarks, load_benchmark
 from comperbench.common.errors import DataMissingError
 from comperbench.common.progress import StatusLine, clock, duration
 from comperbench.common.textutil import wrap
+from comperbench.common.version import __version__
 from comperbench.leaderboard.items import ItemIndex, keep_level_items, stored_levels
 from comperbench.leaderboard.seeding.seed_cost import (
     ENCODER_LOAD,

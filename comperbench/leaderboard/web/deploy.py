@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from comperbench import __version__
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import __version__
 from comperbench.leaderboard.mirror import REPO_ENV
 
 if TYPE_CHECKING:

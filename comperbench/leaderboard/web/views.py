@@ -19,9 +19,9 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
-from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import __version__
 from comperbench.leaderboard.comparison import pairwise_tests
 from comperbench.leaderboard.items import (
     cached_benchmark,

@@ -260,7 +260,7 @@ class FedMetric(Metric):
         with requires_extra(self.name):
             import transformers
 
-        from comperbench import __version__
+        from comperbench.common.version import __version__
 
         return f"comperbench {__version__}; transformers {transformers.__version__}"
 

@@ -821,7 +821,7 @@ class WordF1(_ReferenceMetric):
     implementation = 3  # 3: unsegmented scripts split into characters
 
     def library_version(self) -> str:
-        from comperbench import __version__
+        from comperbench.common.version import __version__
 
         return f"comperbench=={__version__}"
 

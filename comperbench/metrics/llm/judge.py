@@ -184,7 +184,7 @@ class LlmJudge(Metric):
         return ""
 
     def library_version(self) -> str:
-        from comperbench import __version__
+        from comperbench.common.version import __version__
 
         return f"comperbench {__version__}"
 
