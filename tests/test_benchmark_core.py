@@ -217,7 +217,14 @@ def _appended(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["loaders/usr.py", "loaders/base.py", "schema.py", "common/textutil.py"]
+    "module",
+    [
+        "loaders/usr.py",
+        "loaders/hub/comperdial.py",
+        "loaders/base.py",
+        "schema.py",
+        "common/textutil.py",
+    ],
 )
 def test_parsing_code_digest_follows_every_module_the_loaders_import(
     tmp_path: Path, module: str

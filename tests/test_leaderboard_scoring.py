@@ -299,3 +299,16 @@ def test_a_stored_interval_on_part_of_the_resamples_says_on_how_many() -> None:
     assert few.ci_note.endswith(
         "interval over 3 of 4 resamples (the statistic is undefined on the others)"
     )
+
+
+def test_the_stats_code_digest_covers_every_module_of_stats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The key of the humans' sides kept on disk covers the statistics' code in every subfolder
+    of stats/, so a changed statistic is never served a side an older one computed."""
+    digested: list[Path] = []
+    monkeypatch.setattr(scoring, "code_digest", lambda files: digested.extend(files) or "")
+    scoring._stats_code.__wrapped__()
+    stats = Path(scoring.__file__).parents[1] / "stats"
+    assert sorted(digested) == sorted(stats.rglob("*.py"))
+    assert any(path.parent != stats for path in digested)
