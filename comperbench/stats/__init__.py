@@ -1,18 +1,25 @@
-"""Meta-evaluation statistics: correlations, significance, agreement, pairwise ranking, power.
+"""Meta-evaluation statistics, one subpackage per question a reader has:
 
-Entry points: `correlate` / `correlation_table` (turn, dialogue, system level; grouped turn level;
-bootstrap intervals), `significance_matrix` (PERM-BOTH, the pairwise permutation test, paired
-bootstrap, Williams; early stopping; clusters), `Averaging` and `Conventions` (how grouped values
-are averaged; mt-metrics-eval's conventions as `MT_METRICS_EVAL`),
-`agreement` (Krippendorff's alpha, Fleiss', Cohen's kappa), pairwise human judgments (`pairwise`:
-comparisons, win/tie/loss, WMT scores; `bradley_terry`, `online_ratings` (Elo, TrueSkill),
-`pairwise_tests`, `votes`, `pairwise_analysis`), `multiplicity` (Holm, Benjamini-Hochberg),
-`rates` (Wilson, z-tests, tests against an expected rate) and `power`.
-Correlation statistics are registered `Statistic` objects (`CORRELATIONS`, `get_statistic`),
-WMT's pairwise accuracy with tie calibration (`acc-eq`) and WMT20's Kendall-like tau
-(`kendall_like_statistic`) among them; `soft_pairwise_accuracy` compares
-the metric's and the humans' pairwise confidence between systems (WMT 2024).
-Every result carries a `signature` string.
+- `metric_correlation`: how well does a metric agree with human scores? `correlate` and
+  `correlation_table` (turn, dialogue, system level; grouped turn level; bootstrap intervals) and
+  the registered correlation `Statistic`s (`CORRELATIONS`, `get_statistic`);
+- `pair_ranking`: does it order pairs as the humans do? WMT's pairwise accuracy with tie
+  calibration (`acc-eq`), `soft_pairwise_accuracy` (WMT 2024), WMT20's Kendall-like tau
+  (`kendall_like_statistic`), pairwise difference;
+- `metric_comparison`: is one metric better than another? `significance_matrix` (PERM-BOTH, the
+  pairwise permutation test between two metrics, paired bootstrap, Williams; early stopping;
+  clusters);
+- `annotator_agreement`: do the people agree? `agreement` (Krippendorff's alpha, Fleiss', Cohen's
+  kappa);
+- `human_votes`: what do pairwise human votes between systems say? Comparisons, win/tie/loss, WMT
+  scores, their tests, Bradley-Terry, Elo and TrueSkill, ChatEval;
+- `human_eval`: what do human labels, ratings and selections of systems say?
+- `planning`: how many judgments does a human evaluation need (power, sample size)?
+
+Shared by all, here: `Averaging` and `Conventions` (how grouped values are averaged;
+mt-metrics-eval's conventions as `MT_METRICS_EVAL`), resampling and bootstrap intervals,
+`multiplicity` (Holm, Benjamini-Hochberg), `rates` (Wilson, z-tests), the vectorised kernels, the
+shared `settings`, and the `signature` string every result carries.
 """
 
 from __future__ import annotations
