@@ -102,7 +102,7 @@ def analysed(path: Path, setting: str, **options: object) -> SelectionAnalysis:
 
 
 def pair(found: SelectionAnalysis, a: str, b: str) -> pd.Series:
-    """The row of the pair (a, b), a before b alphabetically, in `pairwise.pairs`."""
+    """The row of the pair (a, b), a before b alphabetically, in `comparisons.pairs`."""
     pairs = found.pairwise.pairs
     match = pairs[(pairs["system_a"] == a) & (pairs["system_b"] == b)]
     assert len(match) == 1, (a, b, pairs)

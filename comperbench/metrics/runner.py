@@ -93,7 +93,7 @@ def resolve_metrics(
     spec: str | Sequence[str], level: str, judge_options: Mapping[str, str] | None = None
 ) -> list[Metric]:
     """Metrics from a comma-separated list of names (or a list of names); `default` expands to
-    the default suite. `judge_options` (`llm_settings.CLI_OPTIONS` keys) set every LLM judge's
+    the default suite. `judge_options` (`llm.settings.CLI_OPTIONS` keys) set every LLM judge's
     settings that its brackets leave open. Two metrics that would share a name are refused."""
     names = split_metric_list(spec) if isinstance(spec, str) else list(spec)
     expanded: list[str] = []

@@ -1,5 +1,6 @@
 """The backend of a judge's backend setting, built once per process: `local:<model>` (a local
-transformers model, `llm_local`) or `http:<model>` (an OpenAI-compatible server, `llm_http`)."""
+transformers model, `backends.local_model`) or `http:<model>` (an OpenAI-compatible server,
+`backends.http_endpoint`)."""
 
 from __future__ import annotations
 

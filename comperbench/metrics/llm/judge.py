@@ -1,20 +1,19 @@
 """What every LLM judge shares: requests, calls through the raw-output store, retries, notes,
 explanations.
 
-The judges are CPDScore (`llm_cpdscore`, as published: `llm_cpdscore_paper`,
-`llm_cpds_dial_paper`), the SODA-EVAL evaluator (`llm_soda_eval`, as published:
-`llm_soda_eval_paper`) and G-Eval form filling (`llm_geval`); their prompts live in `prompts.py`, the options in brackets are parsed
-by `llm_settings`, and the outputs are read by `llm_parsing`.
+The judges are CPDScore (`cpdscore`, as published: `cpdscore_paper`, `cpds_dial_paper`), the
+SODA-EVAL evaluator (`soda_eval`, as published: `soda_eval_paper`) and G-Eval form filling
+(`geval`); their prompts live in `prompts.py`, the options in brackets are parsed by `settings`,
+and the outputs are read by `parsing`.
 
-Every raw output is stored for audit and reused (`llm_store`). An answer that gives no valid score
-(unparsable, off the scale, an unknown issue type, an empty comment, another model than asked, a
-refusal) is retried with a new seed, then counted by reason, never turned into a score: an item
-with no usable call scores NaN. A usable answer that breaks a limit the judge only asks for (a
+Every raw output is stored for audit and reused (`backends.output_store`). An answer that gives no
+valid score (unparsable, off the scale, an unknown issue type, an empty comment, another model than
+asked, a refusal) is retried with a new seed, then counted by reason, never turned into a score: an
+item with no usable call scores NaN. A usable answer that breaks a limit the judge only asks for (a
 verdict's `flags`) is kept and counted by flag. A prompt longer than a local model's window loses its oldest
 conversation turns, never its instructions. One `Budget` per judge bounds its requests over every
 batch of a run (retries, failures in a row, deadline) and shows their progress. `explain` rebuilds
-every item's verdicts (scores, issues, comments, intermediate scores) from the raw store alone.
-"""
+every item's verdicts (scores, issues, comments, intermediate scores) from the raw store alone."""
 
 from __future__ import annotations
 

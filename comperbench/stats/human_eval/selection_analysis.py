@@ -14,7 +14,7 @@ prescribes.
 
 Each system's selection rate (selected / shown) comes with a Wilson interval, and optionally an
 exact binomial test against an expected rate; ratings and win/tie/loss come from
-`pairwise_analysis.analyse`, whose bootstrap resamples turns. The cascading and anchoring checks
+`vote_analysis.analyse`, whose bootstrap resamples turns. The cascading and anchoring checks
 are `selection_effects`'. SATA turns that show one response are the single-model setting
 (`single_response`), left out here.
 """

@@ -1,8 +1,8 @@
 """Pairwise comparisons of systems and their counts: win/tie/loss, WMT scores, wins per pair.
 
 A comparison is (system a, system b, outcome) with outcome 1 (a wins), 0 (b wins) or 0.5 (tie).
-Ratings are in `bradley_terry` and `online_ratings` (Elo, TrueSkill), tests in `pairwise_tests`,
-vote-count input in `votes`, and the whole analysis in `pairwise_analysis`.
+Ratings are in `bradley_terry` and `online_ratings` (Elo, TrueSkill), tests in `vote_tests`,
+vote-count input in `votes`, and the whole analysis in `vote_analysis`.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def pairwise_judgments(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def as_comparisons(judgments: pd.DataFrame) -> Comparisons:
-    """The judgments of `pairwise_judgments` as comparisons for the ratings of `pairwise`, with
+    """The judgments of `pairwise_judgments` as comparisons for the ratings of `comparisons`, with
     their context (`unit`) as the unit the bootstrap resamples."""
     return Comparisons.of(
         judgments["a"].tolist(),
