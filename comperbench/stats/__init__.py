@@ -25,8 +25,6 @@ shared `settings`, and the `signature` string every result carries.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,40 +66,40 @@ if TYPE_CHECKING:
     from comperbench.stats.signature import Signature, benchmark_tag
 
 _HOMES = {
-    "AgreementResult": "agreement",
-    "agreement": "agreement",
+    "AgreementResult": "annotator_agreement.agreement",
+    "agreement": "annotator_agreement.agreement",
     "Averaging": "averaging",
     "Conventions": "averaging",
     "MT_METRICS_EVAL": "averaging",
-    "SystemContexts": "contexts",
-    "system_unit_matrix": "contexts",
-    "CorrelationResult": "correlation",
-    "correlate": "correlation",
-    "correlation_table": "correlation",
-    "point_correlation": "correlation",
+    "SystemContexts": "metric_correlation.contexts",
+    "system_unit_matrix": "metric_correlation.contexts",
+    "CorrelationResult": "metric_correlation.correlation",
+    "correlate": "metric_correlation.correlation",
+    "correlation_table": "metric_correlation.correlation",
+    "point_correlation": "metric_correlation.correlation",
     "Interval": "resampling",
     "bootstrap_note": "resampling",
     "Signature": "signature",
     "benchmark_tag": "signature",
-    "EarlyStopping": "significance",
-    "SignificanceMatrix": "significance",
-    "TestResult": "significance",
-    "assign_ranks": "significance",
-    "paired_bootstrap": "significance",
-    "pairwise_permutation": "significance",
-    "perm_both": "significance",
-    "significance_matrix": "significance",
-    "williams_test": "significance",
-    "SoftPairwiseAccuracy": "soft_pairwise_accuracy",
-    "soft_pairwise_accuracy": "soft_pairwise_accuracy",
-    "CORRELATIONS": "statistics",
-    "Point": "statistics",
-    "Statistic": "statistics",
-    "get_statistic": "statistics",
-    "kendall_like_statistic": "statistics",
-    "register_statistic": "statistics",
-    "registered_statistics": "statistics",
-    "statistic_names": "statistics",
+    "EarlyStopping": "metric_comparison.significance",
+    "SignificanceMatrix": "metric_comparison.significance",
+    "TestResult": "metric_comparison.significance",
+    "assign_ranks": "metric_comparison.significance",
+    "paired_bootstrap": "metric_comparison.significance",
+    "pairwise_permutation": "metric_comparison.significance",
+    "perm_both": "metric_comparison.significance",
+    "significance_matrix": "metric_comparison.significance",
+    "williams_test": "metric_comparison.significance",
+    "SoftPairwiseAccuracy": "pair_ranking.soft_pairwise_accuracy",
+    "soft_pairwise_accuracy": "pair_ranking.soft_pairwise_accuracy",
+    "CORRELATIONS": "metric_correlation.statistics",
+    "Point": "metric_correlation.statistics",
+    "Statistic": "metric_correlation.statistics",
+    "get_statistic": "metric_correlation.statistics",
+    "kendall_like_statistic": "metric_correlation.statistics",
+    "register_statistic": "metric_correlation.statistics",
+    "registered_statistics": "metric_correlation.statistics",
+    "statistic_names": "metric_correlation.statistics",
 }
 """Where each public name is defined; imported on first use, so that `import comperbench.stats`
 loads no scipy.stats and each module loads only what it needs."""
@@ -149,20 +147,3 @@ def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module 'comperbench.stats' has no attribute {name!r}")
     return getattr(importlib.import_module(f"comperbench.stats.{_HOMES[name]}"), name)
-
-
-_SHADOWED = frozenset({"agreement", "soft_pairwise_accuracy"})
-"""Functions named as the modules defining them: the package's names stay the functions."""
-
-
-class _Package(types.ModuleType):
-    """This package, whose names `_SHADOWED` stay the functions when their modules are imported
-    (the import system would set them to the modules)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _SHADOWED and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
