@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from deadlines import DEADLINE_S
 from test_leaderboard_deploy import _free_port
 
 from comperbench.cli import main
@@ -141,18 +142,25 @@ def test_corrupt_score_files(
 
 
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
-    """SIGINT once the server says it serves: one line, exit 130."""
+    """SIGINT once the server says it serves: one line, exit 130. A server still running at the
+    deadline is made to print every thread's stack (faulthandler, on SIGABRT) for the report."""
     command = [sys.executable, "-m", "comperbench", "leaderboard", "serve"]
     command += ["--port", str(_free_port()), "--db", str(tmp_path / "board.sqlite"), "--create"]
     env = os.environ | {"COMPERBENCH_RESULTS_DIR": str(tmp_path / "results")}
+    env["PYTHONFAULTHANDLER"] = "1"
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )
     try:
         served = process.stdout.readline()  # blocks until it serves (or ends)
-        assert "serving the leaderboard" in served, process.communicate(timeout=60)
+        assert "serving the leaderboard" in served, process.communicate(timeout=DEADLINE_S)
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
+        try:
+            _, err = process.communicate(timeout=DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)
+            _, stacks = process.communicate(timeout=DEADLINE_S)
+            pytest.fail(f"still serving {DEADLINE_S:.0f} s after SIGINT:\n{stacks}")
     finally:
         process.kill()
     assert process.returncode == 130, err
