@@ -361,3 +361,15 @@ def test_the_restore_poll_redraws_only_once_the_restore_is_done(store: Store) ->
     assert done is True and stopped.active is False and page.polling().active is False
     assert len(page.redrawn(True, *view)) == VIEW_OUTPUTS
     assert page.redrawn(True, *view)[2] == page.refresh(*view)[2]
+
+
+def test_a_view_chosen_while_the_last_is_drawn_is_drawn_after_it(store: Store) -> None:
+    config = build(store.path).get_config_file()
+    ids = {c["props"].get("label"): c["id"] for c in reversed(config["components"])}
+    for label in ("benchmark", "level", "aspect", "correlation"):
+        modes = [
+            d["trigger_mode"]
+            for d in config["dependencies"]
+            if (ids[label], "input") in [tuple(t) for t in d["targets"]]
+        ]
+        assert modes and set(modes) == {"always_last"}, (label, modes)

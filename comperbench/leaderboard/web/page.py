@@ -42,8 +42,10 @@ with requires_extra("the leaderboard app"):
 FLAGSHIP = "usr-topical"
 """The benchmark the page opens on when it has ranked metrics: a much cited one with references,
 context and grounding, so that every turn-level baseline is ranked there."""
-FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden"}
-"""Options of the events that only read the ranking (a few milliseconds): no queue, no spinner."""
+FAST: dict[str, Any] = {"queue": False, "show_progress": "hidden", "trigger_mode": "always_last"}
+"""Options of the events that only read the ranking (a few milliseconds): no queue, no spinner,
+and a choice made while the last one is drawn is drawn after it, never dropped (Gradio's default
+for `.input` drops it, leaving a control that shows one view over the table of another)."""
 
 
 VIEW_OUTPUTS = 6
