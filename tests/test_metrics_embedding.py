@@ -63,7 +63,11 @@ def test_bertscore_equals_bert_score_score() -> None:
 
     path = str(resolve_encoder(None).path)
     p, r, f = bert_score.score(
-        CANDIDATES, [list(refs) for refs in REFERENCES], model_type=path, num_layers=6
+        CANDIDATES,
+        [list(refs) for refs in REFERENCES],
+        model_type=path,
+        num_layers=6,
+        batch_size=1,  # no padding: negative best matches kept
     )
     assert get("bertscore-p").score(ITEMS) == pytest.approx(p.tolist(), abs=1e-5)
     assert get("bertscore-r").score(ITEMS) == pytest.approx(r.tolist(), abs=1e-5)
@@ -73,7 +77,7 @@ def test_bertscore_equals_bert_score_score() -> None:
 @pytest.mark.slow
 def test_bertscore_equals_bert_score_score_on_real_items(data_root: Path) -> None:
     """DSTC7's ~33 references per response, shared by every response to one context: P, R and
-    F1 equal one `BERTScorer.score` call on all the items."""
+    F1 equal one unpadded `BERTScorer.score` call on all the items."""
     from bert_score import BERTScorer
 
     from comperbench import load_benchmark
@@ -88,7 +92,9 @@ def test_bertscore_equals_bert_score_score_on_real_items(data_root: Path) -> Non
     assert len(items) > 4 * 8
     scorer = BERTScorer(model_type=str(resolve_encoder(None).path), num_layers=6)
     expected = scorer.score(
-        [i.response for i in items], [list(nonblank_references(i)) for i in items]
+        [i.response for i in items],
+        [list(nonblank_references(i)) for i in items],
+        batch_size=1,  # no padding: negative best matches kept
     )
     for part, values in zip("prf", expected, strict=True):
         name = "bertscore-f1" if part == "f" else f"bertscore-{part}"
@@ -267,3 +273,38 @@ def test_bertscore_of_a_tokenizer_without_max_length_truncates_to_the_model(
     )
     assert same == pytest.approx(1.0, abs=1e-5)
     assert 0.0 < other < 1.0
+
+
+def test_bertscore_keeps_negative_best_matches_as_unpadded_bert_score(tmp_path: Path) -> None:
+    """A token whose best match is negative counts its cosine, as bert-score gives it for a pair
+    it does not pad; its batches of 64 count it 0 for pairs shorter than their batch's longest."""
+    import torch
+    from bert_score import BERTScorer
+    from transformers import BertModel
+
+    model_dir = tmp_path / "tiny-bert"
+    torch.manual_seed(1)
+    _tiny_bert(model_dir)
+    model = BertModel.from_pretrained(model_dir)
+    with torch.no_grad():  # distinct word vectors: some best matches negative
+        model.get_input_embeddings().weight.normal_()
+        model.embeddings.position_embeddings.weight.zero_()
+        model.embeddings.token_type_embeddings.weight.zero_()
+    model.save_pretrained(model_dir)
+    pairs = [
+        ("cat", "a"),
+        ("a sat mat", "cat"),
+        ("dog a", "sat"),
+        ("hello", "the dog ran on a mat"),
+    ]
+    scorer = BERTScorer(model_type=str(model_dir), num_layers=2)
+    scorer._tokenizer.model_max_length = 64  # the saved tokenizer sets none
+    candidates, references = [c for c, _ in pairs], [r for _, r in pairs]
+    unpadded = scorer.score(candidates, references, batch_size=1)
+    batched = scorer.score(candidates, references)
+    assert float(unpadded[0].min()) < 0 and float(unpadded[1].min()) < 0
+    assert float((unpadded[0] - batched[0]).abs().max()) > 1e-3
+    items = [TurnItem(f"i{k}", c, references=(r,)) for k, (c, r) in enumerate(pairs)]
+    for part, expected in zip(("p", "r", "f1"), unpadded, strict=True):
+        values = get(f"bertscore-{part}[{model_dir}:L2]").score(items)
+        assert values == pytest.approx(expected.tolist(), abs=1e-5)

@@ -7,6 +7,12 @@ it with one matrix product. What decides the values is bert-score's: its model (
 output of the last kept layer), its tokenisation (`sent_encode`), L2-normalised token vectors,
 greedy matching over all tokens with the [CLS] and [SEP] ids weighted 0 and the others 1 (idf
 off), and, over several references, the maximum of P, of R and of F1 (each on its own).
+
+A token's best match is its largest cosine, negative or not, as BERTScore defines it and as
+bert-score gives it for a pair it does not pad (`score(..., batch_size=1)`). In its batches
+bert-score zeroes the similarities of padded positions, so there a negative best match counts 0
+for every pair shorter than the longest of its batch: its batched values depend on their
+neighbours in the call, these do not.
 """
 
 from __future__ import annotations
@@ -222,8 +228,7 @@ def _match(responses: Sequence[Embedded], references: Sequence[Embedded]) -> lis
     """bert-score's greedy cosine matching of each response against each reference, as one
     matrix product and segment maxima; per response, the maximum of P, R and F1 over references."""
     hyp, ref = _Stacked.of(responses), _Stacked.of(references)
-    # bert-score zeroes padded positions before its maxima, and pads nearly every pair
-    similarity = np.maximum(hyp.vectors @ ref.vectors.T, 0.0)
+    similarity = hyp.vectors @ ref.vectors.T
     precision = hyp.weighted_means(np.maximum.reduceat(similarity, ref.starts, axis=1))
     recall = ref.weighted_means(np.maximum.reduceat(similarity.T, hyp.starts, axis=1)).T
     empty = (hyp.totals == 0)[:, None] | (ref.totals == 0)[None, :]

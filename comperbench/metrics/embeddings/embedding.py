@@ -179,6 +179,7 @@ class BertScore(Metric):
             "rescale_with_baseline": False,
             "rescale_note": "bert-score ships no baseline file for this model",
             "multi_reference": "max over references of each of P, R and F1 (bert-score)",
+            "greedy_matching": "largest cosine, negatives kept (bert-score without padding)",
             "empty_response": 0.0,
         }
 
