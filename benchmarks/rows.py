@@ -7,9 +7,8 @@ ROW_PREFIX = "speed row | "
 
 def _print(work: str, ours: str, anchor: str, ratio: float, goal: str, met: bool) -> None:
     verdict = "met" if met else "not met"
-    print(
-        f"{ROW_PREFIX}{work} | {ours} | {anchor} | {ratio:.1f}x | {goal}, {verdict} |", flush=True
-    )
+    shown = f"{ratio:.2f}x" if ratio < 10 else f"{ratio:.1f}x"  # 1.98x never shows as 2.0x
+    print(f"{ROW_PREFIX}{work} | {ours} | {anchor} | {shown} | {goal}, {verdict} |", flush=True)
 
 
 def print_row(work: str, ours_s: float, anchor_s: float, anchor: str, goal: float) -> None:
