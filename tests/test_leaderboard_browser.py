@@ -344,11 +344,23 @@ def _options(page: Any, label: str) -> list[str]:
 
 
 def _signature_shows(page: Any, text: str) -> None:
-    page.wait_for_function(
-        "(text) => [...document.querySelectorAll('textarea')].some(t => t.value.includes(text))",
-        arg=text,
-        timeout=DEADLINE_MS,
-    )
+    """Wait for a text area to hold `text`; past the deadline, fail saying what the view's
+    controls and text areas hold (a choice the page dropped vs an answer that never came)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "(text) => [...document.querySelectorAll('textarea')].some(t => t.value.includes(text))",
+            arg=text,
+            timeout=DEADLINE_MS,
+        )
+    except PlaywrightTimeout:
+        controls = {
+            label: page.get_by_label(label, exact=True).first.input_value()
+            for label in ("benchmark", "level", "aspect", "correlation")
+        }
+        shown = [t.input_value()[:200] for t in page.locator("textarea").all()]
+        pytest.fail(f"no text area shows {text!r}; controls {controls}; text areas {shown}")
 
 
 def test_kendall_is_offered_only_at_system_level(page: Any) -> None:
