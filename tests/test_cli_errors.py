@@ -149,7 +149,13 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path) -> None:
     env = os.environ | {"COMPERBENCH_RESULTS_DIR": str(tmp_path / "results")}
     env["PYTHONFAULTHANDLER"] = "1"
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        # as from a terminal: a suite run as a background job inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         served = process.stdout.readline()  # blocks until it serves (or ends)
