@@ -353,14 +353,14 @@ def test_the_restore_poll_redraws_only_once_the_restore_is_done(store: Store) ->
     with gr.Blocks():
         page = view_controls(store, Restoring(1, running), False, set())
     view = ("usr-topical", "turn", "overall", "pearson")
-    assert page.poll()[0] is False and page.polling().active is True
-    assert all(u == gr.update() for u in page.redrawn(False, *view))
+    assert page.poll() == gr.update() and page.polling().active is True
+    assert all(u == gr.update() for u in page.redrawn(*view))
     release.set()
     running.join(timeout=60)
-    done, stopped = page.poll()
-    assert done is True and stopped.active is False and page.polling().active is False
-    assert len(page.redrawn(True, *view)) == VIEW_OUTPUTS
-    assert page.redrawn(True, *view)[2] == page.refresh(*view)[2]
+    stopped = page.poll()
+    assert stopped.active is False and page.polling().active is False
+    assert len(page.redrawn(*view)) == VIEW_OUTPUTS
+    assert page.redrawn(*view)[2] == page.refresh(*view)[2]
 
 
 def test_a_view_chosen_while_the_last_is_drawn_is_drawn_after_it(store: Store) -> None:

@@ -102,9 +102,8 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             other.select(lambda: False, None, metric.is_open, **FAST)
         for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
             other.select(lambda: False, None, compared.is_open, **FAST)
-        restored = gr.State(False)
-        polled = timer.tick(page.poll, None, [restored, timer], **FAST).then(
-            page.redrawn, [restored, *page.view], outputs, **FAST
+        polled = timer.tick(page.poll, None, timer, **FAST).then(
+            page.redrawn, page.view, outputs, **FAST
         )
         for event in (
             switched,

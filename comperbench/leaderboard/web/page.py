@@ -169,16 +169,17 @@ class Page:
         loads, not when the app is built)."""
         return gr.Timer(active=self.restoring.running)
 
-    def poll(self) -> tuple[bool, Any]:
-        """Whether the restore is done, and the timer stopped once it is. The redraw follows as
-        its own event, so that it reads the view as it is then, never as it was at the tick
-        (a tick answered late must not undo a choice made meanwhile)."""
-        done = not self.restoring.running
-        return done, gr.Timer(active=False) if done else gr.update()
+    def poll(self) -> Any:
+        """The timer, stopped once the restore is done. The redraw follows as its own event, so
+        that it reads the view as it is then, never as it was at the tick (a tick answered late
+        must not undo a choice made meanwhile)."""
+        return gr.update() if self.restoring.running else gr.Timer(active=False)
 
-    def redrawn(self, done: bool, *view: str) -> tuple[Any, ...]:
-        """The redrawn view once the restore is done; no change before."""
-        return self.refresh(*view) if done else tuple(gr.update() for _ in range(VIEW_OUTPUTS))
+    def redrawn(self, *view: str) -> tuple[Any, ...]:
+        """The redrawn view once the restore is done (it never runs again); no change before."""
+        if self.restoring.running:
+            return tuple(gr.update() for _ in range(VIEW_OUTPUTS))
+        return self.refresh(*view)
 
     def on_upload(
         self,
