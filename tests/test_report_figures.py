@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -74,6 +75,32 @@ def test_scatter_plot_draws_left_out_points_apart_and_labels_them():
     legend = ax.get_legend()
     assert legend.get_title().get_text() == "r = 0.52 [0.31, 0.70], n = 3 systems"
     assert [t.get_text() for t in legend.get_texts()] == ["correlated", "left out by the protocol"]
+
+
+def test_scatter_plot_keeps_long_notes_and_labels_inside_the_figure():
+    note = "interval over 998 of 1,000 resamples (the statistic is undefined on the others)"
+    figure = scatter_plot(
+        [0.1, 0.2, 1.0],
+        [2.0, 3.0, 4.0],
+        labels=["s1", "s2", "Original Ground Truth"],
+        left_out=[False, False, True],
+        xlabel="metric",
+        ylabel="human",
+        annotation=f"r = 0.97 [-0.45, 1.00], n = 2 systems\n{note}",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns when a legend squeezes the axes away
+        figure.canvas.draw()
+    ax = figure.axes[0]
+    assert ax.get_position().width > 0.5
+    title = ax.get_legend().get_title().get_text()
+    assert title.startswith("r = 0.97 [-0.45, 1.00], n = 2 systems\n")
+    assert max(map(len, title.split("\n"))) <= 56 and "undefined on the" in title
+    renderer = figure.canvas.get_renderer()
+    for text in ax.texts:
+        assert text.get_window_extent(renderer).x1 <= figure.bbox.x1
+    (rightmost,) = [t for t in ax.texts if t.get_text().startswith("Original")]
+    assert rightmost.get_horizontalalignment() == "right"
 
 
 def test_heatmap_greys_nan_cells_and_marks_them():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ LEFT_OUT = "#8c8c8c"
 MISSING = "#d9d9d9"
 WIDTH = 7.5
 """Inches: every figure is this wide, so they line up on a page."""
+LEGEND_CHARACTERS = 56
+"""A legend title's lines wrap here, so a long note never pushes the axes off the figure."""
 
 
 def _figure(height: float) -> Figure:
@@ -161,23 +164,15 @@ def scatter_plot(
             label="left out by the protocol",
             zorder=3,
         )
-    for rank, i in enumerate(np.argsort(ys, kind="stable")):
-        if labels is None and not out[i]:
-            continue
-        name = "" if labels is None else str(labels[i])
-        text = f"{name} (left out)".strip() if out[i] else name
-        ax.annotate(
-            text,
-            (xs[i], ys[i]),
-            xytext=(5, 4 if rank % 2 else -10),  # neighbours in height alternate sides
-            textcoords="offset points",
-            fontsize="small",
-            color=LEFT_OUT if out[i] else "#333333",
-        )
+    _label_points(ax, xs, ys, labels, out)
     ax.margins(0.12)  # room for the labels of the outermost points
     if annotation or out.any():
         legend = ax.legend(
-            loc="best", fontsize="small", title=annotation, title_fontsize="small", framealpha=0.9
+            loc="best",
+            fontsize="small",
+            title=_wrapped(annotation),
+            title_fontsize="small",
+            framealpha=0.9,
         )
         legend.get_title().set_multialignment("left")
     ax.set_xlabel(xlabel)
@@ -187,6 +182,37 @@ def scatter_plot(
     if title:
         ax.set_title(title, loc="left")
     return figure
+
+
+def _label_points(
+    ax: Axes, xs: np.ndarray, ys: np.ndarray, labels: Sequence[str] | None, out: np.ndarray
+) -> None:
+    """Each point's label beside it: on its right, or on its left in the right third of the axis so
+    it stays inside the figure; neighbours in height alternate above and below."""
+    drawn = xs[np.isfinite(xs)]
+    right_third = (drawn.min() + 2 * drawn.max()) / 3 if len(drawn) > 1 else math.inf
+    for rank, i in enumerate(np.argsort(ys, kind="stable")):
+        if labels is None and not out[i]:
+            continue
+        name = "" if labels is None else str(labels[i])
+        text = f"{name} (left out)".strip() if out[i] else name
+        left = bool(xs[i] > right_third)
+        ax.annotate(
+            text,
+            (xs[i], ys[i]),
+            xytext=(-5 if left else 5, 4 if rank % 2 else -10),
+            textcoords="offset points",
+            horizontalalignment="right" if left else "left",
+            fontsize="small",
+            color=LEFT_OUT if out[i] else "#333333",
+        )
+
+
+def _wrapped(text: str | None) -> str | None:
+    """`text` with each of its lines wrapped at LEGEND_CHARACTERS."""
+    if not text:
+        return text
+    return "\n".join(textwrap.fill(line, LEGEND_CHARACTERS) for line in text.split("\n"))
 
 
 def heatmap(
