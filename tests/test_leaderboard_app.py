@@ -363,13 +363,34 @@ def test_the_restore_poll_redraws_only_once_the_restore_is_done(store: Store) ->
     assert page.redrawn(*view)[2] == page.refresh(*view)[2]
 
 
-def test_a_view_chosen_while_the_last_is_drawn_is_drawn_after_it(store: Store) -> None:
+def test_the_view_controls_are_one_event_whose_answers_land_in_turn(store: Store) -> None:
+    """One event for the four controls: a choice made while any view is drawn is drawn after
+    it (never alongside it, where the older answer could land last)."""
     config = build(store.path).get_config_file()
     ids = {c["props"].get("label"): c["id"] for c in reversed(config["components"])}
-    for label in ("benchmark", "level", "aspect", "correlation"):
-        modes = [
-            d["trigger_mode"]
-            for d in config["dependencies"]
-            if (ids[label], "input") in [tuple(t) for t in d["targets"]]
-        ]
-        assert modes and set(modes) == {"always_last"}, (label, modes)
+    controls = {(ids[label], "input") for label in ("benchmark", "level", "aspect", "correlation")}
+    listening = [d for d in config["dependencies"] if controls & {tuple(t) for t in d["targets"]}]
+    [view] = listening
+    assert {tuple(t) for t in view["targets"]} == controls
+    assert view["trigger_mode"] == "always_last"
+
+
+def test_an_answer_writes_back_only_the_choices_it_replaces(store: Store) -> None:
+    """A dropdown sends its choice twice (on choosing it and on losing focus), so the answer to
+    the second can land after the next choice: it must not undo that choice."""
+    import gradio as gr
+
+    from comperbench.leaderboard.service import Restoring
+    from comperbench.leaderboard.web.page import view_controls
+
+    with gr.Blocks():
+        page = view_controls(store, Restoring(), False, set())
+    level, aspect, *_, statistic = page.choose("usr-topical", "system", "overall", "kendall-b")
+    assert [u.get("value", "kept") for u in (level, aspect, statistic)] == ["kept"] * 3
+    assert ("Kendall tau-b", "kendall-b") in statistic["choices"]
+    default = get_metadata("usr-topical").default_aspect
+    answer = page.choose("usr-topical", "turn", "no-such-aspect", "kendall-b")
+    level, aspect, _, _, signature, *_, statistic = answer
+    assert "value" not in level and aspect["value"] == default
+    assert statistic["value"] == "pearson"  # Kendall is not scored at turn level
+    assert "stat:pearson|level:turn|" in signature and f"aspect:{default}|" in signature

@@ -88,16 +88,13 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             ranked.forest,
             page.statistic,
         ]
-        switched = page.benchmark.input(
-            page.switch,
-            [page.benchmark, page.statistic],
+        chosen = gr.on(  # one event, so that the answers to the controls land in turn
+            [control.input for control in page.view],
+            page.choose,
+            page.view,
             [page.level, page.aspect, *outputs],
             **FAST,
         )
-        refreshed = [
-            control.input(page.refresh, page.view, outputs, **FAST)
-            for control in (page.level, page.aspect, page.statistic)
-        ]
         for other in (ranked.tab, overall, compared.tab, dataset, upload, about):
             other.select(lambda: False, None, metric.is_open, **FAST)
         for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
@@ -105,12 +102,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         polled = timer.tick(page.poll, None, timer, **FAST).then(
             page.redrawn, page.view, outputs, **FAST
         )
-        for event in (
-            switched,
-            *refreshed,
-            submitted.then(page.refresh, page.view, outputs),
-            polled,
-        ):
+        for event in (chosen, submitted.then(page.refresh, page.view, outputs), polled):
             event.then(**metric.redraw_listener)
             event.then(**compared.redraw_listener)
             event.then(**ranked.show, **FAST)

@@ -48,6 +48,18 @@ and a choice made while the last one is drawn is drawn after it, never dropped (
 for `.input` drops it, leaving a control that shows one view over the table of another)."""
 
 
+def offered(choices: list[Any], chosen: str, fallback: str) -> tuple[str, Any]:
+    """`chosen` if one of `choices` (values or (label, value) pairs) is it, else `fallback`;
+    and the control's update: its choices, and its value only when that changes. An answer
+    computed from the controls as they were must not write back a choice the user has changed
+    since (a dropdown sends its choice twice, on choosing and on losing focus, so an answer to
+    the older one can land after the next choice is made)."""
+    values = [c[1] if isinstance(c, tuple) else c for c in choices]
+    if chosen in values:
+        return chosen, gr.update(choices=choices)
+    return fallback, gr.update(choices=choices, value=fallback)
+
+
 VIEW_OUTPUTS = 6
 """How many values `Page.refresh` returns."""
 UPLOAD_STATISTIC = "spearman"
@@ -87,15 +99,15 @@ class Page:
         """The view controls, in the order of the handlers' view arguments."""
         return [self.benchmark, self.level, self.aspect, self.statistic]
 
-    def switch(self, benchmark: str, statistic: str) -> tuple[Any, ...]:
-        """A new benchmark: its levels and aspects, and its ranking, in one round trip."""
+    def choose(self, benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
+        """The view the controls ask for, in one round trip: the benchmark's levels and aspects
+        (a level or aspect it lacks is replaced by its first level or its default aspect) and
+        the view drawn (`refresh`)."""
         meta = get_metadata(benchmark)
-        level, aspect = view_levels(benchmark)[0], meta.default_aspect
-        return (
-            gr.update(choices=view_levels(benchmark), value=level),
-            gr.update(choices=list(meta.aspect_names), value=aspect),
-            *self.refresh(benchmark, level, aspect, statistic),
-        )
+        levels = view_levels(benchmark)
+        level, level_update = offered(levels, level, levels[0])
+        aspect, aspect_update = offered(list(meta.aspect_names), aspect, meta.default_aspect)
+        return level_update, aspect_update, *self.refresh(benchmark, level, aspect, statistic)
 
     def refresh(
         self, benchmark: str, level: str, aspect: str, statistic: str, metric: Any = None
@@ -103,15 +115,14 @@ class Page:
         """The ranking table, its notes, the signature, the metric choices (`metric` chosen
         when ranked, else the first), the forest plot and the statistics scored at the level
         (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
-        is."""
+        is, and only then is the statistic's value written (`offered`)."""
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
         if aspect not in meta.aspect_names:
             aspect = meta.default_aspect
         statistics = statistic_choices(level)
-        if statistic not in [name for _, name in statistics]:
-            statistic = statistics[0][1]
+        statistic, statistic_update = offered(statistics, statistic, statistics[0][1])
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         choices = metric_choices(ranked)
         sig = ranked[0].row.signature if ranked else "no ranked submissions yet"
@@ -124,7 +135,7 @@ class Page:
             sig,
             gr.update(choices=choices, value=int(chosen) if chosen is not None else None),
             forest(ranked, statistic),
-            gr.update(choices=statistics, value=statistic),
+            statistic_update,
         )
 
     def opened(self, statistic: str, request: gr.Request) -> tuple[Any, ...]:
