@@ -37,6 +37,9 @@ SMALL_PRODUCT = 2**26
 more CPU than they save (the value alone, one row of weights, is such a product)."""
 _NULL_CHUNK_FLOATS = 4 * 2**20
 """Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
+COMPILED_COMPARISONS = 2**24
+"""Resamples x pairs x permutations from which the permuted sums are float32 and counted by the
+compiled kernel (`confidence_kernel`): below, numpy in float64 costs less than loading it."""
 
 
 @dataclass(frozen=True)
@@ -69,16 +72,32 @@ def pairwise_p_values(
     null value is the difference of two of them (systems, not pairs, as matrix rows). A
     permuted difference reaches the observed one when it is below it by no more than 1e-9 of
     the two systems' summed absolute scores (the scale of their rounding), so that an exact tie
-    counts whatever the order of the additions."""
+    counts whatever the order of the additions. Many resamples are counted from float32 sums
+    by a compiled kernel (`COMPILED_COMPARISONS`), which sums again in float64 every
+    difference that float32 leaves too close to call: the counts are those of float64."""
     S, n = scores.shape
     W = np.ones((1, n)) if weights is None else weights
     left, right = np.triu_indices(S, 1)
     per_system = W @ scores.T  # (resamples, systems)
     seen = per_system[:, left] - per_system[:, right]
     magnitude = W @ np.abs(scores).T
-    threshold = seen - _TOLERANCE * (magnitude[:, left] + magnitude[:, right])
-    reached = np.empty(seen.shape, dtype=np.int64)
+    scale = magnitude[:, left] + magnitude[:, right]
+    threshold = seen - _TOLERANCE * scale
+    if len(W) * left.size * signs.shape[0] >= COMPILED_COMPARISONS:
+        reached = _compiled_counts(scores, signs, W, threshold, scale)
+    else:
+        reached = _counts(scores, signs, W, threshold)
+    extra = p_value == "plus-one"
+    return (reached + extra) / (signs.shape[0] + extra)
+
+
+def _counts(
+    scores: np.ndarray, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray
+) -> np.ndarray:
+    """(resamples, pairs) permutations whose float64 difference reaches the threshold."""
+    S, n = scores.shape
     K = signs.shape[0]
+    reached = np.empty(threshold.shape, dtype=np.int64)
     first_pair = np.r_[0, np.cumsum(np.arange(S - 1, 0, -1))]
     rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
     for start in range(0, len(W), rows):
@@ -92,8 +111,53 @@ def pairwise_p_values(
             reached[block, pairs] = np.count_nonzero(
                 difference >= threshold[block, pairs, None], axis=2
             )
-    extra = p_value == "plus-one"
-    return (reached + extra) / (signs.shape[0] + extra)
+    return reached
+
+
+def _compiled_counts(
+    scores: np.ndarray, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray, scale: np.ndarray
+) -> np.ndarray:
+    """`_counts` from float32 permuted sums, scaled by a power of two below 1 (no overflow),
+    whose differences are within `_float32_margin` of their float64 ones: the compiled kernel
+    sums again in float64 those that lie within it of the threshold."""
+    from comperbench.stats.pair_ranking.confidence_kernel import reached_counts
+
+    S, n = scores.shape
+    K = signs.shape[0]
+    left, right = np.triu_indices(S, 1)
+    unit = 2.0 ** -np.frexp(scale.max(initial=0.0))[1]
+    scaled, margin = threshold * unit, _float32_margin(n, scale * unit)
+    low = np.nextafter((scaled - margin).astype(np.float32), np.float32(-np.inf))
+    high = np.nextafter((scaled + margin).astype(np.float32), np.float32(np.inf))
+    signs32, scores = signs.astype(np.float32), np.ascontiguousarray(scores)
+    reached = np.empty(threshold.shape, dtype=np.int64)
+    rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
+    for start in range(0, len(W), rows):
+        block = slice(start, start + rows)
+        weighted = np.multiply(W[block, None, :], scores * unit, dtype=np.float32)
+        null = _permuted_sums(weighted.reshape(-1, n), signs32).reshape(-1, S, K)
+        reached[block] = reached_counts(
+            null,
+            low[block],
+            high[block],
+            threshold[block],
+            np.ascontiguousarray(W[block], dtype=float),
+            scores,
+            signs32,
+            left,
+            right,
+        )
+    return reached
+
+
+def _float32_margin(n_units: int, scale: np.ndarray) -> np.ndarray:
+    """A bound on how far a difference of two float32 permuted sums of `n_units` terms lies
+    from its float64 value, for the two systems' summed absolute weighted scores `scale`
+    (below 1): per term three roundings (weight, score, product), then n - 1 additions and
+    the subtraction, each off by at most 2^-24 of the magnitude or, for a number too small
+    for float32's full precision, by 2^-150; three more relative errors cover the float64
+    side and the margin's own rounding."""
+    return (n_units + 6) * 2.0**-24 * scale + 16 * (n_units + 1) * 2.0**-150
 
 
 def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:

@@ -1,0 +1,77 @@
+"""Compiled (numba) count of the sign-swap permutations whose system difference reaches the
+observed one, from permuted sums in float32 checked in float64 where float32 cannot tell.
+
+The module imports numba; `comperbench.stats.pair_ranking.soft_pairwise_accuracy` imports it
+only when many resamples are counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def reached_counts(
+    null: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    threshold: np.ndarray,
+    W: np.ndarray,
+    scores: np.ndarray,
+    signs: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+) -> np.ndarray:
+    """(resamples, pairs): the permutations k whose difference of permuted sums of systems
+    left[p] and right[p] in resample r, summed in float64, reaches `threshold[r, p]`.
+
+    `null` (resamples, systems, permutations) holds the permuted sums in float32, each within
+    an error bound of its float64 sum: a float32 difference at or above `high[r, p]` reaches
+    the threshold, one below `low[r, p]` does not, and one in between is summed again in
+    float64 from the resample's unit weights `W`, `scores` (systems x units) and `signs`."""
+    rows, pairs = threshold.shape
+    out = np.zeros((rows, pairs), np.int64)
+    for r in range(rows):
+        for p in range(pairs):
+            a, b = null[r, left[p]], null[r, right[p]]
+            lo, hi = low[r, p], high[r, p]
+            sure = 0
+            near = 0
+            for k in range(a.size):
+                difference = a[k] - b[k]
+                sure += difference >= hi
+                near += difference >= lo
+            if near > sure:
+                sure += _reached_in_float64(
+                    a, b, lo, hi, threshold[r, p], W[r], scores[left[p]], scores[right[p]], signs
+                )
+            out[r, p] = sure
+    return out
+
+
+@njit(cache=True)
+def _reached_in_float64(
+    a: np.ndarray,
+    b: np.ndarray,
+    lo: float,
+    hi: float,
+    threshold: float,
+    w: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    signs: np.ndarray,
+) -> int:
+    """Among the permutations whose float32 difference a - b lies in [lo, hi), those whose
+    float64 difference of permuted sums reaches the threshold."""
+    reached = 0
+    for k in range(a.size):
+        difference = a[k] - b[k]
+        if difference >= lo and not difference >= hi:
+            one = 0.0
+            other = 0.0
+            for u in range(w.size):
+                one += w[u] * first[u] * signs[k, u]
+                other += w[u] * second[u] * signs[k, u]
+            reached += one - other >= threshold
+    return reached
