@@ -37,7 +37,7 @@ SMALL_PRODUCT = 2**26
 more CPU than they save (the value alone, one row of weights, is such a product)."""
 _NULL_CHUNK_FLOATS = 4 * 2**20
 """Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
-COMPILED_COMPARISONS = 2**24
+COMPILED_COMPARISONS = 2**23
 """Resamples x pairs x permutations from which the permuted sums are float32 and counted by the
 compiled kernel (`confidence_kernel`): below, numpy in float64 costs less than loading it."""
 
@@ -117,24 +117,29 @@ def _counts(
 def _compiled_counts(
     scores: np.ndarray, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray, scale: np.ndarray
 ) -> np.ndarray:
-    """`_counts` from float32 permuted sums, scaled by a power of two below 1 (no overflow),
-    whose differences are within `_float32_margin` of their float64 ones: the compiled kernel
-    sums again in float64 those that lie within it of the threshold."""
+    """`_counts` from float32 permuted sums of the scores minus each unit's mean (the
+    differences of systems are the same, their rounding smaller), scaled by a power of two
+    below 1 (no overflow), whose differences are within `_float32_margin` of the exact ones:
+    the compiled kernel sums again in float64 those that lie within it of the threshold."""
     from comperbench.stats.pair_ranking.confidence_kernel import reached_counts
 
     S, n = scores.shape
     K = signs.shape[0]
     left, right = np.triu_indices(S, 1)
-    unit = 2.0 ** -np.frexp(scale.max(initial=0.0))[1]
-    scaled, margin = threshold * unit, _float32_margin(n, scale * unit)
+    centred = scores - scores.mean(axis=0)  # each unit's scores shifted alike: same differences
+    magnitude = W @ np.abs(centred).T
+    centred_scale = magnitude[:, left] + magnitude[:, right]
+    unit = 2.0 ** -np.frexp(centred_scale.max(initial=0.0))[1]
+    scaled, margin = threshold * unit, _float32_margin(n, centred_scale * unit, scale * unit)
     low = np.nextafter((scaled - margin).astype(np.float32), np.float32(-np.inf))
     high = np.nextafter((scaled + margin).astype(np.float32), np.float32(np.inf))
     signs32, scores = signs.astype(np.float32), np.ascontiguousarray(scores)
+    signs = np.ascontiguousarray(signs, dtype=float)
     reached = np.empty(threshold.shape, dtype=np.int64)
     rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
     for start in range(0, len(W), rows):
         block = slice(start, start + rows)
-        weighted = np.multiply(W[block, None, :], scores * unit, dtype=np.float32)
+        weighted = np.multiply(W[block, None, :], centred * unit, dtype=np.float32)
         null = _permuted_sums(weighted.reshape(-1, n), signs32).reshape(-1, S, K)
         reached[block] = reached_counts(
             null,
@@ -143,21 +148,26 @@ def _compiled_counts(
             threshold[block],
             np.ascontiguousarray(W[block], dtype=float),
             scores,
-            signs32,
+            signs,
             left,
             right,
         )
     return reached
 
 
-def _float32_margin(n_units: int, scale: np.ndarray) -> np.ndarray:
+def _float32_margin(n_units: int, centred: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """A bound on how far a difference of two float32 permuted sums of `n_units` terms lies
-    from its float64 value, for the two systems' summed absolute weighted scores `scale`
-    (below 1): per term three roundings (weight, score, product), then n - 1 additions and
-    the subtraction, each off by at most 2^-24 of the magnitude or, for a number too small
-    for float32's full precision, by 2^-150; three more relative errors cover the float64
-    side and the margin's own rounding."""
-    return (n_units + 6) * 2.0**-24 * scale + 16 * (n_units + 1) * 2.0**-150
+    from the difference of float64 sums in any order, for the two systems' summed absolute
+    weighted scores: `centred` (below 1) as summed in float32, `scale` as given. Per term
+    three roundings (weight, score, product), then n - 1 additions and the subtraction, each
+    off by at most 2^-24 of the magnitude or, for a number too small for float32's full
+    precision, by 2^-150; three more cover the centring and the margin's own rounding; the
+    float64 sums are off by at most (n + 2) 2^-53 of theirs."""
+    return (
+        (n_units + 6) * 2.0**-24 * centred
+        + (n_units + 2) * 2.0**-53 * scale
+        + 16 * (n_units + 1) * 2.0**-150
+    )
 
 
 def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -180,7 +190,9 @@ def _blas() -> Any:
 def shared_signs(n_units: int, n_permutations: int, seed: int) -> np.ndarray:
     """The sign swaps (+1 or -1, permutations x units) of `swap_masks`, drawn once and shared
     by every score matrix of as many units (read-only)."""
-    signs = np.where(swap_masks(n_units, n_permutations, seed), -1.0, 1.0)
+    signs = swap_masks(n_units, n_permutations, seed).astype(float)  # 1 where swapped
+    signs *= -2.0
+    signs += 1.0
     signs.flags.writeable = False
     return signs
 
