@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+_RUN = 64
+"""Permutations counted at a time: a run with a close call is gone over again."""
+
 
 @njit(cache=True)
 def reached_counts(
@@ -31,22 +34,33 @@ def reached_counts(
     the threshold, one below `low[r, p]` does not, and one in between is summed again in
     float64 from the resample's unit weights `W`, `scores` (systems x units) and `signs`."""
     rows, pairs = threshold.shape
+    n_permutations = null.shape[2]
     out = np.zeros((rows, pairs), np.int64)
     for r in range(rows):
         for p in range(pairs):
             a, b = null[r, left[p]], null[r, right[p]]
             lo, hi = low[r, p], high[r, p]
-            sure = 0
-            near = 0
-            for k in range(a.size):
-                difference = a[k] - b[k]
-                sure += difference >= hi
-                near += difference >= lo
-            if near > sure:
-                sure += _reached_in_float64(
-                    a, b, lo, hi, threshold[r, p], W[r], scores[left[p]], scores[right[p]], signs
-                )
-            out[r, p] = sure
+            for start in range(0, n_permutations, _RUN):  # a close call is looked for in its run
+                stop = min(start + _RUN, n_permutations)
+                sure = 0
+                near = 0
+                for k in range(start, stop):
+                    difference = a[k] - b[k]
+                    sure += difference >= hi
+                    near += difference >= lo
+                if near > sure:
+                    sure += _reached_in_float64(
+                        a[start:stop],
+                        b[start:stop],
+                        lo,
+                        hi,
+                        threshold[r, p],
+                        W[r],
+                        scores[left[p]],
+                        scores[right[p]],
+                        signs[start:stop],
+                    )
+                out[r, p] += sure
     return out
 
 
