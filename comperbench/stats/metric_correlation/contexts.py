@@ -36,17 +36,11 @@ def sorted_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     labels = np.asarray(labels)
     if labels.dtype != object:
         return np.unique(labels, return_inverse=True)
-    first: dict[object, int] = {}
-    codes = np.fromiter(
-        (first.setdefault(label, len(first)) for label in labels.ravel().tolist()),
-        np.int64,
-        labels.size,
-    )
-    distinct = np.fromiter(first, dtype=object, count=len(first))
-    order = np.argsort(distinct, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return distinct[order], rank[codes]
+    values = labels.ravel().tolist()
+    distinct = sorted(dict.fromkeys(values))
+    index = {label: i for i, label in enumerate(distinct)}
+    codes = np.fromiter(map(index.__getitem__, values), np.int64, len(values))
+    return np.fromiter(distinct, dtype=object, count=len(distinct)), codes
 
 
 def _cell_means(rows: np.ndarray, cells: np.ndarray, shape: tuple) -> np.ndarray:

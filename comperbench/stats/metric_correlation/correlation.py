@@ -355,8 +355,8 @@ _CONTEXTS_P = "no analytic p-value for a statistic over contexts"
 def _context_batch(data: SystemContexts, settings: _Settings) -> list[tuple[_Computed, int]]:
     """Each metric's value over the contexts every system answered, with its interval over
     resampled contexts, and the items its dropped contexts leave out. Metrics with the same
-    complete contexts share the human side and the resamples, and their sides are computed
-    together (one stack of matrices)."""
+    complete contexts share the human side and the resamples, and their sides and the humans'
+    are computed together (one stack of matrices)."""
     out: list[tuple[_Computed, int]] = [None] * data.metrics.shape[0]  # type: ignore[list-item]
     shared: dict[bytes, tuple[np.ndarray, list[int]]] = {}
     for m in range(data.metrics.shape[0]):
@@ -371,8 +371,10 @@ def _context_batch(data: SystemContexts, settings: _Settings) -> list[tuple[_Com
     for complete, members in shared.values():
         contexts, dropped = int(complete.sum()), int(data.items[~complete].sum())
         W = _context_weights(contexts, settings)
-        human_side = settings.statistic.context_side(data.human[:, complete], W)
-        sides = settings.statistic.context_side(data.metrics[members][:, :, complete], W)
+        stack = np.concatenate(
+            [data.human[None, :, complete], data.metrics[members][:, :, complete]]
+        )
+        human_side, *sides = settings.statistic.context_side(stack, W)
         for m, side in zip(members, sides, strict=True):
             values = settings.statistic.context_values(side, human_side)
             out[m] = (_context_result(values, data.systems.size, contexts, settings), dropped)
