@@ -10,7 +10,8 @@ interval it runs on each resample's systems x contexts matrix weighted by the re
 counts; the first `--loop-resamples` resamples are timed and the time scaled to the full count.
 
 Before a ratio is printed, our p-values are checked on pce's own swap matrix, for the value and
-for every resample the reference ran: equal to those of exact integer arithmetic where the scores
+for every resample the reference ran, counted in float64 and by the compiled float32 kernel that
+many resamples use (the two equal): equal to those of exact integer arithmetic where the scores
 are fractions of a small denominator (human ratings, `length`; pce's float32 sums, compared
 without a tolerance, break some of those exact ties), else equal to pce's but for `--tie-share`
 of them at most, none more than 1 / 100 apart. Both sides run once before they are timed, and
@@ -116,6 +117,13 @@ def check(pce: ModuleType, matrix: np.ndarray, W: np.ndarray, tie_share: float) 
     ties there), else pce's but for `tie_share` of them at most, by no more than 0.01."""
     signs = pce_signs(matrix.shape[1])
     ours = spa.pairwise_p_values(matrix, signs, W)
+    limit, spa.COMPILED_COMPARISONS = spa.COMPILED_COMPARISONS, 0
+    try:
+        compiled = spa.pairwise_p_values(matrix, signs, W)  # as the interval's many resamples
+    finally:
+        spa.COMPILED_COMPARISONS = limit
+    if not np.array_equal(compiled, ours):
+        raise AssertionError("the compiled float32 count differs from the float64 count")
     whole = as_integers(matrix)
     if whole is not None:
         if not np.array_equal(ours, exact_p_values(whole, signs, W)):

@@ -369,3 +369,73 @@ def test_one_blas_thread_or_all_give_the_same_p_values(monkeypatch: pytest.Monke
     every_thread = pairwise_p_values(scores, signs, W)
     monkeypatch.setattr(spa, "SMALL_PRODUCT", 2**62)  # every product on one thread
     assert np.array_equal(pairwise_p_values(scores, signs, W), every_thread)
+
+
+def _every_kind_of_score(rng: np.random.Generator, units: int) -> dict[str, np.ndarray]:
+    """(5 systems, units) score matrices whose float32 sums cannot tell many differences."""
+    thirds = rng.integers(0, 4, size=(5, units)) / 3
+    thirds[1] = thirds[0][::-1]  # the same total: an observed difference of exactly 0
+    thirds[3] = thirds[2]  # identical systems: every permuted difference is exactly 0
+    return {
+        "normal": rng.normal(size=(5, units)),
+        "thirds": thirds,
+        "offset": 1e6 + rng.integers(0, 3, size=(5, units)) / 7,  # large, close together
+        "huge": rng.normal(size=(5, units)) * 1e36,  # would overflow float32 unscaled
+        "tiny": rng.normal(size=(5, units)) * 1e-42,  # below float32's normal numbers
+        "scales": rng.normal(size=(5, units)) * 10.0 ** rng.integers(-30, 30, size=(5, units)),
+        "zero": np.zeros((5, units)),
+    }
+
+
+@pytest.mark.parametrize("units", [7, 40, 300])
+def test_the_compiled_float32_count_equals_the_float64_count(
+    units: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every score matrix, ties and extreme magnitudes included: the compiled kernel's float32
+    sums, with their close calls summed again in float64, count what float64 counts."""
+    import importlib
+
+    spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
+    rng = np.random.default_rng(units)
+    signs = np.where(swap_masks(units, 400, 5), -1.0, 1.0)
+    W = np.vstack(
+        [np.ones((1, units)), counts_from_indices(bootstrap_indices(units, 30, 6), units)]
+    )
+    for name, scores in _every_kind_of_score(rng, units).items():
+        monkeypatch.setattr(spa, "COMPILED_COMPARISONS", 2**62)  # numpy, float64
+        float64 = pairwise_p_values(scores, signs, W)
+        monkeypatch.setattr(spa, "COMPILED_COMPARISONS", 0)  # compiled, float32
+        assert np.array_equal(pairwise_p_values(scores, signs, W), float64), name
+
+
+def test_the_compiled_count_sums_close_calls_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ratings in thirds tie exactly: float32 alone, without the float64 check, miscounts."""
+    import importlib
+
+    spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
+    rng = np.random.default_rng(3)
+    whole = rng.integers(0, 4, size=(5, 300))
+    whole[1] = whole[0][::-1]
+    signs = np.where(swap_masks(300, 400, 2), -1.0, 1.0)
+    W = np.vstack([np.ones((1, 300)), counts_from_indices(bootstrap_indices(300, 20, 3), 300)])
+    expected = exact_counts(whole, signs, W) / signs.shape[0]
+    monkeypatch.setattr(spa, "COMPILED_COMPARISONS", 0)
+    assert np.array_equal(pairwise_p_values(whole / 3, signs, W), expected)
+    monkeypatch.setattr(spa, "_float32_margin", lambda n, centred, scale: 0.0 * scale)
+    assert not np.array_equal(pairwise_p_values(whole / 3, signs, W), expected)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_stack_of_matrices_gives_each_matrix_its_own_p_values(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
+    monkeypatch.setattr(spa, "COMPILED_COMPARISONS", 0 if compiled else 2**62)
+    rng = np.random.default_rng(15)
+    stack = np.stack([rng.normal(size=(4, 50)), rng.integers(0, 3, size=(4, 50)) / 3])
+    signs = np.where(swap_masks(50, 300, 4), -1.0, 1.0)
+    W = counts_from_indices(bootstrap_indices(50, 12, 5), 50)
+    alone = np.stack([pairwise_p_values(matrix, signs, W) for matrix in stack])
+    assert np.array_equal(pairwise_p_values(stack, signs, W), alone)

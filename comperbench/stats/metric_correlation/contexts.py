@@ -23,10 +23,24 @@ def system_unit_matrix(
 
 def _cells(systems: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
     """(system labels, each item's cell in a flattened systems x units matrix, its shape)."""
-    system_labels, s = np.unique(np.asarray(systems), return_inverse=True)
-    _, u = np.unique(np.asarray(units), return_inverse=True)
+    system_labels, s = sorted_codes(systems)
+    _, u = sorted_codes(units)
     shape = (system_labels.size, int(u.max()) + 1 if u.size else 0)
     return system_labels, s * shape[1] + u, shape
+
+
+def sorted_codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(labels, return_inverse=True)`: the distinct labels sorted, and each label's
+    index among them. Object labels (strings) are told apart by hashing and only the distinct
+    ones sorted, several times faster than sorting every item's label."""
+    labels = np.asarray(labels)
+    if labels.dtype != object:
+        return np.unique(labels, return_inverse=True)
+    values = labels.ravel().tolist()
+    distinct = sorted(dict.fromkeys(values))
+    index = {label: i for i, label in enumerate(distinct)}
+    codes = np.fromiter(map(index.__getitem__, values), np.int64, len(values))
+    return np.fromiter(distinct, dtype=object, count=len(distinct)), codes
 
 
 def _cell_means(rows: np.ndarray, cells: np.ndarray, shape: tuple) -> np.ndarray:

@@ -355,31 +355,43 @@ _CONTEXTS_P = "no analytic p-value for a statistic over contexts"
 def _context_batch(data: SystemContexts, settings: _Settings) -> list[tuple[_Computed, int]]:
     """Each metric's value over the contexts every system answered, with its interval over
     resampled contexts, and the items its dropped contexts leave out. Metrics with the same
-    complete contexts share the human side and the resamples."""
-    out, shared = [], {}
+    complete contexts share the human side and the resamples, and their sides and the humans'
+    are computed together (one stack of matrices)."""
+    out: list[tuple[_Computed, int]] = [None] * data.metrics.shape[0]  # type: ignore[list-item]
+    shared: dict[bytes, tuple[np.ndarray, list[int]]] = {}
     for m in range(data.metrics.shape[0]):
         complete = data.complete(m)
         contexts, dropped = int(complete.sum()), int(data.items[~complete].sum())
-        metric, human = data.metrics[m][:, complete], data.human[:, complete]
-        reason = undefined_reason(metric, human)
+        reason = undefined_reason(data.metrics[m][:, complete], data.human[:, complete])
         if reason:
             undefined = _Computed(Point(np.nan, np.nan, None, reason), 0, None, contexts=contexts)
-            out.append((undefined, dropped))
+            out[m] = (undefined, dropped)
             continue
-        key = complete.tobytes()
-        if key not in shared:
-            W = _context_weights(contexts, settings)
-            shared[key] = (W, settings.statistic.context_side(human, W))
-        W, human_side = shared[key]
-        values = settings.statistic.context_resampled(metric, human, W, human_side)
-        point = Point(float(values[0]), np.nan, None, _CONTEXTS_P)
-        interval = None
-        if settings.ci:
-            boot = values[1 : 1 + settings.n_resamples]
-            jack = values[1 + settings.n_resamples :] if settings.ci == "bca" else None
-            interval = _interval(settings.ci, point.value, boot, jack, settings.confidence)
-        out.append((_Computed(point, data.systems.size, interval, contexts=contexts), dropped))
+        shared.setdefault(complete.tobytes(), (complete, []))[1].append(m)
+    for complete, members in shared.values():
+        contexts, dropped = int(complete.sum()), int(data.items[~complete].sum())
+        W = _context_weights(contexts, settings)
+        stack = np.concatenate(
+            [data.human[None, :, complete], data.metrics[members][:, :, complete]]
+        )
+        human_side, *sides = settings.statistic.context_side(stack, W)
+        for m, side in zip(members, sides, strict=True):
+            values = settings.statistic.context_values(side, human_side)
+            out[m] = (_context_result(values, data.systems.size, contexts, settings), dropped)
     return out
+
+
+def _context_result(
+    values: np.ndarray, n_systems: int, contexts: int, settings: _Settings
+) -> _Computed:
+    """The value (first of `values`) and its interval from the resamples after it."""
+    point = Point(float(values[0]), np.nan, None, _CONTEXTS_P)
+    interval = None
+    if settings.ci:
+        boot = values[1 : 1 + settings.n_resamples]
+        jack = values[1 + settings.n_resamples :] if settings.ci == "bca" else None
+        interval = _interval(settings.ci, point.value, boot, jack, settings.confidence)
+    return _Computed(point, n_systems, interval, contexts=contexts)
 
 
 def _context_weights(n_contexts: int, settings: _Settings) -> np.ndarray:

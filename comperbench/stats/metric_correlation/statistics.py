@@ -72,7 +72,8 @@ class OverContexts:
 
     side: Callable[[np.ndarray, np.ndarray], np.ndarray]
     """(systems x contexts matrix, W resamples x contexts counts) -> what the matrix contributes
-    to every resample (computed once for the human scores and shared by every metric)."""
+    to every resample (computed once for the human scores and shared by every metric); for a
+    stack of such matrices (matrices, systems, contexts), each one's side, stacked."""
     combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
     """(metric side, human side) -> (resamples,) values."""
     signature_extra: tuple[tuple[str, str], ...] = ()
@@ -265,11 +266,16 @@ class Statistic:
         """(k,): the statistic of two systems x contexts matrices in every row of context
         counts W (`human_side`: the human matrix's side, when already computed for W)."""
         human_side = self.context_side(human, W) if human_side is None else human_side
-        return self._over_contexts().combine(self.context_side(metric, W), human_side)
+        return self.context_values(self.context_side(metric, W), human_side)
 
     def context_side(self, matrix: np.ndarray, W: np.ndarray) -> np.ndarray:
-        """What one systems x contexts matrix contributes to every row of context counts W."""
+        """What one systems x contexts matrix contributes to every row of context counts W (for
+        a stack of matrices, each one's, stacked)."""
         return self._over_contexts().side(matrix, W)
+
+    def context_values(self, metric_side: Any, human_side: Any) -> np.ndarray:
+        """(k,): the statistic from a metric's and the humans' `context_side`s."""
+        return self._over_contexts().combine(metric_side, human_side)
 
     def _over_contexts(self) -> OverContexts:
         if self.over_contexts is None:

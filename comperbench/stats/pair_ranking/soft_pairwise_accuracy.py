@@ -13,6 +13,7 @@ the swaps, so every resample is tested with the same permutations.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -32,11 +33,15 @@ from comperbench.stats.signature import Signature
 
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
-SMALL_PRODUCT = 2**26
+SMALL_PRODUCT = 2**28
 """Multiply-adds below which the permuted sums run on one BLAS thread: waking the others costs
-more CPU than they save (the value alone, one row of weights, is such a product)."""
+more CPU than they save (the values alone, one row of weights for a stack of metrics, are
+such a product)."""
 _NULL_CHUNK_FLOATS = 4 * 2**20
 """Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
+COMPILED_COMPARISONS = 2**23
+"""Resamples x pairs x permutations from which the permuted sums are float32 and counted by the
+compiled kernel (`confidence_kernel`): below, numpy in float64 costs less than loading it."""
 
 
 @dataclass(frozen=True)
@@ -63,37 +68,126 @@ def pairwise_p_values(
 ) -> np.ndarray:
     """(resamples, pairs) p-values that system i beats j (pairs i < j in `np.triu_indices`
     order) under each row of unit weights (one row of ones when None), from the sign swaps
-    `signs` (permutations x units, +1 or -1).
+    `signs` (permutations x units, +1 or -1); for a stack of score matrices (matrices, systems,
+    units), one such array per matrix, from one matrix product for them all.
 
     As in mt-metrics-eval's `pce`, every system's permuted sum is computed once and a pair's
     null value is the difference of two of them (systems, not pairs, as matrix rows). A
     permuted difference reaches the observed one when it is below it by no more than 1e-9 of
     the two systems' summed absolute scores (the scale of their rounding), so that an exact tie
-    counts whatever the order of the additions."""
-    S, n = scores.shape
+    counts whatever the order of the additions. Many resamples are counted from float32 sums
+    by a compiled kernel (`COMPILED_COMPARISONS`), which sums again in float64 every
+    difference that float32 leaves too close to call: the counts are those of float64."""
+    stack = scores if scores.ndim == 3 else scores[None]
+    m, S, n = stack.shape
     W = np.ones((1, n)) if weights is None else weights
-    left, right = np.triu_indices(S, 1)
-    per_system = W @ scores.T  # (resamples, systems)
+    left, right = _stacked_pairs(m, S)
+    flat = stack.reshape(m * S, n)
+    per_system = W @ flat.T  # (resamples, systems of every matrix)
     seen = per_system[:, left] - per_system[:, right]
-    magnitude = W @ np.abs(scores).T
-    threshold = seen - _TOLERANCE * (magnitude[:, left] + magnitude[:, right])
-    reached = np.empty(seen.shape, dtype=np.int64)
+    magnitude = W @ np.abs(flat).T
+    scale = magnitude[:, left] + magnitude[:, right]
+    threshold = seen - _TOLERANCE * scale
+    if len(W) * left.size * signs.shape[0] >= COMPILED_COMPARISONS:
+        reached = _compiled_counts(stack, signs, W, threshold, scale)
+    else:
+        reached = _counts(flat, S, signs, W, threshold)
+    extra = p_value == "plus-one"
+    p = ((reached + extra) / (signs.shape[0] + extra)).reshape(len(W), m, -1).transpose(1, 0, 2)
+    return p if scores.ndim == 3 else p[0]
+
+
+def _stacked_pairs(n_matrices: int, n_systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (in a stack of matrices of n_systems systems each) of the two systems of every
+    pair i < j within a matrix, matrix by matrix, in `np.triu_indices` order."""
+    left, right = np.triu_indices(n_systems, 1)
+    offsets = n_systems * np.arange(n_matrices)[:, None]
+    return (offsets + left).ravel(), (offsets + right).ravel()
+
+
+def _counts(
+    flat: np.ndarray, S: int, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray
+) -> np.ndarray:
+    """(resamples, pairs) permutations whose float64 difference reaches the threshold, for the
+    systems of consecutive matrices of S systems each (`flat`)."""
+    n = flat.shape[1]
     K = signs.shape[0]
+    reached = np.empty(threshold.shape, dtype=np.int64)
     first_pair = np.r_[0, np.cumsum(np.arange(S - 1, 0, -1))]
-    rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * S))
+    rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * len(flat)))
     for start in range(0, len(W), rows):
         block = slice(start, start + rows)
         # resamples x systems side by side: one wide matrix product instead of one per resample
-        weighted = (W[block, None, :] * scores).reshape(-1, n)
-        null = _permuted_sums(weighted, signs).reshape(-1, S, K)  # resamples, systems, perms
-        for i in range(S - 1):  # the pairs (i, j > i), consecutive in triu order
-            pairs = slice(first_pair[i], first_pair[i + 1])
-            difference = null[:, i, None] - null[:, i + 1 :]  # resamples, pairs, permutations
+        weighted = (W[block, None, :] * flat).reshape(-1, n)
+        null = _permuted_sums(weighted, signs).reshape(-1, len(flat), K)  # resamples, systems
+        for matrix, i in itertools.product(range(len(flat) // S), range(S - 1)):
+            # the pairs (i, j > i) of one matrix, consecutive in triu order
+            pairs = slice(
+                matrix * first_pair[-1] + first_pair[i], matrix * first_pair[-1] + first_pair[i + 1]
+            )
+            system = matrix * S + i
+            difference = null[:, system, None] - null[:, system + 1 : (matrix + 1) * S]
             reached[block, pairs] = np.count_nonzero(
                 difference >= threshold[block, pairs, None], axis=2
             )
-    extra = p_value == "plus-one"
-    return (reached + extra) / (signs.shape[0] + extra)
+    return reached
+
+
+def _compiled_counts(
+    stack: np.ndarray, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray, scale: np.ndarray
+) -> np.ndarray:
+    """`_counts` from float32 permuted sums of the scores minus each unit's mean (the
+    differences of systems are the same, their rounding smaller), scaled by a power of two
+    below 1 (no overflow), whose differences are within `_float32_margin` of the exact ones:
+    the compiled kernel sums again in float64 those that lie within it of the threshold."""
+    from comperbench.stats.pair_ranking.confidence_kernel import reached_counts
+
+    m, S, n = stack.shape
+    K = signs.shape[0]
+    left, right = _stacked_pairs(m, S)
+    # each unit's scores shifted alike: the same differences, rounded less
+    centred = (stack - stack.mean(axis=1, keepdims=True)).reshape(m * S, n)
+    magnitude = W @ np.abs(centred).T
+    centred_scale = magnitude[:, left] + magnitude[:, right]
+    unit = 2.0 ** -np.frexp(centred_scale.max(initial=0.0))[1]
+    scaled, margin = threshold * unit, _float32_margin(n, centred_scale * unit, scale * unit)
+    low = np.nextafter((scaled - margin).astype(np.float32), np.float32(-np.inf))
+    high = np.nextafter((scaled + margin).astype(np.float32), np.float32(np.inf))
+    signs32, scores = signs.astype(np.float32), np.ascontiguousarray(stack.reshape(m * S, n))
+    signs = np.ascontiguousarray(signs, dtype=float)
+    reached = np.empty(threshold.shape, dtype=np.int64)
+    rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * m * S))
+    for start in range(0, len(W), rows):
+        block = slice(start, start + rows)
+        weighted = np.multiply(W[block, None, :], centred * unit, dtype=np.float32)
+        null = _permuted_sums(weighted.reshape(-1, n), signs32).reshape(-1, m * S, K)
+        reached[block] = reached_counts(
+            null,
+            low[block],
+            high[block],
+            threshold[block],
+            np.ascontiguousarray(W[block], dtype=float),
+            scores,
+            signs,
+            left,
+            right,
+        )
+    return reached
+
+
+def _float32_margin(n_units: int, centred: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """A bound on how far a difference of two float32 permuted sums of `n_units` terms lies
+    from the difference of float64 sums in any order, for the two systems' summed absolute
+    weighted scores: `centred` (below 1) as summed in float32, `scale` as given. Per term
+    three roundings (weight, score, product), then n - 1 additions and the subtraction, each
+    off by at most 2^-24 of the magnitude or, for a number too small for float32's full
+    precision, by 2^-150; three more cover the centring and the margin's own rounding; the
+    float64 sums are off by at most (n + 2) 2^-53 of theirs."""
+    return (
+        (n_units + 6) * 2.0**-24 * centred
+        + (n_units + 2) * 2.0**-53 * scale
+        + 16 * (n_units + 1) * 2.0**-150
+    )
 
 
 def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -116,7 +210,9 @@ def _blas() -> Any:
 def shared_signs(n_units: int, n_permutations: int, seed: int) -> np.ndarray:
     """The sign swaps (+1 or -1, permutations x units) of `swap_masks`, drawn once and shared
     by every score matrix of as many units (read-only)."""
-    signs = np.where(swap_masks(n_units, n_permutations, seed), -1.0, 1.0)
+    signs = swap_masks(n_units, n_permutations, seed).astype(float)  # 1 where swapped
+    signs *= -2.0
+    signs += 1.0
     signs.flags.writeable = False
     return signs
 
@@ -129,11 +225,12 @@ def confidences(
     seed: int = 0,
     p_value: PValueCount = "fraction",
 ) -> np.ndarray:
-    """(resamples, pairs): the p-value that system i beats j in each row of unit counts W, from
+    """(resamples, pairs): the p-value that system i beats j in each row of unit counts W (for a
+    stack of score matrices, one such array per matrix: see `pairwise_p_values`), from
     `n_permutations` seeded sign swaps of the units (the same swaps for every score matrix of
     as many units, so that a metric and the humans are tested alike), or from all 2^units
     patterns when they are no more (`exact_swaps`: b / k, the observed pattern among them)."""
-    n_units = scores.shape[1]
+    n_units = scores.shape[-1]
     signs = shared_signs(n_units, n_permutations, seed)
     exact = exact_swaps(n_units, n_permutations)
     return pairwise_p_values(scores, signs, W, "fraction" if exact else p_value)
