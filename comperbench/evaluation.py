@@ -23,7 +23,7 @@ from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.correlation import (
     CorrelationResult,
     Level,
-    correlation_table,
+    correlation_tables,
 )
 from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
 from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
@@ -85,7 +85,7 @@ def protocol_groups(result: RunResult, apply_protocol: bool = True) -> list[Prot
 
 @dataclass(frozen=True)
 class GroupInputs:
-    """What `correlation_table` is given for one protocol group and one statistic."""
+    """What `correlation_tables` is given for one protocol group and one kind of statistic."""
 
     scores: dict[str, np.ndarray]
     human: np.ndarray
@@ -162,33 +162,38 @@ def evaluate_run(
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
+        kinds = {m: get_statistic(m).over_contexts is not None for m in table.statistics}
         by_kind: dict[bool, GroupInputs] = {}  # built once per group for each kind of statistic
+        correlations: dict[str, list[CorrelationResult]] = {}
+        for over_contexts in dict.fromkeys(kinds.values()):
+            inputs = group_inputs(result, group, aspect, grouped, over_contexts)
+            by_kind[over_contexts] = inputs
+            methods = [m for m in table.statistics if kinds[m] == over_contexts]
+            if inputs.scores:
+                tables = correlation_tables(
+                    inputs.scores,
+                    inputs.human,
+                    level=cast(Level, result.level),
+                    methods=methods,
+                    groups=inputs.groups,
+                    systems=inputs.systems,
+                    n_resamples=n_resamples,
+                    ci=ci if n_resamples else None,
+                    seed=seed,
+                    benchmark=tag,
+                    averaging=averaging if grouped else None,
+                )
+                correlations.update(zip(methods, tables, strict=True))
         for method in table.statistics:
-            over_contexts = get_statistic(method).over_contexts is not None
-            if over_contexts not in by_kind:
-                by_kind[over_contexts] = group_inputs(result, group, aspect, grouped, over_contexts)
-            inputs = by_kind[over_contexts]
+            inputs = by_kind[kinds[method]]
             for name, reason in inputs.without.items():
                 rows[name].update(_undefined_columns(method, reason))
             if not inputs.scores:
                 continue
             _note_distributions(rows, inputs)
-            correlations = correlation_table(
-                inputs.scores,
-                inputs.human,
-                level=cast(Level, result.level),
-                method=method,
-                groups=inputs.groups,
-                systems=inputs.systems,
-                n_resamples=n_resamples,
-                ci=ci if n_resamples else None,
-                seed=seed,
-                benchmark=tag,
-                averaging=averaging if grouped else None,
-            )
-            for r in correlations:
+            for r in correlations[method]:
                 _fill_row(rows[r.metric], method, r)
-            signature = correlations[0].signature
+            signature = correlations[method][0].signature
             table.signatures.append(SignedStatistic(method, group.excluded, signature))
     table.rows = [rows[run.metric.name] for run in result.runs]
     return table

@@ -23,6 +23,7 @@ from comperbench.common.errors import (
     DataMissingError,
     UnknownNameError,
 )
+from comperbench.loaders import base as loaders_base
 from comperbench.loaders.base import Parsed, SourceFiles, parsing_code_digest
 from comperbench.loaders.usr import UsrPersona
 from comperbench.metadata import SourceFile
@@ -241,6 +242,23 @@ def test_parsing_code_digest_ignores_code_the_loaders_do_not_import(tmp_path: Pa
     before = parsing_code_digest.__wrapped__(package)
     _appended(package / "stats" / "metric_correlation" / "correlation.py")
     assert parsing_code_digest.__wrapped__(package) == before
+
+
+def test_parsing_code_digest_is_kept_until_any_module_of_the_package_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    package = _package_copy(tmp_path)
+    before = parsing_code_digest.__wrapped__(package)
+
+    def parsed(*args: object) -> list[Path]:
+        raise AssertionError("the modules were parsed again")
+
+    monkeypatch.setattr(loaders_base, "_package_imports", parsed)
+    assert parsing_code_digest.__wrapped__(package) == before
+    _appended(package / "stats" / "metric_correlation" / "correlation.py")
+    with pytest.raises(AssertionError, match="parsed again"):
+        parsing_code_digest.__wrapped__(package)
 
 
 @pytest.mark.parametrize("field", ["st_size", "st_mtime_ns", "st_ctime_ns", "st_ino"])

@@ -312,3 +312,20 @@ def test_the_stats_code_digest_covers_every_module_of_stats(
     stats = Path(scoring.__file__).parents[1] / "stats"
     assert sorted(digested) == sorted(stats.rglob("*.py"))
     assert any(path.parent != stats for path in digested)
+
+
+@pytest.mark.parametrize("shape", [(1,), (6,), (0,), (7, 40), (3, 1000), (4, 0)])
+def test_best_places_are_scipys_minimum_ranks(shape: tuple[int, ...]) -> None:
+    """Ties share the best place, -inf (an undefined replicate) ranks last, and NaN is
+    ranked as scipy ranks it."""
+    values = np.random.default_rng(len(shape) + sum(shape)).integers(0, 4, shape).astype(float)
+    values[values == 3] = -np.inf
+    expected = sps.rankdata(-values, method="min", axis=0).astype(int)
+    places = scoring.best_places(values)
+    assert places.shape == expected.shape and places.dtype == expected.dtype
+    assert (places == expected).all()
+    if values.size:
+        values.flat[0] = np.nan
+        assert (
+            scoring.best_places(values) == sps.rankdata(-values, method="min", axis=0).astype(int)
+        ).all()

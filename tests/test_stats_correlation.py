@@ -14,6 +14,7 @@ from comperbench.common.errors import UnknownNameError
 from comperbench.stats.metric_correlation.correlation import (
     correlate,
     correlation_table,
+    correlation_tables,
     point_correlation,
 )
 from comperbench.stats.metric_correlation.statistics import get_statistic
@@ -390,3 +391,26 @@ def test_grade_empathetic_nltk_bleu_uses_every_resample_as_scipy_does(data_root:
     low, high = row["pearson_ci"]
     assert (low, high) == pytest.approx((-0.095, -0.024), abs=0.0005)
     assert (low, high) == pytest.approx((theirs.low, theirs.high), abs=0.02)
+
+
+@pytest.mark.parametrize("level", ["turn", "system"])
+def test_tables_of_several_statistics_equal_one_table_each(level: str) -> None:
+    """Statistics computed together (one bootstrap stream for all of them) give each the
+    results it gives alone, metrics with missing scores in different places included."""
+    rng = np.random.default_rng(3)
+    n = 400
+    human = rng.normal(size=n).round(1)
+    scores = {f"m{i}": human + rng.normal(scale=1 + i, size=n) for i in range(4)}
+    scores["m1"][[3, 50]] = np.nan
+    scores["m2"][[7]] = np.nan
+    human[11] = np.nan
+    systems = np.arange(n) % 12
+    contexts = np.arange(n) // 12
+    methods = ["pearson", "spearman", "kendall-b", "spa"] if level == "system" else ["pearson"]
+    if level == "turn":
+        methods += ["spearman", "kendall-b", "kendall-c"]
+    groups = contexts if level == "system" else None  # turn level: not grouped
+    options = dict(level=level, systems=systems, groups=groups, n_resamples=60, seed=4)
+    together = correlation_tables(scores, human, methods=methods, **options)
+    for method, results in zip(methods, together, strict=True):
+        assert results == correlation_table(scores, human, method=method, **options)

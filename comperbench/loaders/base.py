@@ -9,6 +9,7 @@ import hashlib
 import io
 import itertools
 import json
+import os
 import re
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, overload
 
+from comperbench import data
 from comperbench.common.errors import DataFormatError
 from comperbench.common.registry import Registry
 from comperbench.metadata import Aspect, BenchmarkMetadata
@@ -297,9 +299,24 @@ def parsing_code_digest(package: Path = PACKAGE) -> str:
     """The `code_digest` of what turns raw files into tables: every loader module, the schema,
     and every package module they import (transitively), so that a change in, say, the slug of
     an item id is a changed parser too. Part of the table-cache key, so a changed parser is never
-    served the rows an older one cached, whether or not the benchmark's version was raised."""
+    served the rows an older one cached, whether or not the benchmark's version was raised.
+
+    Following the imports parses every module it reaches, so the digest is kept in the cache
+    folder under the digest of every module of the package, which any change renews."""
+    sources = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        sources.update(path.relative_to(package).as_posix().encode() + b"\0")
+        sources.update(path.read_bytes() + b"\0")
+    kept = data.cache_dir() / "code" / f"{sources.hexdigest()}.txt"
+    if kept.is_file():
+        return kept.read_text()
     roots = [*sorted((package / "loaders").rglob("*.py")), package / "schema.py"]
-    return code_digest(_package_imports(roots, package))
+    digest = code_digest(_package_imports(roots, package))
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(f".{os.getpid()}.part")
+    partial.write_text(digest)
+    partial.replace(kept)  # whole or absent, whatever runs at the same time
+    return digest
 
 
 class BenchmarkLoader(ABC):

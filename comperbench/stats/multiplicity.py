@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
 
 Correction = Literal["holm", "bh", "none"]
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bh", "none")
@@ -47,7 +46,12 @@ def adjust(p_values: Sequence[float] | np.ndarray, method: Correction = "holm") 
     if method == "none" or not finite.any():
         return out
     kept = p[finite]
-    out[finite] = _holm(kept) if method == "holm" else sps.false_discovery_control(kept)
+    if method == "holm":
+        out[finite] = _holm(kept)
+    else:
+        from scipy import stats as sps  # on first use: a run without a correction need not
+
+        out[finite] = sps.false_discovery_control(kept)
     return out
 
 

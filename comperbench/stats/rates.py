@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from scipy import stats as sps
 
 from comperbench.stats.multiplicity import Correction, adjust
 
@@ -19,6 +18,8 @@ Alternative = Literal["two-sided", "greater", "less"]
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion (NaN for n = 0)."""
+    from scipy import stats as sps  # on first use: importing this module need not load it
+
     if n == 0:
         return np.nan, np.nan
     z = sps.norm.ppf(1 - (1 - confidence) / 2)
@@ -30,6 +31,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
 
 def two_proportion_z(s1: int, n1: int, s2: int, n2: int) -> tuple[float, float]:
     """(z, two-sided p) of H0: equal proportions, with the pooled variance."""
+    from scipy import stats as sps  # on first use: importing this module need not load it
+
     pooled = (s1 + s2) / (n1 + n2)
     se = np.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
     if se == 0:
@@ -89,6 +92,8 @@ def rate_test(
 ) -> tuple[float, float, float]:
     """Exact binomial test (scipy) of one rate against an `expected` rate: (p-value, and the
     Clopper-Pearson 95% interval matching the alternative). NaN when n = 0."""
+    from scipy import stats as sps  # on first use: importing this module need not load it
+
     if not 0 < expected < 1:
         raise ValueError(f"expected rate {expected:g} must lie strictly between 0 and 1")
     if n == 0:

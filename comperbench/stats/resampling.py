@@ -16,7 +16,6 @@ from functools import partial
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
 
 CIMethod = Literal["percentile", "bca"]
 CHUNK_BYTES = 128 * 2**20
@@ -218,6 +217,8 @@ def bca_interval(
     estimate: float, boot: np.ndarray, jackknife: np.ndarray, confidence: float = 0.95
 ) -> Interval:
     """Bias-corrected and accelerated interval (Efron 1987) from bootstrap and jackknife values."""
+    from scipy import stats as sps  # on first use: a percentile interval need not import it
+
     valid = boot[np.isfinite(boot)]
     jack = jackknife[np.isfinite(jackknife)]
     if valid.size == 0 or not np.isfinite(estimate) or jack.size < 2:

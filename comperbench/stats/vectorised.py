@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import sparse
-from scipy import stats as sps
 
 MAX_PAIRS = 5_000
 """Up to this many item pairs (100 items) resampled rank statistics are computed with numpy,
@@ -332,6 +330,8 @@ def _distinct(values: np.ndarray, present: np.ndarray, groups: Groups) -> np.nda
 
     values, present: (rows, n) in group order.
     """
+    from scipy import sparse  # on first use: a warm run need not import it
+
     left, right, _ = groups.pairs
     n = values.shape[-1]
     tie = (values[..., left] == values[..., right]) & present[..., left] & present[..., right]
@@ -374,6 +374,8 @@ def kendall(x: np.ndarray, y: np.ndarray, variant: str) -> float:
     """scipy's Kendall tau-b / tau-c (NaN when undefined)."""
     if x.size < 2:
         return np.nan
+    from scipy import stats as sps  # on first use: a warm run need not import it
+
     return float(sps.kendalltau(x, y, variant=variant).statistic)
 
 
@@ -462,6 +464,8 @@ def _rows_pearson(M: np.ndarray, y: np.ndarray, groups: Groups) -> np.ndarray:
 
 def _rows_ranks(M: np.ndarray, groups: Groups) -> np.ndarray:
     """Average ranks within each group of every row (M in group order)."""
+    from scipy import stats as sps  # on first use: a warm run need not import it
+
     if groups.starts.size == 1:
         return sps.rankdata(M, axis=-1)
     dense = sps.rankdata(M, method="dense", axis=-1)

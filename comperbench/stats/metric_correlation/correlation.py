@@ -147,25 +147,82 @@ def correlation_table(
     tag) is named in every signature; the arrays are taken as given, so a benchmark's evaluation
     protocol is not applied here (`comperbench.evaluate` applies it).
     """
+    return correlation_tables(
+        metric_scores,
+        human_scores,
+        level=level,
+        methods=[method],
+        groups=groups,
+        systems=systems,
+        n_resamples=n_resamples,
+        ci=ci,
+        confidence=confidence,
+        seed=seed,
+        benchmark=benchmark,
+        averaging=averaging,
+    )[0]
+
+
+def correlation_tables(
+    metric_scores: Mapping[str, Sequence[float] | np.ndarray],
+    human_scores: Sequence[float] | np.ndarray,
+    *,
+    methods: Sequence[StatisticLike],
+    level: Level = "turn",
+    groups: Sequence[object] | np.ndarray | None = None,
+    systems: Sequence[object] | np.ndarray | None = None,
+    n_resamples: int = 1000,
+    ci: CIMethod | None = "percentile",
+    confidence: float = 0.95,
+    seed: int = 0,
+    benchmark: str | Tagged | None = None,
+    averaging: Averaging | None = None,
+) -> list[list[CorrelationResult]]:
+    """`correlation_table` of each statistic in `methods`, in their order: the same results,
+    with one stream of bootstrap counts drawn for all statistics that resample items."""
     benchmark = signed_benchmark(benchmark)
-    statistic = resolve(method, level, averaging)
+    statistics = [resolve(method, level, averaging) for method in methods]
     names, X = _as_matrix(metric_scores)
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
     if level == "system" and systems is None:
         raise ValueError("system-level correlation needs the system of every item (systems=)")
-    settings = _Settings(statistic, level, False, n_resamples, ci, confidence, seed)
-    if statistic.over_contexts is not None:
+    settings = [_Settings(s, level, False, n_resamples, ci, confidence, seed) for s in statistics]
+    tables: dict[int, list[CorrelationResult]] = {}
+    on_items = []
+    for index, setting in enumerate(settings):
+        if setting.statistic.over_contexts is None:
+            on_items.append(index)
+            continue
         if groups is None:
-            raise ValueError(f"{statistic.name} needs the context of every item (groups=)")
+            raise ValueError(f"{setting.statistic.name} needs the context of every item (groups=)")
         matrices = SystemContexts.of(X, y, np.asarray(systems), np.asarray(groups))
-        return [
-            _result(name, computed, settings, dropped, benchmark)
+        tables[index] = [
+            _result(name, computed, setting, dropped, benchmark)
             for name, (computed, dropped) in zip(
-                names, _context_batch(matrices, settings), strict=True
+                names, _context_batch(matrices, setting), strict=True
             )
         ]
+    if on_items:
+        item_settings = [settings[index] for index in on_items]
+        computed = _item_tables(names, X, y, groups, systems, item_settings, benchmark)
+        tables.update(zip(on_items, computed, strict=True))
+    return [tables[index] for index in range(len(settings))]
+
+
+def _item_tables(
+    names: list[str],
+    X: np.ndarray,
+    y: np.ndarray,
+    groups: Sequence[object] | np.ndarray | None,
+    systems: Sequence[object] | np.ndarray | None,
+    all_settings: list[_Settings],
+    benchmark: str | None,
+) -> list[list[CorrelationResult]]:
+    """The results of statistics over items, groups or systems, metrics with the same items
+    batched, the item bootstrap drawn once for every statistic and batch."""
+    level = all_settings[0].level
     grouped = groups is not None and level != "system"
     labels = None
     if grouped:
@@ -179,19 +236,23 @@ def correlation_table(
     for row, mask in enumerate(masks):
         by_mask.setdefault(np.packbits(mask).tobytes(), []).append(row)
     batches = [(rows, masks[rows[0]]) for rows in by_mask.values()]
-    settings = replace(settings, grouped=grouped)
-    boots: list[np.ndarray | None] = [None] * len(batches)
-    if ci and not grouped and level != "system" and y.size:
-        boots = list(_shared_bootstrap(X, y, batches, settings))
-    results: dict[str, CorrelationResult] = {}
-    for (rows, mask), boot in zip(batches, boots, strict=True):
-        sub_labels = labels[mask] if labels is not None else None
-        batch = _batch(X[rows][:, mask], y[mask], sub_labels, settings, boot)
-        for row, computed in zip(rows, batch, strict=True):
-            results[names[row]] = _result(
-                names[row], computed, settings, int(y.size - mask.sum()), benchmark
-            )
-    return [results[name] for name in names]
+    all_settings = [replace(settings, grouped=grouped) for settings in all_settings]
+    boots: list[list[np.ndarray | None]] = [[None] * len(batches) for _ in all_settings]
+    first = all_settings[0]
+    if first.ci and not grouped and level != "system" and y.size:
+        boots = _shared_bootstrap(X, y, batches, all_settings)
+    tables = []
+    for settings, statistic_boots in zip(all_settings, boots, strict=True):
+        results: dict[str, CorrelationResult] = {}
+        for (rows, mask), boot in zip(batches, statistic_boots, strict=True):
+            sub_labels = labels[mask] if labels is not None else None
+            batch = _batch(X[rows][:, mask], y[mask], sub_labels, settings, boot)
+            for row, computed in zip(rows, batch, strict=True):
+                results[names[row]] = _result(
+                    names[row], computed, settings, int(y.size - mask.sum()), benchmark
+                )
+        tables.append([results[name] for name in names])
+    return tables
 
 
 @dataclass(frozen=True)
@@ -260,20 +321,32 @@ def _result(
 
 
 def _shared_bootstrap(
-    X: np.ndarray, y: np.ndarray, batches: list[tuple[list[int], np.ndarray]], settings: _Settings
-) -> list[np.ndarray]:
-    """(metrics, resamples) bootstrap values of each batch of metric rows with the same items.
+    X: np.ndarray,
+    y: np.ndarray,
+    batches: list[tuple[list[int], np.ndarray]],
+    all_settings: list[_Settings],
+) -> list[list[np.ndarray | None]]:
+    """Per statistic, per batch of metric rows with the same items: their (metrics, resamples)
+    bootstrap values.
 
-    Item-level resamples draw from all items, so every batch shares one stream of count chunks;
-    a resample's items without a score are then left out, as in the point estimate.
+    Item-level resamples draw from all items, so every statistic and batch shares one stream of
+    count chunks; a resample's items without a score are then left out (once per batch, for
+    every statistic), as in the point estimate.
     """
     scores = []
     for rows, mask in batches:
-        score = settings.statistic.resampler(X[rows][:, mask], y[mask])
+        resamplers = [s.statistic.resampler(X[rows][:, mask], y[mask]) for s in all_settings]
         columns = slice(None) if mask.all() else mask
-        scores.append(lambda W, score=score, columns=columns: score(W[:, columns]))
-    chunks = bootstrap_count_chunks(y.size, settings.n_resamples, settings.seed)
-    return over_chunks(chunks, scores)
+
+        def score(W: np.ndarray, resamplers=resamplers, columns=columns) -> np.ndarray:
+            drawn = W[:, columns]
+            return np.stack([resample(drawn) for resample in resamplers])
+
+        scores.append(score)
+    first = all_settings[0]
+    chunks = bootstrap_count_chunks(y.size, first.n_resamples, first.seed)
+    by_batch = over_chunks(chunks, scores)
+    return [[boot[index] for boot in by_batch] for index in range(len(all_settings))]
 
 
 def _batch(

@@ -10,17 +10,16 @@ that take a statistic accept its registered name or a `Statistic` object.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from comperbench.common.registry import Registry
 from comperbench.stats.averaging import Averaging, two_item_values
+from comperbench.stats.metric_correlation import analytic
 from comperbench.stats.metric_correlation.permutation import EXACT_MAX_N, TwoSided, exact_p_value
 from comperbench.stats.pair_ranking import kendall_like, pairwise_accuracy, pairwise_difference
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import DEFAULT_PERMUTATIONS, confidences
@@ -334,40 +333,26 @@ def verdict_statistics() -> list[str]:
     return [s.name for s in registered_statistics() if s.pair_verdicts_fn is not None]
 
 
-def _without_constant_warnings(analytic: AnalyticFn) -> AnalyticFn:
-    """scipy warns on (near-)constant input; `undefined_reason` says it in the result instead."""
-
-    def quiet(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sps.ConstantInputWarning)
-            warnings.simplefilter("ignore", sps.NearConstantInputWarning)
-            return analytic(x, y)
-
-    return quiet
-
-
-@_without_constant_warnings
 def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
-    res = sps.pearsonr(unit_scaled(x), unit_scaled(y))  # scipy's mean overflows near 1e308
-    return float(res.statistic), float(res.pvalue), "normal-theory"
+    r, p_value = analytic.pearsonr(unit_scaled(x), unit_scaled(y))  # scipy's mean overflows
+    return r, p_value, "normal-theory"
 
 
-@_without_constant_warnings
 def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
-    res = sps.spearmanr(x, y)
-    return float(res.statistic), float(res.pvalue), "asymptotic"
+    rho, p_value = analytic.spearmanr(x, y)
+    return rho, p_value, "asymptotic"
 
 
 def _kendall(variant: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     """scipy's tau and p-value, named as scipy chooses it: exact without ties when n <= 33 or
     at most one pair is discordant (or concordant), asymptotic otherwise."""
-    res = sps.kendalltau(x, y, variant=variant)
-    tau, n = float(res.statistic), x.size
+    tau, p_value = analytic.kendalltau(x, y, variant=variant)
+    n = x.size
     pairs = n * (n - 1) // 2
     untied = np.unique(x).size == n and np.unique(y).size == n
     discordant = round(pairs * (1 - tau) / 2)  # without ties tau-b = tau-c = (C - D) / pairs
     exact = untied and (n <= 33 or min(discordant, pairs - discordant) <= 1)
-    return tau, float(res.pvalue), "exact" if exact else "asymptotic"
+    return tau, p_value, "exact" if exact else "asymptotic"
 
 
 PEARSON = register_statistic(
@@ -398,7 +383,7 @@ KENDALL_B = register_statistic(
     Statistic(
         "kendall-b",
         "Kendall tau-b",
-        _without_constant_warnings(partial(_kendall, "b")),
+        partial(_kendall, "b"),
         partial(weighted_kendall, variant="b"),
         partial(group_kendall, variant="b"),
         item_resampling=False,
@@ -410,7 +395,7 @@ KENDALL_C = register_statistic(
     Statistic(
         "kendall-c",
         "Kendall tau-c",
-        _without_constant_warnings(partial(_kendall, "c")),
+        partial(_kendall, "c"),
         partial(weighted_kendall, variant="c"),
         partial(group_kendall, variant="c"),
         item_resampling=False,
