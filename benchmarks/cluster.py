@@ -1,0 +1,160 @@
+"""Scoring on a warm Dask cluster against one process: bleu-4 and rouge-l over all of dstc7.
+
+    COMPERBENCH_DATA=/work/shared/data python benchmarks/cluster.py [--repeat 3] [--workers 2]
+
+A real cluster on this machine, kept warm as a user keeps one: `dask scheduler` and `--workers`
+single-threaded `dask worker` processes on 127.0.0.1, started once and warmed by a small run (their
+imports done, their metrics built). Then, alternately, `--repeat` times: the benchmark's 10,000
+items scored in this process (`run_metrics(..., workers=1)`, the anchor) and on the cluster
+(`run_metrics(..., client=...)`), no score cache, every memo emptied before each run on both sides
+(here, and in every worker), the scores of the two compared bit for bit each time.
+
+The work runs in other processes, so this process's CPU time would flatter the cluster: the row
+compares wall times, the best of the alternating runs, and says this process's CPU beside it.
+The lines before it give the workers' CPU, how many of them ran at once on average (their CPU
+over the wall time), and the chunks sent. Other processes share the machine's cores, so wall
+times vary with its load: believe the best of several runs, not one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
+
+import cloudpickle
+import metrics as metric_bench  # benchmarks/metrics.py, beside this file: _clear_memos
+import numpy as np
+from rows import print_goal_row
+
+METRICS = "bleu-4,rouge-l"
+STARTUP_S = 120.0
+
+cloudpickle.register_pickle_by_value(metric_bench)  # the workers cannot import it
+
+
+@contextmanager
+def dask_cluster(workers: int) -> Iterator[str]:
+    """The address of a `dask scheduler` with `workers` `dask worker` processes (one thread
+    each) on 127.0.0.1, stopped on exit."""
+    import distributed
+
+    with tempfile.TemporaryDirectory(prefix="comperbench-cluster-") as folder:
+        file = Path(folder) / "scheduler.json"
+        dask = [sys.executable, "-m", "dask"]
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        host = ["--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(file)]
+        scheduler = subprocess.Popen([*dask, "scheduler", *host, "--no-dashboard"], **quiet)
+        processes = [scheduler]
+        try:
+            deadline = time.monotonic() + STARTUP_S
+            while not file.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            address = json.loads(file.read_text())["address"]
+            processes += [
+                subprocess.Popen(
+                    [*dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet
+                )
+                for _ in range(workers)
+            ]
+            with distributed.Client(address, timeout="60s") as client:
+                client.wait_for_workers(workers, timeout=STARTUP_S)
+            yield address
+        finally:
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.wait(timeout=30)
+
+
+def _cpu_s() -> float:
+    """CPU seconds of the process this runs in (a worker, through `client.run`)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(run) -> tuple[float, float, object]:
+    """Wall seconds, this process's CPU seconds and the result of `run()`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def _assert_identical(ours, anchor) -> None:
+    for run, alone in zip(ours.runs, anchor.runs, strict=True):
+        if not np.array_equal(run.scores, alone.scores, equal_nan=True):
+            raise AssertionError(
+                f"{run.metric.name}: the cluster's scores differ from one process's"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmark", default="dstc7")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating runs per side")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    from comperbench import load_benchmark
+    from comperbench.metrics import cluster
+    from comperbench.metrics.cache import item_keys
+    from comperbench.metrics.runner import (
+        DEFAULT_BATCH,
+        benchmark_items,
+        resolve_metrics,
+        run_metrics,
+    )
+    from comperbench.metrics.workers import chunk_size
+
+    bench = load_benchmark(args.benchmark)
+    metrics = resolve_metrics(METRICS, "turn")
+    with dask_cluster(args.workers) as address, cluster.connect(address) as client:
+        warm_up = bench.sample(50, 1)
+        run_metrics(warm_up, metrics, workers=1)
+        run_metrics(warm_up, metrics, client=client)
+        alone_s = spread_s = float("inf")
+        for _ in range(args.repeat):
+            metric_bench._clear_memos()
+            wall, _, anchor = _timed(lambda: run_metrics(bench, metrics, workers=1))
+            alone_s = min(alone_s, wall)
+            client.run(metric_bench._clear_memos)
+            before = client.run(_cpu_s)
+            wall, cpu, ours = _timed(lambda: run_metrics(bench, metrics, client=client))
+            workers_cpu = sum(client.run(_cpu_s)[w] - s for w, s in before.items())
+            _assert_identical(ours, anchor)
+            if wall < spread_s:
+                spread_s, client_cpu, best_workers_cpu = wall, cpu, workers_cpu
+    scored = sum(r.computed for r in ours.runs)
+    distinct = len(set(item_keys(benchmark_items(bench), {"response", "references"})))
+    chunks = -(-distinct // chunk_size(distinct, args.workers, DEFAULT_BATCH))
+    print(
+        f"{args.benchmark}: {len(bench)} items, {scored} scores ({METRICS}), {os.cpu_count()} CPUs; "
+        f"cluster: {args.workers} single-threaded workers, {chunks} chunks per run\n"
+        f"best of {args.repeat}, wall: one process {alone_s:.2f} s; cluster {spread_s:.2f} s, "
+        f"its workers' CPU {best_workers_cpu:.2f} s ({best_workers_cpu / spread_s:.2f} workers "
+        f"busy on average), this process's CPU {client_cpu:.2f} s; every score bit-identical"
+    )
+    print_goal_row(
+        f"`evaluate --scheduler` on a warm {args.workers}-worker Dask cluster, {METRICS} on all "
+        f"{len(bench):,} {args.benchmark} items (wall s, runs alternating, best of {args.repeat})",
+        f"{spread_s:.3g} s wall (this process {client_cpu:.3g} s CPU)",
+        spread_s,
+        alone_s,
+        "one process, wall",
+        "never slower than one process (wall)",
+        spread_s <= alone_s,
+    )
+
+
+if __name__ == "__main__":
+    main()
