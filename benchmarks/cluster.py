@@ -3,17 +3,19 @@
     COMPERBENCH_DATA=/work/shared/data python benchmarks/cluster.py [--repeat 3] [--workers 2]
 
 A real cluster on this machine, kept warm as a user keeps one: `dask scheduler` and `--workers`
-single-threaded `dask worker` processes on 127.0.0.1, started once and warmed by a small run (their
-imports done, their metrics built). Then, alternately, `--repeat` times: the benchmark's 10,000
-items scored in this process (`run_metrics(..., workers=1)`, the anchor) and on the cluster
-(`run_metrics(..., client=...)`), no score cache, every memo emptied before each run on both sides
-(here, and in every worker), the scores of the two compared bit for bit each time.
+single-threaded `dask worker` processes on 127.0.0.1, started once and warmed (a small chunk
+scored on every worker: its imports done, its metrics built). Then, alternately, `--repeat` times:
+the benchmark's 10,000 items scored in this process (`run_metrics(..., workers=1)`, the anchor)
+and on the cluster (`run_metrics(..., client=...)`), no score cache, every memo emptied before
+each run on both sides (here, and in every worker), the scores of the two compared bit for bit.
 
 The work runs in other processes, so this process's CPU time would flatter the cluster: the row
 compares wall times, the best of the alternating runs, and says this process's CPU beside it.
-The lines before it give the workers' CPU, how many of them ran at once on average (their CPU
-over the wall time), and the chunks sent. Other processes share the machine's cores, so wall
-times vary with its load: believe the best of several runs, not one.
+The lines before it give the one process's CPU, the workers' CPU and how many of them ran at
+once on average (their CPU over the wall time), how many chunks were being scored at once (from
+Dask's task stream: that the workers score side by side, whatever share of the cores they get)
+and how many chunks a run sends. Other processes share the machine's cores, so wall times vary
+with its load: believe the best of several runs, not one.
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 import cloudpickle
 import metrics as metric_bench  # benchmarks/metrics.py, beside this file: _clear_memos
 import numpy as np
+from distributed import get_task_stream
 from rows import print_goal_row
 
 METRICS = "bleu-4,rouge-l"
+NEEDS = {"response", "references"}
+"""What the two metrics read of an item."""
 STARTUP_S = 120.0
 
 cloudpickle.register_pickle_by_value(metric_bench)  # the workers cannot import it
@@ -90,6 +95,15 @@ def _timed(run) -> tuple[float, float, object]:
     return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
+def _chunks_at_once(tasks: list[dict]) -> float:
+    """How many chunks were being scored at once, on average, from the first chunk's start to
+    the last one's end (Dask's task stream): 2.0 when two workers score side by side throughout,
+    whatever share of the cores they get."""
+    spans = [s for task in tasks for s in task["startstops"] if s["action"] == "compute"]
+    start, stop = min(s["start"] for s in spans), max(s["stop"] for s in spans)
+    return sum(s["stop"] - s["start"] for s in spans) / (stop - start)
+
+
 def _assert_identical(ours, anchor) -> None:
     for run, alone in zip(ours.runs, anchor.runs, strict=True):
         if not np.array_equal(run.scores, alone.scores, equal_nan=True):
@@ -114,35 +128,42 @@ def main() -> None:
         resolve_metrics,
         run_metrics,
     )
-    from comperbench.metrics.workers import chunk_size
+    from comperbench.metrics.workers import chunk_size, pack, score_chunk
 
     bench = load_benchmark(args.benchmark)
     metrics = resolve_metrics(METRICS, "turn")
     with dask_cluster(args.workers) as address, cluster.connect(address) as client:
-        warm_up = bench.sample(50, 1)
-        run_metrics(warm_up, metrics, workers=1)
-        run_metrics(warm_up, metrics, client=client)
+        warm_up = benchmark_items(bench.sample(50, 1))
+        every_position = [list(range(len(warm_up)))] * len(metrics)
+        for metric in metrics:
+            metric.score(warm_up)
+        client.run(score_chunk, METRICS.split(","), pack(warm_up, NEEDS), every_position, 50)
         alone_s = spread_s = float("inf")
         for _ in range(args.repeat):
             metric_bench._clear_memos()
-            wall, _, anchor = _timed(lambda: run_metrics(bench, metrics, workers=1))
-            alone_s = min(alone_s, wall)
+            wall, cpu, anchor = _timed(lambda: run_metrics(bench, metrics, workers=1))
+            if wall < alone_s:
+                alone_s, alone_cpu = wall, cpu
             client.run(metric_bench._clear_memos)
             before = client.run(_cpu_s)
-            wall, cpu, ours = _timed(lambda: run_metrics(bench, metrics, client=client))
+            with get_task_stream(client) as stream:
+                wall, cpu, ours = _timed(lambda: run_metrics(bench, metrics, client=client))
             workers_cpu = sum(client.run(_cpu_s)[w] - s for w, s in before.items())
             _assert_identical(ours, anchor)
             if wall < spread_s:
                 spread_s, client_cpu, best_workers_cpu = wall, cpu, workers_cpu
+                overlap = _chunks_at_once(stream.data)
     scored = sum(r.computed for r in ours.runs)
-    distinct = len(set(item_keys(benchmark_items(bench), {"response", "references"})))
+    distinct = len(set(item_keys(benchmark_items(bench), NEEDS)))
     chunks = -(-distinct // chunk_size(distinct, args.workers, DEFAULT_BATCH))
     print(
         f"{args.benchmark}: {len(bench)} items, {scored} scores ({METRICS}), {os.cpu_count()} CPUs; "
         f"cluster: {args.workers} single-threaded workers, {chunks} chunks per run\n"
-        f"best of {args.repeat}, wall: one process {alone_s:.2f} s; cluster {spread_s:.2f} s, "
+        f"best of {args.repeat}, wall: one process {alone_s:.2f} s (its CPU {alone_cpu:.2f} s); "
+        f"cluster {spread_s:.2f} s, "
         f"its workers' CPU {best_workers_cpu:.2f} s ({best_workers_cpu / spread_s:.2f} workers "
-        f"busy on average), this process's CPU {client_cpu:.2f} s; every score bit-identical"
+        f"busy on average; {overlap:.2f} chunks scored at once), this process's CPU "
+        f"{client_cpu:.2f} s; every score bit-identical"
     )
     print_goal_row(
         f"`evaluate --scheduler` on a warm {args.workers}-worker Dask cluster, {METRICS} on all "
