@@ -112,6 +112,52 @@ def _assert_identical(ours, anchor) -> None:
             )
 
 
+def _warm(client, bench) -> None:
+    """Every worker, and this process, scores a small chunk: imports done, metrics built."""
+    from comperbench.metrics.runner import benchmark_items, resolve_metrics
+    from comperbench.metrics.workers import pack, score_chunk
+
+    items = benchmark_items(bench.sample(50, 1))
+    for metric in resolve_metrics(METRICS, "turn"):
+        metric.score(items)
+    every_position = [list(range(len(items)))] * len(METRICS.split(","))
+    client.run(score_chunk, METRICS.split(","), pack(items, NEEDS), every_position, len(items))
+
+
+def _alternate(client, bench, repeat: int) -> dict[str, float]:
+    """One process and the cluster in turn, `repeat` times, memos emptied before each run and
+    scores compared: the best wall time of each, with the CPU figures of that run."""
+    from comperbench.metrics.runner import resolve_metrics, run_metrics
+
+    metrics = resolve_metrics(METRICS, "turn")
+    best = {"one s": float("inf"), "cluster s": float("inf")}
+    for _ in range(repeat):
+        metric_bench._clear_memos()
+        wall, cpu, anchor = _timed(lambda: run_metrics(bench, metrics, workers=1))
+        if wall < best["one s"]:
+            best.update({"one s": wall, "one CPU s": cpu})
+        client.run(metric_bench._clear_memos)
+        before = client.run(_cpu_s)
+        with get_task_stream(client) as stream:
+            wall, cpu, ours = _timed(lambda: run_metrics(bench, metrics, client=client))
+        workers_cpu = sum(client.run(_cpu_s)[w] - s for w, s in before.items())
+        _assert_identical(ours, anchor)
+        if wall < best["cluster s"]:
+            best.update({"cluster s": wall, "client CPU s": cpu, "workers CPU s": workers_cpu})
+            best["chunks at once"] = _chunks_at_once(stream.data)
+    return best
+
+
+def _chunk_count(bench, workers: int) -> int:
+    """How many chunks a run of the benchmark sends to `workers` workers."""
+    from comperbench.metrics.cache import item_keys
+    from comperbench.metrics.runner import DEFAULT_BATCH, benchmark_items
+    from comperbench.metrics.workers import chunk_size
+
+    distinct = len(set(item_keys(benchmark_items(bench), NEEDS)))
+    return -(-distinct // chunk_size(distinct, workers, DEFAULT_BATCH))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmark", default="dstc7")
@@ -121,59 +167,31 @@ def main() -> None:
 
     from comperbench import load_benchmark
     from comperbench.metrics import cluster
-    from comperbench.metrics.cache import item_keys
-    from comperbench.metrics.runner import (
-        DEFAULT_BATCH,
-        benchmark_items,
-        resolve_metrics,
-        run_metrics,
-    )
-    from comperbench.metrics.workers import chunk_size, pack, score_chunk
 
     bench = load_benchmark(args.benchmark)
-    metrics = resolve_metrics(METRICS, "turn")
     with dask_cluster(args.workers) as address, cluster.connect(address) as client:
-        warm_up = benchmark_items(bench.sample(50, 1))
-        every_position = [list(range(len(warm_up)))] * len(metrics)
-        for metric in metrics:
-            metric.score(warm_up)
-        client.run(score_chunk, METRICS.split(","), pack(warm_up, NEEDS), every_position, 50)
-        alone_s = spread_s = float("inf")
-        for _ in range(args.repeat):
-            metric_bench._clear_memos()
-            wall, cpu, anchor = _timed(lambda: run_metrics(bench, metrics, workers=1))
-            if wall < alone_s:
-                alone_s, alone_cpu = wall, cpu
-            client.run(metric_bench._clear_memos)
-            before = client.run(_cpu_s)
-            with get_task_stream(client) as stream:
-                wall, cpu, ours = _timed(lambda: run_metrics(bench, metrics, client=client))
-            workers_cpu = sum(client.run(_cpu_s)[w] - s for w, s in before.items())
-            _assert_identical(ours, anchor)
-            if wall < spread_s:
-                spread_s, client_cpu, best_workers_cpu = wall, cpu, workers_cpu
-                overlap = _chunks_at_once(stream.data)
-    scored = sum(r.computed for r in ours.runs)
-    distinct = len(set(item_keys(benchmark_items(bench), NEEDS)))
-    chunks = -(-distinct // chunk_size(distinct, args.workers, DEFAULT_BATCH))
+        _warm(client, bench)
+        best = _alternate(client, bench, args.repeat)
+    listed = METRICS.replace(",", " + ")
+    busy = best["workers CPU s"] / best["cluster s"]
     print(
-        f"{args.benchmark}: {len(bench)} items, {scored} scores ({METRICS}), {os.cpu_count()} CPUs; "
-        f"cluster: {args.workers} single-threaded workers, {chunks} chunks per run\n"
-        f"best of {args.repeat}, wall: one process {alone_s:.2f} s (its CPU {alone_cpu:.2f} s); "
-        f"cluster {spread_s:.2f} s, "
-        f"its workers' CPU {best_workers_cpu:.2f} s ({best_workers_cpu / spread_s:.2f} workers "
-        f"busy on average; {overlap:.2f} chunks scored at once), this process's CPU "
-        f"{client_cpu:.2f} s; every score bit-identical"
+        f"{args.benchmark}: {len(bench)} items, {listed}, {os.cpu_count()} CPUs; cluster: "
+        f"{args.workers} single-threaded workers, {_chunk_count(bench, args.workers)} chunks per "
+        f"run\nbest of {args.repeat}, wall: one process {best['one s']:.2f} s (its CPU "
+        f"{best['one CPU s']:.2f} s); cluster {best['cluster s']:.2f} s, its workers' CPU "
+        f"{best['workers CPU s']:.2f} s ({busy:.2f} workers busy on average; "
+        f"{best['chunks at once']:.2f} chunks scored at once), this process's CPU "
+        f"{best['client CPU s']:.2f} s; every score bit-identical"
     )
     print_goal_row(
-        f"`evaluate --scheduler` on a warm {args.workers}-worker Dask cluster, {METRICS} on all "
+        f"`evaluate --scheduler` on a warm {args.workers}-worker Dask cluster, {listed} on all "
         f"{len(bench):,} {args.benchmark} items (wall s, runs alternating, best of {args.repeat})",
-        f"{spread_s:.3g} s wall (this process {client_cpu:.3g} s CPU)",
-        spread_s,
-        alone_s,
+        f"{best['cluster s']:.3g} s wall (this process {best['client CPU s']:.3g} s CPU)",
+        best["cluster s"],
+        best["one s"],
         "one process, wall",
         "never slower than one process (wall)",
-        spread_s <= alone_s,
+        best["cluster s"] <= best["one s"],
     )
 
 
