@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -17,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import distributed
+import numpy as np
 import pandas as pd
 import pytest
 
 from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.metrics import cluster, get, workers
+from comperbench.metrics.base import TurnItem
 from comperbench.metrics.cache import ScoreCache, item_key
 from comperbench.metrics.runner import (
     _on_cluster,
@@ -30,7 +33,8 @@ from comperbench.metrics.runner import (
     resolve_metrics,
     run_metrics,
 )
-from comperbench.metrics.workers import rebuild_name
+from comperbench.metrics.workers import chunk_size, pack, rebuild_name
+from comperbench.schema import Utterance
 
 METRICS = "bleu-2,rouge-1,rouge-l,meteor,f1,length"
 STARTUP_S = 60.0
@@ -146,6 +150,65 @@ def test_llm_judges_and_unnamed_metrics_stay_in_this_process(tmp_path: Path) -> 
     assert _on_cluster(get("bleu-4"))
     assert not _on_cluster(get("cpdscore-simple[http:gpt-4o]"))
     assert rebuild_name(get(" bleu-4 ")) == "bleu-4"
+
+
+def test_chunks_are_whole_batches_a_few_per_worker() -> None:
+    assert chunk_size(10_000, 2, 256) == 1280  # 8 chunks: 4 per worker
+    assert chunk_size(10_000, 1, 256) == 2560
+    assert chunk_size(10_000, 2, 1000) == 2000
+    assert chunk_size(300, 2, 256) == 256
+    items = [TurnItem(str(k), f"response {k}", references=(f"ref {k // 10}",)) for k in range(999)]
+    chunks = workers._chunks([range(999), range(0, 999, 2)], items, 2, 50)
+    assert len(chunks) == 7 and {len(c) for c, _ in chunks[:-1]} == {150}  # 3 batches each
+    assert sorted(i for c, _ in chunks for i in c) == list(range(999))
+    assert all([c[p] for p in wanted[1]] == [i for i in c if i % 2 == 0] for c, wanted in chunks)
+
+
+def test_a_packed_chunk_keeps_what_its_metrics_read_and_each_reference_set_once() -> None:
+    context = (Utterance("A", "hi"), Utterance("B", "hello"))
+    items = [
+        TurnItem(i, r, context, tuple(f"ref {n}" for n in ("one", "two")), ("persona",), s)
+        for i, r, s in (("a", "yes", "s1"), ("b", "no", "s2"))
+    ]
+    assert items[0].references is not items[1].references
+    unpacked = pickle.loads(pack(items, {"response", "references"}))
+    assert unpacked == [
+        TurnItem("a", "yes", references=("ref one", "ref two"), system="s1"),
+        TurnItem("b", "no", references=("ref one", "ref two"), system="s2"),
+    ]
+    assert unpacked[0].references is unpacked[1].references
+    assert pickle.loads(pack(items, {"response", "context", "references", "grounding"})) == items
+
+
+def _built_metric_ids() -> dict[str, int]:
+    """On a worker: the identity of each metric it has built."""
+    return {name: id(metric) for name, metric in workers._WORKER_METRICS.items()}
+
+
+@pytest.mark.slow
+def test_a_warm_cluster_scores_dstc7_bit_identically_and_keeps_its_metrics(
+    two_workers: DaskProcesses, data_root: Path
+) -> None:
+    """bleu-4 and rouge-l on 2,000 dstc7 items, twice on the same two workers: every score equal
+    to the single-process one, both workers scoring, and the second run building no metric."""
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    sample = load_benchmark("dstc7", data_dir=data_root).sample(2000, 1)
+    metrics = resolve_metrics("bleu-4,rouge-l", "turn")
+    serial = run_metrics(sample, metrics, workers=1)
+    with cluster.connect(two_workers.address) as client:
+        first = run_metrics(sample, metrics, client=client)
+        built = client.run(_built_metric_ids)
+        second = run_metrics(sample, metrics, client=client)
+        kept = client.run(_built_metric_ids)
+    assert [sorted(ids) for ids in built.values()] == [["bleu-4", "rouge-l"]] * 2
+    assert kept == built
+    for run in (first, second):
+        assert [r.computed for r in run.runs] == [2000, 2000]
+        for ours, alone in zip(run.runs, serial.runs, strict=True):
+            assert ours.place.startswith("the 2 workers")
+            assert np.array_equal(ours.scores, alone.scores, equal_nan=True), ours.metric.name
 
 
 @pytest.mark.slow

@@ -96,10 +96,14 @@ def _client(client_type: type[Client], address: str) -> Client:
         ) from None
 
 
+def worker_count(client: Client) -> int:
+    """How many workers the cluster has now."""
+    return len(client.scheduler_info(n_workers=-1)["workers"])
+
+
 def describe(client: Client) -> str:
     """'the 2 workers of the Dask cluster at tcp://127.0.0.1:8786'."""
-    workers = len(client.scheduler_info(n_workers=-1)["workers"])
-    return f"the {workers} workers of the Dask cluster at {client.scheduler.address}"
+    return f"the {worker_count(client)} workers of the Dask cluster at {client.scheduler.address}"
 
 
 @functools.cache

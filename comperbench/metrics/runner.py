@@ -276,10 +276,12 @@ def _compute_elsewhere(
     place = f"{workers} worker processes" if client is None else cluster.describe(client)
     with progress(sum(len(t) for t in todo), f"{len(pendings)} metrics on {place}") as bar:
         if client is None and pool is not None:
-            by_index = score_in_workers(metrics, items, todo, pool, batch_size, bar.update)
+            by_index = score_in_workers(metrics, items, todo, pool, workers, batch_size, bar.update)
         elif client is None:
             with process_pool(workers) as own:
-                by_index = score_in_workers(metrics, items, todo, own, batch_size, bar.update)
+                by_index = score_in_workers(
+                    metrics, items, todo, own, workers, batch_size, bar.update
+                )
         else:
             by_index = _score_on_cluster(client, metrics, items, todo, batch_size, bar.update)
     fresh = [
@@ -298,9 +300,10 @@ def _score_on_cluster(
     done: Callable[[int], object],
 ) -> list[dict[int, float]]:
     executor = cluster.executor(client)
+    workers = cluster.worker_count(client)
     try:
         return score_in_workers(
-            metrics, items, todo, executor, batch_size, done, cluster.watch(client)
+            metrics, items, todo, executor, workers, batch_size, done, cluster.watch(client)
         )
     except cluster.ClusterError:
         raise

@@ -1,19 +1,24 @@
 """Scoring metrics in other processes: a local pool of spawned processes or a Dask cluster.
 
 The n-gram libraries (sacrebleu, rouge-score, nltk) are pure Python, so one process uses one core.
-The runner hands uncached items to an executor in chunks; every chunk is scored by all the
-metrics that want its items in one call, so the memos the metrics share (BLEU-1..4 statistics,
-ROUGE-1/2/L) are reused as they are in one process. A worker process builds each metric from its
-name once and keeps it, so a model metric loads its model once per worker.
+The runner hands uncached items to an executor in chunks of whole batches, a few per worker, so
+that a chunk's fixed cost (a task, its transfer, a progress update) is small beside its scoring.
+A chunk travels as one pickled list of its items cut down to the fields its metrics read, each set
+of references once; every chunk is scored by all the metrics that want its items, batch by batch
+as in one process, so the memos the metrics share (BLEU-1..4 statistics, ROUGE-1/2/L) are reused
+as they are there. A worker process builds each metric from its name once and keeps it, so a
+model metric loads its model, and a library metric its imports, once per worker, not per run.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import replace
 
 from comperbench.common.errors import ComperbenchError
 from comperbench.metrics.base import Item, Metric, TurnItem
@@ -22,6 +27,11 @@ from comperbench.metrics.registry import get
 WORKERS_ENV = "COMPERBENCH_WORKERS"
 MIN_PARALLEL_SCORES = 2000
 """Fewer uncached scores than this are computed in-process (a worker takes ~1 s to start)."""
+CHUNKS_PER_WORKER = 4
+"""Chunks per worker: enough to even out workers of unequal speed (and to lose little of a worker
+that dies), few enough that per-chunk costs vanish beside the scoring."""
+_LIST_FIELDS = ("context", "references", "grounding")
+"""The fields of a turn that hold a list, sent only to metrics that need them."""
 WATCH_EVERY_S = 5.0
 """Seconds between two checks that the executor can still finish the chunks in flight."""
 
@@ -74,10 +84,35 @@ def rebuild_name(metric: Metric) -> str | None:
     return None
 
 
+def chunk_size(n_items: int, workers: int, batch_size: int) -> int:
+    """Items per chunk: the fewest whole batches that give each of `workers` at most
+    `CHUNKS_PER_WORKER` chunks of the `n_items`."""
+    per_chunk = -(-n_items // (max(1, workers) * CHUNKS_PER_WORKER))
+    return max(1, -(-per_chunk // batch_size)) * batch_size
+
+
+def pack(items: Sequence[Item], needs: Iterable[str]) -> bytes:
+    """The items pickled as one list, each turn cut down to its id, system, response and the
+    fields in `needs` (the score cache keys a score by these alone), equal field values pickled
+    once (ten dstc7 responses share each set of references)."""
+    needs = frozenset(needs)
+    shared: dict[tuple, tuple] = {}
+
+    def cut(item: Item) -> Item:
+        if not isinstance(item, TurnItem):
+            return item
+        kept = {f: getattr(item, f) if f in needs else () for f in _LIST_FIELDS}
+        return replace(item, **{f: shared.setdefault(v, v) for f, v in kept.items()})
+
+    return pickle.dumps([cut(item) for item in items], protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def score_chunk(
-    names: Sequence[str], items: Sequence[Item], wanted: Sequence[Sequence[int]]
+    names: Sequence[str], packed: bytes, wanted: Sequence[Sequence[int]], batch_size: int
 ) -> list[list[float]]:
-    """In a worker: for each metric, the scores of the chunk's items at its wanted positions."""
+    """In a worker: for each metric, the scores of the chunk's items (`pack`ed) at its wanted
+    positions, computed `batch_size` items at a time."""
+    items: list[Item] = pickle.loads(packed)
     out = []
     with _SCORING:
         for name, positions in zip(names, wanted, strict=True):
@@ -87,19 +122,24 @@ def score_chunk(
             metric = _WORKER_METRICS.get(name)
             if metric is None:
                 metric = _WORKER_METRICS.setdefault(name, get(name))
-            out.append([float(v) for v in metric.score([items[p] for p in positions])])
+            scores: list[float] = []
+            for start in range(0, len(positions), batch_size):
+                batch = positions[start : start + batch_size]
+                scores += [float(v) for v in metric.score([items[p] for p in batch])]
+            out.append(scores)
     return out
 
 
 def _chunks(
-    todo: Sequence[Sequence[int]], items: Sequence[Item], chunk_size: int
+    todo: Sequence[Sequence[int]], items: Sequence[Item], workers: int, batch_size: int
 ) -> list[tuple[list[int], list[list[int]]]]:
     """(item indices, per metric the positions in the chunk it wants) of each chunk."""
     wanted_sets = [set(t) for t in todo]
     union = by_shared_references(set().union(*wanted_sets), items)
+    size = chunk_size(len(union), workers, batch_size)
     chunks = []
-    for start in range(0, len(union), chunk_size):
-        chunk = union[start : start + chunk_size]
+    for start in range(0, len(union), size):
+        chunk = union[start : start + size]
         chunks.append((chunk, [[p for p, i in enumerate(chunk) if i in s] for s in wanted_sets]))
     return chunks
 
@@ -109,21 +149,25 @@ def score_in_workers(
     items: Sequence[Item],
     todo: Sequence[Sequence[int]],
     executor: Executor,
-    chunk_size: int,
+    workers: int,
+    batch_size: int,
     progress: Callable[[int], object],
     watch: Callable[[], None] = lambda: None,
 ) -> list[dict[int, float]]:
-    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `executor`;
-    `progress` is called with the number of scores each finished chunk adds, and `watch` every
-    few seconds while chunks are in flight (it raises when they can no longer finish)."""
+    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `executor`'s
+    `workers` processes in batches of `batch_size`; `progress` is called with the number of
+    scores each finished chunk adds, and `watch` every few seconds while chunks are in flight
+    (it raises when they can no longer finish)."""
     names = [rebuild_name(m) for m in metrics]
     if None in names:
         unnamed = [m.name for m, n in zip(metrics, names, strict=True) if n is None]
         raise ComperbenchError(f"no name rebuilds {', '.join(unnamed)} in another process")
     results: list[dict[int, float]] = [{} for _ in metrics]
+    needs = frozenset().union(*(m.needs for m in metrics))
     futures: dict[Future, tuple[list[int], list[list[int]]]] = {}
-    for chunk, wanted in _chunks(todo, items, chunk_size):
-        future = executor.submit(score_chunk, names, [items[i] for i in chunk], wanted)
+    for chunk, wanted in _chunks(todo, items, workers, batch_size):
+        packed = pack([items[i] for i in chunk], needs)
+        future = executor.submit(score_chunk, names, packed, wanted, batch_size)
         futures[future] = (chunk, wanted)
     try:
         while futures:
