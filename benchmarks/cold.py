@@ -72,7 +72,9 @@ def evaluate_process(name: str, folder: Path, tree: str | None) -> Run:
     with the cache of `folder`."""
     out = folder / "results" / name
     command = [sys.executable, "-m", "comperbench", "evaluate", "--benchmark", name]
-    env = {**os.environ, "COMPERBENCH_CACHE": str(folder / "cache")}
+    # one hash seed for both trees: the runner groups items into batches by the hash of their
+    # references, and an encoder's last bits depend on which texts share its padded batches
+    env = {**os.environ, "COMPERBENCH_CACHE": str(folder / "cache"), "PYTHONHASHSEED": "0"}
     if tree:
         env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")])
     with open(folder / f"{name}.log", "w") as log:
