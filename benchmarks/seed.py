@@ -12,9 +12,15 @@ before.
    empty cache; every stored row (value, p-value, interval, n, replicates) and every rank range
    and p-value against the leader asserted equal, then the ratio.
 
+With `--row` only the speed row: the default seed of every benchmark present in a fresh process
+from an empty cache (CPU time with its workers, peak memory of its largest process), against the
+seed that stored the encoder baselines too (`--full`, the default before), the rows of the cheap
+baselines asserted equal in both; the goal is judged on CPU time (two idle cores take at least
+half of it and at most all of it).
+
 CPU time, not wall time: the machine may be shared. Run:
 COMPERBENCH_DATA=/work/shared/data python benchmarks/seed.py [--benchmarks a,b] [--against ../main]
-[--against-benchmarks c,d]
+[--against-benchmarks c,d] [--row]
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from pathlib import Path
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import numpy as np
+from rows import print_goal_row  # benchmarks/rows.py, beside this file
 
 from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
 from comperbench.common.errors import DataMissingError
@@ -48,6 +55,8 @@ from comperbench.metrics.workers import default_workers, process_pool
 POOL_LEVELS = ["usr-topical", "usr-persona", "grade-convai2", "dailydialog-gupta"]
 AGAINST = [*POOL_LEVELS, "fed-dialogue"]
 ROW_COLUMNS = "value, p_value, ci_low, ci_high, n, replicates, p_method, reason, protocol"
+GOAL_S = 300.0
+"""Goal of the default seed on two cores."""
 
 
 def _cpu() -> float:
@@ -75,23 +84,32 @@ def present(names: list[str]) -> list[str]:
 
 
 def seed_process(
-    benchmarks: list[str], tree: str | None = None, metrics: list[str] | None = None
-) -> tuple[float, Path, str]:
-    """`leaderboard seed` in a fresh process with an empty cache (`tree` first on the path):
-    its CPU time with its workers, its store and its standard output."""
+    benchmarks: list[str],
+    tree: str | None = None,
+    metrics: list[str] | None = None,
+    full: bool = False,
+) -> tuple[float, Path, str, float]:
+    """`leaderboard seed` (`--full` with `full`) in a fresh process with an empty cache (`tree`
+    first on the path): its CPU time with its workers, its store, its standard output and the
+    peak memory of its largest process in MB."""
     folder = Path(tempfile.mkdtemp(prefix="comperbench-seed-"))
     db = folder / "lb.sqlite"
     Store(db)  # an existing database: no --create needed, in either tree
     command = [sys.executable, "-m", "comperbench", "leaderboard", "seed", "--db", str(db)]
     command += ["--benchmarks", ",".join(benchmarks)]
     command += ["--metrics", ",".join(metrics)] if metrics else []
+    command += ["--full"] if full else []
     env = {**os.environ, "COMPERBENCH_CACHE": str(folder / "cache")}
     if tree:
         env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")])
-    cpu, done = cpu_of(lambda: subprocess.run(command, env=env, capture_output=True, text=True))
-    if done.returncode:
-        raise SystemExit(f"seed failed:\n{done.stderr[-3000:]}")
-    return cpu, db, done.stdout
+    out, err = folder / "seed.out", folder / "seed.err"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        child = subprocess.Popen(command, env=env, stdout=stdout, stderr=stderr)
+        _, status, usage = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"seed failed:\n{err.read_text()[-3000:]}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return cpu, db, out.read_text(), usage.ru_maxrss / 1024
 
 
 def per_benchmark(names: list[str]) -> None:
@@ -99,7 +117,7 @@ def per_benchmark(names: list[str]) -> None:
     print("default seed (cheap baselines), each benchmark in a fresh process, empty cache:")
     total = estimated = 0.0
     for name in names:
-        cpu, _, out = seed_process([name])
+        cpu, _, out, _ = seed_process([name])
         found = re.search(r"\(([^()]*) of CPU time\)", out)
         guess = found.group(1) if found else "none printed"
         print(f"  {name:22s} CPU {cpu:6.1f} s   estimate {guess}")
@@ -175,8 +193,8 @@ def _same(old: dict[tuple, tuple], new: dict[tuple, tuple], what: str) -> None:
 def against(tree: str, names: list[str]) -> None:
     """The same seed with the code of `tree` and with this code: equal rows, then the ratio."""
     metrics = list(dict.fromkeys(m for n in names for m in _cheap(n)))
-    old_cpu, old_db, _ = seed_process(names, tree, metrics)
-    new_cpu, new_db, _ = seed_process(names, None, metrics)
+    old_cpu, old_db, _, _ = seed_process(names, tree, metrics)
+    new_cpu, new_db, _, _ = seed_process(names, None, metrics)
     _same(_rows(old_db), _rows(new_db), "stored rows")
     _same(_places(old_db, names), _places(new_db, names), "rank ranges")
     count = len(_rows(new_db))
@@ -184,6 +202,24 @@ def against(tree: str, names: list[str]) -> None:
         f"seed of {', '.join(names)} ({len(metrics)} metrics), code of {tree} vs this code, "
         f"{count} stored rows and their rank ranges equal: CPU {old_cpu:.1f} s -> "
         f"{new_cpu:.1f} s, ratio {old_cpu / new_cpu:.2f}x"
+    )
+
+
+def default_seed_row(names: list[str]) -> None:
+    """The default seed of `names` against the seed with the encoder baselines (`--full`, the
+    default before): the cheap baselines' rows equal in both, then the goal row."""
+    full_cpu, full_db, _, _ = seed_process(names, full=True)
+    cpu, db, _, peak = seed_process(names)
+    rows, full_rows = _rows(db), _rows(full_db)
+    _same(rows, {key: full_rows[key] for key in rows}, "cheap baselines' rows")
+    print_goal_row(
+        f"default `leaderboard seed`, {len(names)} benchmarks (cheap baselines)",
+        f"{cpu:.0f} s (2 idle cores: {cpu / 2:.0f}-{cpu:.0f} s), peak {peak:.0f} MB",
+        cpu,
+        full_cpu,
+        "the same seed with the encoder baselines (--full, the default before)",
+        f"< {GOAL_S / 60:.0f} min on 2 cores",
+        cpu < GOAL_S,
     )
 
 
@@ -198,9 +234,14 @@ def main() -> None:
     parser.add_argument(
         "--against-benchmarks", help=f"compared with TREE (default: {','.join(AGAINST)})"
     )
+    parser.add_argument("--row", action="store_true", help="only the default seed's speed row")
     args = parser.parse_args()
     names = present(args.benchmarks.split(",") if args.benchmarks else list_benchmarks())
     started = time.perf_counter()
+    if args.row:
+        default_seed_row(names)
+        print(f"({time.perf_counter() - started:.0f} s of wall time)")
+        return
     per_benchmark(names)
     pool_ratio(present(POOL_LEVELS))
     if args.against:

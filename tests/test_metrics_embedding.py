@@ -4,12 +4,14 @@ and a plain transformers computation on the same inputs."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from comperbench.metrics import TurnItem, get
+from comperbench.metrics.embeddings import embedding
 from comperbench.metrics.embeddings.embedding import (
     EncoderError,
     _embedding_average,
@@ -103,7 +105,7 @@ def test_bertscore_equals_bert_score_score_on_real_items(data_root: Path) -> Non
 
 @pytest.mark.slow
 def test_bertscore_encodes_each_distinct_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from comperbench.metrics.embeddings import bertscore, embedding
+    from comperbench.metrics.embeddings import bertscore
 
     encoded: list[str] = []
     encode = bertscore._encode
@@ -173,6 +175,40 @@ def test_embedding_average_equals_a_plain_computation() -> None:
             best = max(best, float(c @ r / np.linalg.norm(c) / np.linalg.norm(r)))
         expected.append(best)
     assert get("embedding-average").score(ITEMS) == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "pair"),
+    [
+        ("embedding-average", _embedding_average),
+        ("greedy-matching", _greedy_matching),
+        ("vector-extrema", _vector_extrema),
+    ],
+)
+def test_word_vector_scores_are_exactly_the_best_pair_value(
+    name: str, pair: Callable[[np.ndarray, np.ndarray], float]
+) -> None:
+    # each text is tokenized once and prepared once, however many texts it is compared with:
+    # the values are those of the pair function on the two texts' vectors, bit for bit, also
+    # where a response is its own reference
+    echo = TurnItem("echo", CANDIDATES[1], references=(CANDIDATES[1], CANDIDATES[0]))
+    expected = [
+        max(pair(_independent_static_vectors(c), _independent_static_vectors(r)) for r in refs)
+        for c, refs in [*zip(CANDIDATES, REFERENCES, strict=True), (echo.response, echo.references)]
+    ]
+    assert get(name).score([*ITEMS, echo]) == expected
+
+
+@pytest.mark.slow
+def test_word_vectors_are_the_same_when_the_token_memo_overflows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    metric = get("greedy-matching")
+    expected = metric.score(ITEMS)
+    monkeypatch.setattr(embedding, "TOKEN_MEMO_TEXTS", 2)  # emptied on every call
+    assert metric.score(ITEMS) == expected
+    assert metric.score(ITEMS[:1]) == expected[:1]
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
@@ -223,12 +223,20 @@ def _load_encoder(path: str, provenance: str) -> tuple[Any, Any]:
 
 
 def _cosine(a: np.ndarray, b: np.ndarray) -> float:
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(a @ b / norm) if norm > 0 else 0.0
+    return _cosine_of(_with_norm(a), _with_norm(b))
 
 
-def _embedding_average(x: np.ndarray, y: np.ndarray) -> float:
-    return _cosine(x.mean(axis=0), y.mean(axis=0))
+Normed = tuple[np.ndarray, Any]
+"""A vector and its Euclidean norm (as numpy computes it), for cosines of it with many others."""
+
+
+def _with_norm(vector: np.ndarray) -> Normed:
+    return vector, np.linalg.norm(vector)
+
+
+def _cosine_of(a: Normed, b: Normed) -> float:
+    norm = float(a[1] * b[1])
+    return float(a[0] @ b[0] / norm) if norm > 0 else 0.0
 
 
 def _extrema(vectors: np.ndarray) -> np.ndarray:
@@ -237,19 +245,52 @@ def _extrema(vectors: np.ndarray) -> np.ndarray:
     return np.where(np.abs(bottom) > np.abs(top), bottom, top)
 
 
-def _vector_extrema(x: np.ndarray, y: np.ndarray) -> float:
-    return _cosine(_extrema(x), _extrema(y))
-
-
 def _unit(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms > 0, norms, 1.0)
 
 
-def _greedy_matching(x: np.ndarray, y: np.ndarray) -> float:
-    """Mean of the best cosine of each token in the other text, averaged over both directions."""
-    similarity = _unit(x) @ _unit(y).T
+def _mean_of(vectors: np.ndarray) -> Normed:
+    return _with_norm(vectors.mean(axis=0))
+
+
+def _extrema_of(vectors: np.ndarray) -> Normed:
+    return _with_norm(_extrema(vectors))
+
+
+def _greedy_of_units(x: np.ndarray, y: np.ndarray) -> float:
+    """Mean of the best cosine of each token in the other text, averaged over both directions,
+    from the texts' unit token vectors."""
+    # one text on both sides is copied: numpy would multiply it by its own transpose with
+    # another BLAS routine (syrk), whose last bits differ from the general product's
+    similarity = x @ (y.copy() if y is x else y).T
     return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
+
+
+@dataclass(frozen=True)
+class PairMeasure:
+    """A word-vector measure of two texts: what it keeps of each text's token vectors
+    (`prepare`, once per text) and how it compares two prepared texts (`compare`)."""
+
+    prepare: Callable[[np.ndarray], Any]
+    compare: Callable[[Any, Any], float]
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
+        return self.compare(self.prepare(x), self.prepare(y))
+
+
+_embedding_average = PairMeasure(_mean_of, _cosine_of)
+_vector_extrema = PairMeasure(_extrema_of, _cosine_of)
+_greedy_matching = PairMeasure(_unit, _greedy_of_units)
+
+TOKEN_MEMO_TEXTS = 1 << 17
+"""Texts whose token ids are kept per encoder between calls (emptied when past)."""
+
+
+@cache
+def _token_memo(path: str, provenance: str) -> dict[str, np.ndarray]:
+    """Text -> its word-piece ids (no special tokens), shared by the word-vector metrics."""
+    return {}
 
 
 class WordVectorMetric(Metric):
@@ -257,7 +298,7 @@ class WordVectorMetric(Metric):
 
     family = "embedding"
     needs: ClassVar[frozenset[Need]] = frozenset({"response", "references"})
-    FUNCTIONS: ClassVar[dict[str, Any]] = {
+    FUNCTIONS: ClassVar[dict[str, PairMeasure]] = {
         "embedding-average": _embedding_average,
         "greedy-matching": _greedy_matching,
         "vector-extrema": _vector_extrema,
@@ -265,7 +306,7 @@ class WordVectorMetric(Metric):
 
     def __init__(self, kind: str, arg: str | None) -> None:
         self.kind, self.encoder = kind, resolve_encoder(arg)
-        self._function = self.FUNCTIONS[kind]
+        self._measure = self.FUNCTIONS[kind]
 
     @property
     def name(self) -> str:
@@ -282,27 +323,42 @@ class WordVectorMetric(Metric):
     def library_version(self) -> str:
         return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
 
-    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+    def _vectors(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        """Each text's input token embeddings, one at a time; each text is tokenized once per
+        process (the three word-vector metrics share the token ids)."""
         model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
         table = model.get_input_embeddings().weight.detach().numpy()
-        ids = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
-        return [table[row] for row in ids]
+        memo = _token_memo(str(self.encoder.path), self.encoder.provenance)
+        missing = [t for t in dict.fromkeys(texts) if t not in memo]
+        if len(memo) + len(missing) > TOKEN_MEMO_TEXTS:
+            memo.clear()
+            missing = list(dict.fromkeys(texts))
+        if missing:
+            ids = tokenizer(missing, add_special_tokens=False)["input_ids"]
+            memo.update(
+                (t, np.array(row, dtype=np.intp)) for t, row in zip(missing, ids, strict=True)
+            )
+        return (table[memo[t]] for t in texts)
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
         texts = sorted({t.response for t in turns} | {r for t in turns for r in t.references})
-        vectors = dict(zip(texts, self._vectors(texts), strict=True))
+        prepare, compare = self._measure.prepare, self._measure.compare
+        prepared = {  # once per text: a text is compared with many others
+            text: prepare(vectors) if len(vectors) else None
+            for text, vectors in zip(texts, self._vectors(texts), strict=True)
+        }
         scores = []
         for t in turns:
             references = nonblank_references(t)
-            response = vectors[t.response]
-            refs = [vectors[r] for r in references if len(vectors[r])]
+            response = prepared[t.response]
+            refs = [prepared[r] for r in references if prepared[r] is not None]
             if not references:
                 scores.append(math.nan)
-            elif not len(response) or not refs:
+            elif response is None or not refs:
                 scores.append(0.0)
             else:
-                scores.append(max(self._function(response, r) for r in refs))
+                scores.append(max(compare(response, r) for r in refs))
         return scores
 
 
