@@ -33,7 +33,7 @@ from comperbench.metrics.runner import (
     resolve_metrics,
     run_metrics,
 )
-from comperbench.metrics.workers import chunk_size, pack, rebuild_name
+from comperbench.metrics.workers import by_shared_references, chunk_size, pack, rebuild_name
 from comperbench.schema import Utterance
 
 METRICS = "bleu-2,rouge-1,rouge-l,meteor,f1,length"
@@ -150,6 +150,33 @@ def test_llm_judges_and_unnamed_metrics_stay_in_this_process(tmp_path: Path) -> 
     assert _on_cluster(get("bleu-4"))
     assert not _on_cluster(get("cpdscore-simple[http:gpt-4o]"))
     assert rebuild_name(get(" bleu-4 ")) == "bleu-4"
+
+
+def test_items_sharing_references_are_grouped_in_the_order_of_their_first_item() -> None:
+    names = [f"reference {k}" for k in range(8)]
+    order = [3, 0, 5, 3, 7, 1, 0, 6, 2, 4, 5, 1]  # reference set of each item
+    items = [TurnItem(f"i{k}", "hi", references=(names[r],)) for k, r in enumerate(order)]
+    expected = [0, 3, 1, 6, 2, 10, 4, 5, 11, 7, 8, 9]
+    assert by_shared_references(range(12), items) == expected
+    assert by_shared_references(set(range(12)), items) == expected
+    assert by_shared_references([9, 3, 0], items) == [0, 3, 9]
+    code = (
+        "from comperbench.metrics.base import TurnItem\n"
+        "from comperbench.metrics.workers import by_shared_references\n"
+        "items = [TurnItem(str(k), 'hi', references=(f'r{k % 5}',)) for k in range(40)]\n"
+        "print(by_shared_references(range(40), items))"
+    )
+    runs = {  # an ordering by the references' hash would differ between these processes
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(runs) == 1
 
 
 def test_chunks_are_whole_batches_a_few_per_worker() -> None:

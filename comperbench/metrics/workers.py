@@ -61,13 +61,18 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 
 def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
     """The item indices ordered so that items with the same references are adjacent: batched
-    metrics then prepare or embed each reference set once per batch, not once per item."""
+    metrics then prepare or embed each reference set once per batch, not once per item. Groups
+    come in the order of their first item, so the batches, and an encoder's last bits, are the
+    same in every process (a hash of the references would differ between processes)."""
+    ordered = sorted(indices)
+    first: dict[tuple[str, ...], int] = {}
+    for index in ordered:
+        first.setdefault(_references(items[index]), index)
+    return sorted(ordered, key=lambda index: first[_references(items[index])])
 
-    def group(index: int) -> tuple[int, int]:
-        item = items[index]
-        return hash(item.references if isinstance(item, TurnItem) else ()), index
 
-    return sorted(indices, key=group)
+def _references(item: Item) -> tuple[str, ...]:
+    return item.references if isinstance(item, TurnItem) else ()
 
 
 def rebuild_name(metric: Metric) -> str | None:
