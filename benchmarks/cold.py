@@ -72,8 +72,8 @@ def evaluate_process(name: str, folder: Path, tree: str | None) -> Run:
     with the cache of `folder`."""
     out = folder / "results" / name
     command = [sys.executable, "-m", "comperbench", "evaluate", "--benchmark", name]
-    # one hash seed for both trees: the runner groups items into batches by the hash of their
-    # references, and an encoder's last bits depend on which texts share its padded batches
+    # one hash seed for both trees: a tree before dcdf065 grouped items into batches by the hash
+    # of their references, and an encoder's last bits depend on which texts share its batches
     env = {**os.environ, "COMPERBENCH_CACHE": str(folder / "cache"), "PYTHONHASHSEED": "0"}
     if tree:
         env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")])
