@@ -33,10 +33,9 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import pyarrow.parquet as pq
 from rows import print_goal_row  # benchmarks/rows.py, beside this file
+from seed import present  # benchmarks/seed.py, beside this file
 
 from comperbench.benchmark import list_benchmarks
-from comperbench.common.errors import DataMissingError
-from comperbench.leaderboard.items import stored_levels
 
 GOAL_S = 300.0
 """Goal of the whole run on two idle cores."""
@@ -51,20 +50,6 @@ class Run:
     cpu: float
     peak_mb: float
     out: Path
-
-
-def present(names: list[str]) -> list[str]:
-    """The benchmarks whose raw files are under the data root."""
-    from comperbench.benchmark import load_benchmark
-
-    found = []
-    for name in names:
-        try:
-            load_benchmark(name, stored_levels(name)[0])
-        except DataMissingError:
-            continue
-        found.append(name)
-    return found
 
 
 def evaluate_process(name: str, folder: Path, tree: str | None) -> Run:

@@ -73,6 +73,7 @@ def cpu_of(work: Callable[[], object]) -> tuple[float, object]:
 
 
 def present(names: list[str]) -> list[str]:
+    """The benchmarks whose raw files are under the data root."""
     found = []
     for name in names:
         try:
