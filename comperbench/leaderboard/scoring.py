@@ -388,12 +388,10 @@ class Standing:
 
 
 def best_places(values: np.ndarray) -> np.ndarray:
-    """1 + how many values are strictly greater, along axis 0 (ties share the best place);
-    scipy's `rankdata(-values, method="min")` when a value is NaN."""
+    """1 + how many values are strictly greater, along axis 0 (ties share the best place; -inf,
+    an undefined replicate, ranks last). An undefined value (NaN) has no place: it is refused."""
     if np.isnan(values).any():
-        from scipy import stats as sps  # on first use: submitting need not import it
-
-        return sps.rankdata(-values, method="min", axis=0).astype(int)
+        raise ValueError("best_places: a value is NaN; leave undefined values out before ranking")
     if values.size == 0:
         return np.zeros(values.shape, dtype=int)
     columns = values.reshape(values.shape[0], -1)
