@@ -63,9 +63,10 @@ def dask_cluster(workers: int) -> Iterator[str]:
         processes = [scheduler]
         try:
             deadline = time.monotonic() + STARTUP_S
-            while not file.exists() and time.monotonic() < deadline:
+            while (address := _written_address(file)) is None and time.monotonic() < deadline:
                 time.sleep(0.1)
-            address = json.loads(file.read_text())["address"]
+            if address is None:
+                raise SystemExit(f"the scheduler wrote no address in {STARTUP_S:g} s")
             processes += [
                 subprocess.Popen(
                     [*dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet
@@ -80,6 +81,14 @@ def dask_cluster(workers: int) -> Iterator[str]:
                 process.terminate()
             for process in processes:
                 process.wait(timeout=30)
+
+
+def _written_address(file: Path) -> str | None:
+    """The scheduler's address once its file is written whole (it exists, empty, before that)."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
 
 
 def _cpu_s() -> float:

@@ -21,6 +21,7 @@ import distributed
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import DEADLINE_S
 
 from comperbench import load_benchmark
 from comperbench.cli import main
@@ -37,7 +38,6 @@ from comperbench.metrics.workers import by_shared_references, chunk_size, pack, 
 from comperbench.schema import Utterance
 
 METRICS = "bleu-2,rouge-1,rouge-l,meteor,f1,length"
-STARTUP_S = 60.0
 
 
 @dataclass
@@ -71,6 +71,14 @@ def _dask(*args: str, log: Path, code: Path | None = None) -> subprocess.Popen:
     )
 
 
+def _written_address(file: Path) -> str | None:
+    """The scheduler's address once its file is written whole (it exists, empty, before that)."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
+
+
 def _start(folder: Path, n_workers: int) -> DaskProcesses:
     """`dask scheduler` plus `n_workers` single-threaded `dask worker` processes (no nanny, so a
     killed worker stays dead)."""
@@ -86,12 +94,11 @@ def _start(folder: Path, n_workers: int) -> DaskProcesses:
         str(file),
         log=folder / "scheduler.log",
     )
-    deadline = time.monotonic() + STARTUP_S
-    while not file.exists():
+    deadline = time.monotonic() + DEADLINE_S
+    while (address := _written_address(file)) is None:
         assert scheduler.poll() is None, (folder / "scheduler.log").read_text()
         assert time.monotonic() < deadline, "the scheduler did not start"
         time.sleep(0.1)
-    address = json.loads(file.read_text())["address"]
     workers = [
         _dask(
             "worker",
@@ -108,8 +115,8 @@ def _start(folder: Path, n_workers: int) -> DaskProcesses:
     ]
     processes = DaskProcesses(scheduler, workers, address)
     if n_workers:
-        with distributed.Client(address, timeout="30s") as client:
-            client.wait_for_workers(n_workers, timeout=STARTUP_S)
+        with distributed.Client(address, timeout=f"{DEADLINE_S:g}s") as client:
+            client.wait_for_workers(n_workers, timeout=DEADLINE_S)
     return processes
 
 
@@ -134,7 +141,7 @@ def _kill_when_busy(client, worker: subprocess.Popen) -> threading.Thread:
     """A thread that kills `worker` once the scheduler has chunks processing on it."""
 
     def run() -> None:
-        deadline = time.monotonic() + STARTUP_S
+        deadline = time.monotonic() + DEADLINE_S
         while time.monotonic() < deadline:
             if any(client.processing().values()):
                 worker.send_signal(signal.SIGKILL)
@@ -394,8 +401,8 @@ def test_a_worker_with_altered_code_of_the_same_version_is_refused_by_name(
         )
     )
     try:
-        with distributed.Client(processes.address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=STARTUP_S)
+        with distributed.Client(processes.address, timeout=f"{DEADLINE_S:g}s") as client:
+            client.wait_for_workers(2, timeout=DEADLINE_S)
             ran = client.run(lambda: importlib.import_module("comperbench").__file__)
         assert str(altered / "comperbench" / "__init__.py") in ran.values()  # same version
         argv = ["evaluate", "--benchmark", "usr-persona", "--metrics", "bleu-2"]
