@@ -92,18 +92,21 @@ def test_keys_follow_the_metric_needs() -> None:
     assert item_key(item, refs) == item_key(renamed, refs)
 
 
-def test_nan_survives_the_round_trip(tmp_path: Path) -> None:
+@pytest.mark.parametrize("asked", [3, 2600], ids=["lookups by key", "one pass over the file"])
+def test_nan_survives_the_round_trip(tmp_path: Path, asked: int) -> None:
     cache, metric = ScoreCache(tmp_path), get("f1")
-    cache.store(metric, {"a": math.nan, "b": 0.25})
-    found = cache.lookup(metric, ["a", "b", "missing"])
-    assert math.isnan(found["a"]) and found["b"] == 0.25 and "missing" not in found
+    cache.store(metric, {"a": math.nan, "b": 0.25, **{f"k{i}": 1.0 for i in range(10)}})
+    found = cache.lookup(metric, ["a", "b", "missing", *(f"x{i}" for i in range(asked - 3))])
+    assert math.isnan(found["a"]) and found["b"] == 0.25 and set(found) == {"a", "b"}
 
 
-def test_bulk_lookup_beyond_the_sqlite_parameter_limit(tmp_path: Path) -> None:
+@pytest.mark.parametrize("asked", [1000, 2600], ids=["lookups by key", "one pass over the file"])
+def test_bulk_lookup_beyond_the_sqlite_parameter_limit(tmp_path: Path, asked: int) -> None:
     cache, metric = ScoreCache(tmp_path), get("length")
-    cache.store(metric, {f"k{i}": float(i) for i in range(2500)})
-    found = cache.lookup(metric, [f"k{i}" for i in range(2600)])
-    assert len(found) == 2500 and found["k2499"] == 2499.0
+    cache.store(metric, {f"k{i}": i for i in range(2500)})  # integers come back as floats
+    found = cache.lookup(metric, [f"k{i}" for i in range(asked - 1, -1, -1)])
+    assert found == {f"k{i}": float(i) for i in range(min(asked, 2500))}
+    assert all(type(score) is float for score in found.values())
 
 
 @pytest.mark.parametrize("name", ["rouge-l", "meteor", "bleu-2", "chrf", "distinct-1"])

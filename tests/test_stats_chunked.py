@@ -36,6 +36,16 @@ def test_count_chunks_are_the_rows_of_the_whole_matrix() -> None:
     assert np.array_equal(np.vstack(chunks), whole)
 
 
+@pytest.mark.parametrize("n_units", [1, 7, 9_000, 2**16, 70_000])
+def test_counts_are_each_rows_occurrences_across_count_blocks(n_units: int) -> None:
+    indices = bootstrap_indices(n_units, 23, 5)
+    expected = np.vstack([np.bincount(row, minlength=n_units) for row in indices])
+    counts = counts_from_indices(indices, n_units)
+    assert counts.dtype == np.float64
+    assert np.array_equal(counts, expected)
+    assert counts_from_indices(indices[:0], n_units).shape == (0, n_units)
+
+
 @pytest.mark.parametrize("start", [0, 1, 17, 39])
 def test_swap_chunks_from_any_row_are_the_rows_of_the_whole_matrix(start: int) -> None:
     whole = swap_masks(150, 40, 3)

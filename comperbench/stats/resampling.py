@@ -20,6 +20,8 @@ import numpy as np
 CIMethod = Literal["percentile", "bca"]
 CHUNK_BYTES = 128 * 2**20
 """Memory of one chunk of a resample matrix held as floats (8 bytes per unit and resample)."""
+COUNT_BLOCK = 2**16
+"""Indices counted by one `np.bincount` call in `counts_from_indices`: its counts stay in cache."""
 JACKKNIFE_BLOCKS = 1000
 """Above this many units the BCa acceleration uses a delete-one-block jackknife of this many blocks."""
 MIN_BOOTSTRAP_UNITS = 10
@@ -62,12 +64,13 @@ def bootstrap_indices(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
 def counts_from_indices(indices: np.ndarray, n_units: int) -> np.ndarray:
     """(n_resamples, n_units) float matrix: how often each unit occurs in each row of `indices`."""
     k = indices.shape[0]
-    if indices.size <= 2**20:
-        flat = (indices + n_units * np.arange(k, dtype=np.int64)[:, None]).ravel()
-        return np.bincount(flat, minlength=k * n_units).reshape(k, n_units).astype(float)
     counts = np.empty((k, n_units))
-    for row, drawn in zip(counts, indices, strict=True):  # row by row: no large temporaries (speed)
-        row[:] = np.bincount(drawn, minlength=n_units)
+    step = max(1, COUNT_BLOCK // max(n_units, 1))
+    for start in range(0, k, step):  # one bincount per block of rows that fits in cache (speed)
+        rows = indices[start : start + step]
+        flat = (rows + n_units * np.arange(rows.shape[0], dtype=np.int64)[:, None]).ravel()
+        block = np.bincount(flat, minlength=rows.shape[0] * n_units)
+        counts[start : start + rows.shape[0]] = block.reshape(rows.shape[0], n_units)
     return counts
 
 
