@@ -37,8 +37,9 @@ SMALL_PRODUCT = 2**28
 """Multiply-adds below which the permuted sums run on one BLAS thread: waking the others costs
 more CPU than they save (the values alone, one row of weights for a stack of metrics, are
 such a product)."""
-_NULL_CHUNK_FLOATS = 4 * 2**20
-"""Permuted sums held at once (32 MB): a block of resamples x systems x permutations."""
+_NULL_CHUNK_FLOATS = 2 * 2**20
+"""Permuted sums held at once (16 MB as float64, 8 MB as float32): a block of resamples x
+systems x permutations; a submission's peak memory grows with it."""
 COMPILED_COMPARISONS = 2**23
 """Resamples x pairs x permutations from which the permuted sums are float32 and counted by the
 compiled kernel (`confidence_kernel`): below, numpy in float64 costs less than loading it."""
