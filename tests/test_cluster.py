@@ -186,6 +186,17 @@ def test_items_sharing_references_are_grouped_in_the_order_of_their_first_item()
     assert len(runs) == 1
 
 
+def test_reference_sets_sharing_a_text_are_adjacent_in_the_order_of_their_first_item() -> None:
+    sets = [("a", "b"), ("c",), ("b", "d"), ("e",), ("d", "f"), ("c", "g"), ("h",)]
+    order = [0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 4]  # reference set of each item
+    items = [TurnItem(f"i{k}", "hi", references=sets[r]) for k, r in enumerate(order)]
+    # families: sets 0, 2, 4 (through b, d); sets 1, 5 (through c); set 3; set 6
+    expected = [0, 7, 2, 9, 4, 10, 1, 8, 5, 3, 6]
+    assert by_shared_references(range(len(items)), items) == expected
+    assert by_shared_references(reversed(range(len(items))), items) == expected
+    assert by_shared_references([5, 3, 1], items) == [1, 5, 3]  # linked by c alone
+
+
 def test_chunks_are_whole_batches_a_few_per_worker() -> None:
     assert chunk_size(10_000, 2, 256) == 1280  # 8 chunks: 4 per worker
     assert chunk_size(10_000, 1, 256) == 2560

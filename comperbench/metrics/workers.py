@@ -61,14 +61,37 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 
 def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
     """The item indices ordered so that items with the same references are adjacent: batched
-    metrics then prepare or embed each reference set once per batch, not once per item. Groups
-    come in the order of their first item, so the batches, and an encoder's last bits, are the
-    same in every process (a hash of the references would differ between processes)."""
+    metrics then prepare or embed each reference set once per batch, not once per item. Sets that
+    share a reference text (a family) are adjacent too, so a chunk holds most sets that tokenize
+    that text and a worker's memos reuse its tokens (on dstc7 most references are in two sets).
+    Families come in the order of their first item, and sets within one likewise, so the batches,
+    and an encoder's last bits, are the same in every process (a hash would differ)."""
     ordered = sorted(indices)
     first: dict[tuple[str, ...], int] = {}
     for index in ordered:
         first.setdefault(_references(items[index]), index)
-    return sorted(ordered, key=lambda index: first[_references(items[index])])
+    sets = list(first)
+    family = dict(zip(sets, _families(sets), strict=True))
+    return sorted(ordered, key=lambda i: (family[refs := _references(items[i])], first[refs]))
+
+
+def _families(sets: Sequence[tuple[str, ...]]) -> list[int]:
+    """Per reference set, the position of the first set of its family: the sets linked to it
+    through shared reference texts (union-find, every root the family's first set)."""
+    root = list(range(len(sets)))
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            root[k] = root[root[k]]
+            k = root[k]
+        return k
+
+    holder: dict[str, int] = {}
+    for k, references in enumerate(sets):
+        for text in references:
+            a, b = find(k), find(holder.setdefault(text, k))
+            root[max(a, b)] = min(a, b)
+    return [find(k) for k in range(len(sets))]
 
 
 def _references(item: Item) -> tuple[str, ...]:
