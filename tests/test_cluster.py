@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -209,6 +210,41 @@ def test_chunks_are_whole_batches_a_few_per_worker() -> None:
     assert all([c[p] for p in wanted[1]] == [i for i in c if i % 2 == 0] for c, wanted in chunks)
 
 
+def test_each_place_is_given_a_run_of_neighbouring_chunks() -> None:
+    assert workers.placements(8, 2) == [
+        (0, 0),
+        (1, 4),
+        (0, 1),
+        (1, 5),
+        (0, 2),
+        (1, 6),
+        (0, 3),
+        (1, 7),
+    ]
+    assert workers.placements(7, 3) == [(0, 0), (1, 2), (2, 4), (0, 1), (1, 3), (2, 5), (2, 6)]
+    assert workers.placements(1, 2) == [(1, 0)]
+    assert workers.placements(3, 1) == [(0, 0), (0, 1), (0, 2)]
+    items = [TurnItem(str(k), f"response {k}", references=(f"ref {k // 10}",)) for k in range(999)]
+    sent: list[list[str]] = [[], []]
+
+    class Recording(ThreadPoolExecutor):
+        def __init__(self, place: int) -> None:
+            super().__init__(max_workers=1)
+            self.place = place
+
+        def submit(self, fn, names, packed, wanted, batch_size):  # type: ignore[override]
+            sent[self.place] += [item.item_id for item in pickle.loads(packed)]
+            return super().submit(fn, names, packed, wanted, batch_size)
+
+    places = [Recording(0), Recording(1)]
+    scores = workers.score_in_workers(
+        [get("length")], items, [range(999)], places, 2, 50, lambda n: None
+    )
+    order = [str(i) for i in by_shared_references(range(999), items)]
+    assert sent == [order[:450], order[450:]]  # 7 chunks of 150 items or fewer: 3, then 4
+    assert scores == [dict.fromkeys(range(999), 2.0)]
+
+
 def test_a_packed_chunk_keeps_what_its_metrics_read_and_each_reference_set_once() -> None:
     context = (Utterance("A", "hi"), Utterance("B", "hello"))
     items = [
@@ -272,6 +308,14 @@ def test_cluster_scores_equal_the_single_process_scores(
     }
     again = run_metrics(usr_persona, metrics, cache=cache, workers=1)
     assert [r.cached for r in again.runs] == [300] * 6
+
+
+@pytest.mark.slow
+def test_a_chunk_runs_on_the_worker_of_its_executor(two_workers: DaskProcesses) -> None:
+    with cluster.connect(two_workers.address) as client:
+        pids = client.run(os.getpid)
+        ran = [e.submit(os.getpid).result(DEADLINE_S) for e in cluster.executors(client)]
+    assert ran == [pids[worker] for worker in sorted(pids)]
 
 
 def _built_metrics() -> list[str]:
