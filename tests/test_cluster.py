@@ -399,6 +399,8 @@ def test_a_cluster_left_without_workers_fails_and_writes_no_score(
             _kill_when_busy(client, processes.workers[0])
             with pytest.raises(cluster.ClusterError, match="has had no worker for 2 s"):
                 run_metrics(usr_persona, metrics, cache=cache, batch_size=8, client=client)
+            with pytest.raises(cluster.ClusterError, match="has had no worker for 2 s"):
+                run_metrics(usr_persona, metrics, cache=cache, client=client)  # none from the start
     finally:
         processes.stop()
     keys = [item_key(item, metrics[0].needs) for item in benchmark_items(usr_persona)]
