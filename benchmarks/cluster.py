@@ -15,7 +15,9 @@ The lines before it give the one process's CPU, the workers' CPU and how many of
 once on average (their CPU over the wall time), how many chunks were being scored at once (from
 Dask's task stream: that the workers score side by side, whatever share of the cores they get)
 and how many chunks a run sends. Other processes share the machine's cores, so wall times vary
-with its load: believe the best of several runs, not one.
+with its load: believe the best of several runs, not one. Where Linux groups a session's processes
+for CPU shares (autogroup), the cluster started here shares this session's one share: on a machine
+busy with other sessions it gets about the CPU one process gets, and wins only on less CPU in all.
 """
 
 from __future__ import annotations

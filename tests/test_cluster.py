@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -186,6 +187,17 @@ def test_items_sharing_references_are_grouped_in_the_order_of_their_first_item()
     assert len(runs) == 1
 
 
+def test_reference_sets_sharing_a_text_are_adjacent_in_the_order_of_their_first_item() -> None:
+    sets = [("a", "b"), ("c",), ("b", "d"), ("e",), ("d", "f"), ("c", "g"), ("h",)]
+    order = [0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 4]  # reference set of each item
+    items = [TurnItem(f"i{k}", "hi", references=sets[r]) for k, r in enumerate(order)]
+    # families: sets 0, 2, 4 (through b, d); sets 1, 5 (through c); set 3; set 6
+    expected = [0, 7, 2, 9, 4, 10, 1, 8, 5, 3, 6]
+    assert by_shared_references(range(len(items)), items) == expected
+    assert by_shared_references(reversed(range(len(items))), items) == expected
+    assert by_shared_references([5, 3, 1], items) == [1, 5, 3]  # linked by c alone
+
+
 def test_chunks_are_whole_batches_a_few_per_worker() -> None:
     assert chunk_size(10_000, 2, 256) == 1280  # 8 chunks: 4 per worker
     assert chunk_size(10_000, 1, 256) == 2560
@@ -196,6 +208,41 @@ def test_chunks_are_whole_batches_a_few_per_worker() -> None:
     assert len(chunks) == 7 and {len(c) for c, _ in chunks[:-1]} == {150}  # 3 batches each
     assert sorted(i for c, _ in chunks for i in c) == list(range(999))
     assert all([c[p] for p in wanted[1]] == [i for i in c if i % 2 == 0] for c, wanted in chunks)
+
+
+def test_each_place_is_given_a_run_of_neighbouring_chunks() -> None:
+    assert workers.placements(8, 2) == [
+        (0, 0),
+        (1, 4),
+        (0, 1),
+        (1, 5),
+        (0, 2),
+        (1, 6),
+        (0, 3),
+        (1, 7),
+    ]
+    assert workers.placements(7, 3) == [(0, 0), (1, 2), (2, 4), (0, 1), (1, 3), (2, 5), (2, 6)]
+    assert workers.placements(1, 2) == [(1, 0)]
+    assert workers.placements(3, 1) == [(0, 0), (0, 1), (0, 2)]
+    items = [TurnItem(str(k), f"response {k}", references=(f"ref {k // 10}",)) for k in range(999)]
+    sent: list[list[str]] = [[], []]
+
+    class Recording(ThreadPoolExecutor):
+        def __init__(self, place: int) -> None:
+            super().__init__(max_workers=1)
+            self.place = place
+
+        def submit(self, fn, names, packed, wanted, batch_size):  # type: ignore[override]
+            sent[self.place] += [item.item_id for item in pickle.loads(packed)]
+            return super().submit(fn, names, packed, wanted, batch_size)
+
+    places = [Recording(0), Recording(1)]
+    scores = workers.score_in_workers(
+        [get("length")], items, [range(999)], places, 2, 50, lambda n: None
+    )
+    order = [str(i) for i in by_shared_references(range(999), items)]
+    assert sent == [order[:450], order[450:]]  # 7 chunks of 150 items or fewer: 3, then 4
+    assert scores == [dict.fromkeys(range(999), 2.0)]
 
 
 def test_a_packed_chunk_keeps_what_its_metrics_read_and_each_reference_set_once() -> None:
@@ -261,6 +308,14 @@ def test_cluster_scores_equal_the_single_process_scores(
     }
     again = run_metrics(usr_persona, metrics, cache=cache, workers=1)
     assert [r.cached for r in again.runs] == [300] * 6
+
+
+@pytest.mark.slow
+def test_a_chunk_runs_on_the_worker_of_its_executor(two_workers: DaskProcesses) -> None:
+    with cluster.connect(two_workers.address) as client:
+        pids = client.run(os.getpid)
+        ran = [e.submit(os.getpid).result(DEADLINE_S) for e in cluster.executors(client)]
+    assert ran == [pids[worker] for worker in sorted(pids)]
 
 
 def _built_metrics() -> list[str]:
@@ -344,6 +399,8 @@ def test_a_cluster_left_without_workers_fails_and_writes_no_score(
             _kill_when_busy(client, processes.workers[0])
             with pytest.raises(cluster.ClusterError, match="has had no worker for 2 s"):
                 run_metrics(usr_persona, metrics, cache=cache, batch_size=8, client=client)
+            with pytest.raises(cluster.ClusterError, match="has had no worker for 2 s"):
+                run_metrics(usr_persona, metrics, cache=cache, client=client)  # none from the start
     finally:
         processes.stop()
     keys = [item_key(item, metrics[0].needs) for item in benchmark_items(usr_persona)]

@@ -159,9 +159,19 @@ def _check_code(client: Client) -> None:
         )
 
 
-def executor(client: Client) -> Executor:
-    """A concurrent.futures executor on the cluster (every chunk is computed, never memoised)."""
-    return client.get_executor(pure=False)
+def executors(client: Client) -> list[Executor]:
+    """A concurrent.futures executor per worker of the cluster (every chunk is computed, never
+    memoised). A chunk submitted to one runs on its worker, where the chunks before it left
+    their texts' tokens in the memos; loosely: when that worker is gone, or has work left while
+    another is idle, Dask runs the chunk on another (work stealing). A cluster without workers
+    gives one executor for any worker, whose chunks wait until `watch` gives up."""
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    if not workers:
+        return [client.get_executor(pure=False)]
+    return [
+        client.get_executor(pure=False, workers=[worker], allow_other_workers=True)
+        for worker in workers
+    ]
 
 
 def watch(client: Client) -> Callable[[], None]:

@@ -276,11 +276,13 @@ def _compute_elsewhere(
     place = f"{workers} worker processes" if client is None else cluster.describe(client)
     with progress(sum(len(t) for t in todo), f"{len(pendings)} metrics on {place}") as bar:
         if client is None and pool is not None:
-            by_index = score_in_workers(metrics, items, todo, pool, workers, batch_size, bar.update)
+            by_index = score_in_workers(
+                metrics, items, todo, [pool], workers, batch_size, bar.update
+            )
         elif client is None:
             with process_pool(workers) as own:
                 by_index = score_in_workers(
-                    metrics, items, todo, own, workers, batch_size, bar.update
+                    metrics, items, todo, [own], workers, batch_size, bar.update
                 )
         else:
             by_index = _score_on_cluster(client, metrics, items, todo, batch_size, bar.update)
@@ -299,11 +301,10 @@ def _score_on_cluster(
     batch_size: int,
     done: Callable[[int], object],
 ) -> list[dict[int, float]]:
-    executor = cluster.executor(client)
-    workers = cluster.worker_count(client)
+    executors = cluster.executors(client)
     try:
         return score_in_workers(
-            metrics, items, todo, executor, workers, batch_size, done, cluster.watch(client)
+            metrics, items, todo, executors, len(executors), batch_size, done, cluster.watch(client)
         )
     except cluster.ClusterError:
         raise

@@ -6,8 +6,10 @@ that a chunk's fixed cost (a task, its transfer, a progress update) is small bes
 A chunk travels as one pickled list of its items cut down to the fields its metrics read, each set
 of references once; every chunk is scored by all the metrics that want its items, batch by batch
 as in one process, so the memos the metrics share (BLEU-1..4 statistics, ROUGE-1/2/L) are reused
-as they are there. A worker process builds each metric from its name once and keeps it, so a
-model metric loads its model, and a library metric its imports, once per worker, not per run.
+as they are there. Reference sets that share texts are neighbours in the order, and a cluster
+sends each worker a run of neighbouring chunks, so the workers' word memos (tokens, stems) do not
+repeat each other's work. A worker process builds each metric from its name once and keeps it, so
+a model metric loads its model, and a library metric its imports, once per worker, not per run.
 """
 
 from __future__ import annotations
@@ -61,14 +63,37 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 
 def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
     """The item indices ordered so that items with the same references are adjacent: batched
-    metrics then prepare or embed each reference set once per batch, not once per item. Groups
-    come in the order of their first item, so the batches, and an encoder's last bits, are the
-    same in every process (a hash of the references would differ between processes)."""
+    metrics then prepare or embed each reference set once per batch, not once per item. Sets that
+    share a reference text (a family) are adjacent too, so a chunk holds most sets that tokenize
+    that text and a worker's memos reuse its tokens (on dstc7 most references are in two sets).
+    Families come in the order of their first item, and sets within one likewise, so the batches,
+    and an encoder's last bits, are the same in every process (a hash would differ)."""
     ordered = sorted(indices)
     first: dict[tuple[str, ...], int] = {}
     for index in ordered:
         first.setdefault(_references(items[index]), index)
-    return sorted(ordered, key=lambda index: first[_references(items[index])])
+    sets = list(first)
+    family = dict(zip(sets, _families(sets), strict=True))
+    return sorted(ordered, key=lambda i: (family[refs := _references(items[i])], first[refs]))
+
+
+def _families(sets: Sequence[tuple[str, ...]]) -> list[int]:
+    """Per reference set, the position of the first set of its family: the sets linked to it
+    through shared reference texts (union-find, every root the family's first set)."""
+    root = list(range(len(sets)))
+
+    def find(k: int) -> int:
+        while root[k] != k:
+            root[k] = root[root[k]]
+            k = root[k]
+        return k
+
+    holder: dict[str, int] = {}
+    for k, references in enumerate(sets):
+        for text in references:
+            a, b = find(k), find(holder.setdefault(text, k))
+            root[max(a, b)] = min(a, b)
+    return [find(k) for k in range(len(sets))]
 
 
 def _references(item: Item) -> tuple[str, ...]:
@@ -149,20 +174,32 @@ def _chunks(
     return chunks
 
 
+def placements(chunks: int, places: int) -> list[tuple[int, int]]:
+    """(place, chunk) pairs in the order to send them: each of `places` scores a run of
+    neighbouring chunks (by position), the runs as even as can be, and the first chunk of every
+    run goes first so that every place starts at once. Neighbours share most reference texts
+    (`by_shared_references`), so a worker that scores a run tokenizes and stems them once, where
+    one scoring every other chunk would repeat much of another worker's work."""
+    starts = [p * chunks // places for p in range(places + 1)]
+    pairs = [(p, k) for p in range(places) for k in range(starts[p], starts[p + 1])]
+    return sorted(pairs, key=lambda pair: (pair[1] - starts[pair[0]], pair[0]))
+
+
 def score_in_workers(
     metrics: Sequence[Metric],
     items: Sequence[Item],
     todo: Sequence[Sequence[int]],
-    executor: Executor,
+    executors: Sequence[Executor],
     workers: int,
     batch_size: int,
     progress: Callable[[int], object],
     watch: Callable[[], None] = lambda: None,
 ) -> list[dict[int, float]]:
-    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `executor`'s
-    `workers` processes in batches of `batch_size`; `progress` is called with the number of
-    scores each finished chunk adds, and `watch` every few seconds while chunks are in flight
-    (it raises when they can no longer finish)."""
+    """Scores of `items[i]` for every i in `todo[m]`, per metric m, computed on `workers`
+    processes in batches of `batch_size`; `progress` is called with the number of scores each
+    finished chunk adds, and `watch` every few seconds while chunks are in flight (it raises
+    when they can no longer finish). The chunks go to the `executors` in runs of neighbours, one
+    run each (`placements`): a pool is one executor, a cluster one per worker."""
     names = [rebuild_name(m) for m in metrics]
     if None in names:
         unnamed = [m.name for m, n in zip(metrics, names, strict=True) if n is None]
@@ -170,9 +207,11 @@ def score_in_workers(
     results: list[dict[int, float]] = [{} for _ in metrics]
     needs = frozenset().union(*(m.needs for m in metrics))
     futures: dict[Future, tuple[list[int], list[list[int]]]] = {}
-    for chunk, wanted in _chunks(todo, items, workers, batch_size):
+    chunks = _chunks(todo, items, workers, batch_size)
+    for place, k in placements(len(chunks), len(executors)):
+        chunk, wanted = chunks[k]
         packed = pack([items[i] for i in chunk], needs)
-        future = executor.submit(score_chunk, names, packed, wanted, batch_size)
+        future = executors[place].submit(score_chunk, names, packed, wanted, batch_size)
         futures[future] = (chunk, wanted)
     try:
         while futures:
