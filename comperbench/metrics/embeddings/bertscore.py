@@ -123,7 +123,7 @@ def bertscore_pairs(
         for references, responses in chunk:
             matched = _match([embedded[t] for t in responses], [embedded[t] for t in references])
             scores.update(((r, references), s) for r, s in zip(responses, matched, strict=True))
-    release_freed_memory()  # the products' buffers, else kept in the heap
+    release_freed_memory()  # the passes' and products' buffers, else kept in the heap
     return scores
 
 
@@ -166,7 +166,6 @@ def _encode(bert: Bert, texts: Sequence[str]) -> list[Embedded]:
         for row, vectors in zip(rows, _forward(bert, [ids[r] for r in rows]), strict=True):
             weights = np.array([0.0 if i in bert.special else 1.0 for i in ids[row]])
             out[row] = Embedded(vectors, weights)
-        release_freed_memory()  # the pass's buffers, between the texts' vectors kept
     return [out[k] for k in range(len(texts))]
 
 
