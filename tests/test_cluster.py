@@ -198,6 +198,20 @@ def test_reference_sets_sharing_a_text_are_adjacent_in_the_order_of_their_first_
     assert by_shared_references([5, 3, 1], items) == [1, 5, 3]  # linked by c alone
 
 
+def test_within_a_family_each_reference_set_is_followed_by_the_one_sharing_most_texts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sets = [("a", "b", "c"), ("c", "x"), ("a", "b", "y"), ("z", "p"), ("z", "w"), ("p", "q")]
+    sets += [("z", "v")]
+    items = [TurnItem(f"i{k}", "hi", references=refs) for k, refs in enumerate(sets)]
+    # 0 shares a, b with 2 and c with 1: 2 next; 2 shares nothing left, so the family's
+    # earliest unplaced set (1); then 3 shares z with 4 and 6 and p with 5: 4, the earliest
+    assert by_shared_references(range(len(sets)), items) == [0, 2, 1, 3, 4, 6, 5]
+    # z in three sets no longer chooses (it still makes one family): 3 is followed by 5 (p)
+    monkeypatch.setattr(workers, "LINK_SETS", 2)
+    assert by_shared_references(range(len(sets)), items) == [0, 2, 1, 3, 5, 4, 6]
+
+
 def test_chunks_are_whole_batches_a_few_per_worker() -> None:
     assert chunk_size(10_000, 2, 256) == 1280  # 8 chunks: 4 per worker
     assert chunk_size(10_000, 1, 256) == 2560

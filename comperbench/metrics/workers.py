@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import pickle
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import replace
@@ -34,6 +35,9 @@ CHUNKS_PER_WORKER = 4
 that dies), few enough that per-chunk costs vanish beside the scoring."""
 _LIST_FIELDS = ("context", "references", "grounding")
 """The fields of a turn that hold a list, sent only to metrics that need them."""
+LINK_SETS = 64
+"""A text in more reference sets than this does not choose which set follows which (it still
+makes them one family): choosing then looks at no more than this many sets per text."""
 WATCH_EVERY_S = 5.0
 """Seconds between two checks that the executor can still finish the chunks in flight."""
 
@@ -64,17 +68,55 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
 def by_shared_references(indices: Iterable[int], items: Sequence[Item]) -> list[int]:
     """The item indices ordered so that items with the same references are adjacent: batched
     metrics then prepare or embed each reference set once per batch, not once per item. Sets that
-    share a reference text (a family) are adjacent too, so a chunk holds most sets that tokenize
-    that text and a worker's memos reuse its tokens (on dstc7 most references are in two sets).
-    Families come in the order of their first item, and sets within one likewise, so the batches,
-    and an encoder's last bits, are the same in every process (a hash would differ)."""
+    share a reference text (a family) are adjacent too, and within a family each set is followed
+    by the one sharing most of its texts (`_chained`), so a text's uses come close together and
+    a small memo (a worker's tokens and stems, an encoder's vectors) reuses it. Families come in
+    the order of their first item, and so do ties, so the batches, and an encoder's last bits,
+    are the same in every process (a hash would differ)."""
     ordered = sorted(indices)
     first: dict[tuple[str, ...], int] = {}
     for index in ordered:
         first.setdefault(_references(items[index]), index)
     sets = list(first)
-    family = dict(zip(sets, _families(sets), strict=True))
-    return sorted(ordered, key=lambda i: (family[refs := _references(items[i])], first[refs]))
+    position = {sets[k]: place for place, k in enumerate(_chained(sets))}
+    return sorted(ordered, key=lambda i: position[_references(items[i])])
+
+
+def _chained(sets: Sequence[tuple[str, ...]]) -> list[int]:
+    """The sets' positions family by family (`_families`), each set followed by the unplaced
+    set sharing the most of its texts (the earliest on a tie) or, when none does, by its
+    family's earliest unplaced set (the next family's first once it has none)."""
+    family = _families(sets)
+    queue = iter(sorted(range(len(sets)), key=lambda k: (family[k], k)))
+    holders: dict[str, list[int]] = {}
+    for k, references in enumerate(sets):
+        for text in set(references):
+            holders.setdefault(text, []).append(k)
+    placed = [False] * len(sets)
+    order: list[int] = []
+    current: int | None = None
+    while len(order) < len(sets):
+        if current is None:
+            current = next(k for k in queue if not placed[k])
+        placed[current] = True
+        order.append(current)
+        current = _follower(sets[current], holders, placed)
+    return order
+
+
+def _follower(
+    references: tuple[str, ...], holders: dict[str, list[int]], placed: list[bool]
+) -> int | None:
+    """The unplaced set sharing the most of these texts (the earliest on a tie), counting only
+    texts of at most LINK_SETS sets, or None."""
+    shared = Counter(
+        k
+        for text in set(references)
+        if len(holders[text]) <= LINK_SETS
+        for k in holders[text]
+        if not placed[k]
+    )
+    return min(shared, key=lambda k: (-shared[k], k), default=None)
 
 
 def _families(sets: Sequence[tuple[str, ...]]) -> list[int]:
