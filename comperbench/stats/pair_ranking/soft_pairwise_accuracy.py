@@ -13,7 +13,6 @@ the swaps, so every resample is tested with the same permutations.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -113,21 +112,18 @@ def _counts(
     systems of consecutive matrices of S systems each (`flat`)."""
     n = flat.shape[1]
     K = signs.shape[0]
+    left, right = _stacked_pairs(len(flat) // S, S)
     reached = np.empty(threshold.shape, dtype=np.int64)
-    first_pair = np.r_[0, np.cumsum(np.arange(S - 1, 0, -1))]
     rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * len(flat)))
     for start in range(0, len(W), rows):
         block = slice(start, start + rows)
         # resamples x systems side by side: one wide matrix product instead of one per resample
         weighted = (W[block, None, :] * flat).reshape(-1, n)
-        null = _permuted_sums(weighted, signs).reshape(-1, len(flat), K)  # resamples, systems
-        for matrix, i in itertools.product(range(len(flat) // S), range(S - 1)):
-            # the pairs (i, j > i) of one matrix, consecutive in triu order
-            pairs = slice(
-                matrix * first_pair[-1] + first_pair[i], matrix * first_pair[-1] + first_pair[i + 1]
-            )
-            system = matrix * S + i
-            difference = null[:, system, None] - null[:, system + 1 : (matrix + 1) * S]
+        null = _permuted_sums(weighted, signs).reshape(-1, len(flat), K)
+        step = max(1, _NULL_CHUNK_FLOATS // (K * len(null)))  # pairs whose differences fit
+        for first in range(0, left.size, step):
+            pairs = slice(first, first + step)
+            difference = null[:, left[pairs]] - null[:, right[pairs]]
             reached[block, pairs] = np.count_nonzero(
                 difference >= threshold[block, pairs, None], axis=2
             )
