@@ -53,6 +53,7 @@ from stats import load_inputs
 
 spa = importlib.import_module("comperbench.stats.pair_ranking.soft_pairwise_accuracy")
 PERMUTATIONS = 1000
+SETTLE_S = 1.0
 
 
 def cpu_timed(work: Callable[[], object]) -> tuple[float, object]:
@@ -63,8 +64,10 @@ def cpu_timed(work: Callable[[], object]) -> tuple[float, object]:
 
 def fastest(work: Callable[[], object], repeat: int) -> tuple[float, object]:
     """The fewest CPU seconds of `repeat` timed runs after one untimed (and the last output);
-    our swaps are drawn again inside each. One side's runs follow each other, so neither pays
-    for the other's BLAS threads, which spin for a while after a product before they sleep."""
+    our swaps are drawn again inside each. One side's runs follow each other, after a pause
+    in which the BLAS threads of what ran before go to sleep: OpenBLAS's spin for about 0.1 s
+    after a product (2^28 cycles), CPU that would be charged to whatever runs next."""
+    time.sleep(SETTLE_S)
     work()
     best, out = math.inf, None
     for _ in range(repeat):

@@ -46,16 +46,6 @@ def test_counts_are_each_rows_occurrences_across_count_blocks(n_units: int) -> N
     assert counts_from_indices(indices[:0], n_units).shape == (0, n_units)
 
 
-@pytest.mark.parametrize(
-    ("n_items", "n_resamples", "seed"), [(7, 100, 0), (150, 40, 3), (952, 9, 11)]
-)
-def test_swaps_are_the_uniform_draws_below_one_half(
-    n_items: int, n_resamples: int, seed: int
-) -> None:
-    drawn = np.random.default_rng(seed).random((n_resamples, n_items))
-    assert np.array_equal(swap_masks(n_items, n_resamples, seed), drawn < 0.5)
-
-
 @pytest.mark.parametrize("start", [0, 1, 17, 39])
 def test_swap_chunks_from_any_row_are_the_rows_of_the_whole_matrix(start: int) -> None:
     whole = swap_masks(150, 40, 3)
