@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from comperbench.metrics import TurnItem, get
-from comperbench.metrics.embeddings import embedding
+from comperbench.metrics.embeddings import batching, embedding
 from comperbench.metrics.embeddings.embedding import (
     EncoderError,
     _embedding_average,
@@ -33,6 +33,18 @@ def test_vector_formulas_by_hand() -> None:
     # extrema keep the value of largest magnitude per dimension, sign included
     negative = np.array([[0.5, -2.0], [1.0, 1.0]])
     assert _vector_extrema(negative, np.array([[1.0, -2.0]])) == pytest.approx(1.0)
+
+
+def test_batches_of_like_token_count_longest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batching, "BATCH_TOKENS", 12)
+    lengths = [3, 5, 20, 5, 4, 3, 1]
+    batches = list(batching.length_batches(lengths))
+    # 20 alone (over the budget); 5, 5 (a third would pad to 15 tokens); 4 (3 < 0.9 x 4);
+    # 3, 3 (equal lengths in order); 1 (below 0.9 x 3)
+    assert batches == [[2], [1, 3], [4], [0, 5], [6]]
+    monkeypatch.setattr(batching, "BATCH_RAGGED", 0.5)
+    assert list(batching.length_batches(lengths)) == [[2], [1, 3], [4, 0, 5], [6]]
+    assert list(batching.length_batches([])) == []
 
 
 def test_names_say_which_model() -> None:

