@@ -44,6 +44,7 @@ def test_batches_of_like_token_count_longest_first(monkeypatch: pytest.MonkeyPat
     assert batches == [[2], [1, 3], [4], [0, 5], [6]]
     monkeypatch.setattr(batching, "BATCH_RAGGED", 0.5)
     assert list(batching.length_batches(lengths)) == [[2], [1, 3], [4, 0, 5], [6]]
+    assert list(batching.length_batches([4, 2])) == [[0, 1]]  # 2 is exactly half of 4
     assert list(batching.length_batches([])) == []
 
 
