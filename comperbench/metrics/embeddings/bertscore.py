@@ -3,10 +3,11 @@
 bert-score pads every (candidate, reference) pair into batches and encodes each text anew in
 every call. Here a text is encoded once while it is in use (memoised by text, least recently
 used first out; batches of texts of like token count) and all the responses that share a
-reference set are matched against it with one matrix product. What decides the values is bert-score's: its model (`get_model`, the
-output of the last kept layer), its tokenisation (`sent_encode`), L2-normalised token vectors,
-greedy matching over all tokens with the [CLS] and [SEP] ids weighted 0 and the others 1 (idf
-off), and, over several references, the maximum of P, of R and of F1 (each on its own).
+reference set are matched against it with one matrix product. What decides the values is
+bert-score's: its model (`get_model`, the output of the last kept layer), its tokenisation
+(`sent_encode`), L2-normalised token vectors, greedy matching over all tokens with the [CLS] and
+[SEP] ids weighted 0 and the others 1 (idf off), and, over several references, the maximum of P,
+of R and of F1 (each on its own).
 
 A token's best match is its largest cosine, negative or not, as BERTScore defines it and as
 bert-score gives it for a pair it does not pad (`score(..., batch_size=1)`). In its batches
