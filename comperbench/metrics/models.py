@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -108,6 +109,19 @@ def load(spec: str, kind: Kind) -> tuple[Any, Any]:
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     return model, tokenizer
+
+
+def right_padded(ids: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
+    """Token id lists as one right-padded (rows, longest) tensor of longs, and its attention
+    mask (1 on a token, 0 on padding)."""
+    import torch
+
+    tokens = torch.full((len(ids), max(map(len, ids))), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(tokens)
+    for row, seq in enumerate(ids):
+        tokens[row, : len(seq)] = torch.tensor(seq)
+        mask[row, : len(seq)] = 1
+    return tokens, mask
 
 
 def context_window(model: Any, tokenizer: Any) -> int:

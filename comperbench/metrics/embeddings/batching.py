@@ -5,7 +5,6 @@ dstc9's turns, fixed batches of 64 texts sorted by characters padded 43% more to
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 BATCH_TOKENS = 4096
 """Padded tokens per forward pass at most (unless one text is longer)."""
@@ -29,15 +28,3 @@ def length_batches(lengths: Sequence[int]) -> Iterator[list[int]]:
             end += 1
         yield order[start:end]
         start = end
-
-
-def padded(ids: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
-    """The token id lists as one right-padded tensor, and its attention mask."""
-    import torch
-
-    tokens = torch.full((len(ids), max(map(len, ids))), pad_id)
-    mask = torch.zeros_like(tokens)
-    for row, seq in enumerate(ids):
-        tokens[row, : len(seq)] = torch.tensor(seq)
-        mask[row, : len(seq)] = 1
-    return tokens, mask

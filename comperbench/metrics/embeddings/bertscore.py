@@ -28,8 +28,8 @@ import numpy as np
 
 from comperbench.common.extras import requires_extra
 from comperbench.common.memory import release_freed_memory
-from comperbench.metrics.embeddings.batching import length_batches, padded
-from comperbench.metrics.models import context_window
+from comperbench.metrics.embeddings.batching import length_batches
+from comperbench.metrics.models import context_window, right_padded
 
 CHUNK_TEXTS = 8192
 """Texts made ready for matching at a time: bounds the memory of one call."""
@@ -172,7 +172,7 @@ def _forward(bert: Bert, ids: Sequence[list[int]]) -> list[np.ndarray]:
     and `greedy_cos_idf` normalisation)."""
     import torch
 
-    tokens, mask = padded(ids, bert.tokenizer.pad_token_id)
+    tokens, mask = right_padded(ids, bert.tokenizer.pad_token_id)
     with torch.inference_mode():
         hidden = bert.model(tokens.to(bert.device), attention_mask=mask.to(bert.device))[0]
         hidden = (hidden / hidden.norm(dim=-1, keepdim=True)).cpu().numpy()

@@ -36,8 +36,9 @@ import numpy as np
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import installed_version, missing_extra, requires_extra
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
-from comperbench.metrics.embeddings.batching import length_batches, padded
+from comperbench.metrics.embeddings.batching import length_batches
 from comperbench.metrics.embeddings.bertscore import bertscore_pairs
+from comperbench.metrics.models import right_padded
 from comperbench.metrics.registry import register_metric
 
 SHIPPED_NAME = "all-MiniLM-L6-v2"
@@ -401,7 +402,7 @@ class ContextCosine(Metric):
         vectors: list[np.ndarray] = [None] * len(texts)  # type: ignore[list-item]
         with torch.inference_mode():
             for rows in length_batches([len(i) for i in ids]):
-                tokens, mask = padded([ids[r] for r in rows], tokenizer.pad_token_id)
+                tokens, mask = right_padded([ids[r] for r in rows], tokenizer.pad_token_id)
                 hidden = model(input_ids=tokens, attention_mask=mask).last_hidden_state
                 weights = mask.unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)

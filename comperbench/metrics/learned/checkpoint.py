@@ -119,13 +119,8 @@ class UniEvalStyle(_LocalCheckpointMetric):
         yes, no = (self._token(tokenizer, w) for w in ("Yes", "No"))
         turns = [_turn(self.name, i) for i in items]
         encoded = [self.encode(t, tokenizer, window) for t in turns]
-        width = max(len(e) for e, _ in encoded)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        input_ids = torch.full((len(turns), width), pad, dtype=torch.long)
-        attention = torch.zeros((len(turns), width), dtype=torch.long)
-        for row, (e, _) in enumerate(encoded):
-            input_ids[row, : len(e)] = torch.tensor(e)
-            attention[row, : len(e)] = 1
+        input_ids, attention = models.right_padded([e for e, _ in encoded], pad)
         start = model.config.decoder_start_token_id
         decoder = torch.full((len(turns), 1), start, dtype=torch.long)
         with torch.inference_mode():

@@ -203,11 +203,7 @@ class FollowUpLikelihood:
         longest = max(len(e) for e in encoded)
         history, truncated = self.encode_history(utterances, reserve=longest)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        batch = torch.full((len(encoded), longest), pad, dtype=torch.long)
-        mask = torch.zeros((len(encoded), longest), dtype=torch.bool)
-        for row, ids in enumerate(encoded):
-            batch[row, : len(ids)] = torch.tensor(ids)
-            mask[row, : len(ids)] = True
+        batch, mask = models.right_padded(encoded, pad)
         with torch.inference_mode():
             prefix = self.model(torch.tensor([history]), use_cache=True)
             cache = prefix.past_key_values
