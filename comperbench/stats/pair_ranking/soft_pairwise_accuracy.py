@@ -91,7 +91,7 @@ def pairwise_p_values(
     if len(W) * left.size * signs.shape[0] >= COMPILED_COMPARISONS:
         reached = _compiled_counts(stack, signs, W, threshold, scale)
     else:
-        reached = _counts(flat, S, signs, W, threshold)
+        reached = _counts(flat, left, right, signs, W, threshold)
     extra = p_value == "plus-one"
     p = ((reached + extra) / (signs.shape[0] + extra)).reshape(len(W), m, -1).transpose(1, 0, 2)
     return p if scores.ndim == 3 else p[0]
@@ -106,13 +106,17 @@ def _stacked_pairs(n_matrices: int, n_systems: int) -> tuple[np.ndarray, np.ndar
 
 
 def _counts(
-    flat: np.ndarray, S: int, signs: np.ndarray, W: np.ndarray, threshold: np.ndarray
+    flat: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    signs: np.ndarray,
+    W: np.ndarray,
+    threshold: np.ndarray,
 ) -> np.ndarray:
     """(resamples, pairs) permutations whose float64 difference reaches the threshold, for the
-    systems of consecutive matrices of S systems each (`flat`)."""
+    pairs of rows `left` and `right` of the systems' scores `flat` (`_stacked_pairs`)."""
     n = flat.shape[1]
     K = signs.shape[0]
-    left, right = _stacked_pairs(len(flat) // S, S)
     reached = np.empty(threshold.shape, dtype=np.int64)
     rows = max(1, _NULL_CHUNK_FLOATS // max(1, K * len(flat)))
     for start in range(0, len(W), rows):
