@@ -86,12 +86,12 @@ def _chained(sets: Sequence[tuple[str, ...]]) -> list[int]:
     """The sets' positions family by family (`_families`), each set followed by the unplaced
     set sharing the most of its texts (the earliest on a tie) or, when none does, by its
     family's earliest unplaced set (the next family's first once it has none)."""
-    family = _families(sets)
-    queue = iter(sorted(range(len(sets)), key=lambda k: (family[k], k)))
     holders: dict[str, list[int]] = {}
     for k, references in enumerate(sets):
         for text in set(references):
             holders.setdefault(text, []).append(k)
+    family = _families(len(sets), holders)
+    queue = iter(sorted(range(len(sets)), key=lambda k: (family[k], k)))
     placed = [False] * len(sets)
     order: list[int] = []
     current: int | None = None
@@ -119,10 +119,11 @@ def _follower(
     return min(shared, key=lambda k: (-shared[k], k), default=None)
 
 
-def _families(sets: Sequence[tuple[str, ...]]) -> list[int]:
+def _families(n_sets: int, holders: dict[str, list[int]]) -> list[int]:
     """Per reference set, the position of the first set of its family: the sets linked to it
-    through shared reference texts (union-find, every root the family's first set)."""
-    root = list(range(len(sets)))
+    through shared reference texts (`holders`: each text's sets; union-find, every root the
+    family's first set)."""
+    root = list(range(n_sets))
 
     def find(k: int) -> int:
         while root[k] != k:
@@ -130,12 +131,11 @@ def _families(sets: Sequence[tuple[str, ...]]) -> list[int]:
             k = root[k]
         return k
 
-    holder: dict[str, int] = {}
-    for k, references in enumerate(sets):
-        for text in references:
-            a, b = find(k), find(holder.setdefault(text, k))
+    for first, *others in holders.values():
+        for k in others:
+            a, b = find(k), find(first)
             root[max(a, b)] = min(a, b)
-    return [find(k) for k in range(len(sets))]
+    return [find(k) for k in range(n_sets)]
 
 
 def _references(item: Item) -> tuple[str, ...]:
