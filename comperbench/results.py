@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from comperbench.stats.metric_comparison.significance import SignificanceMatrix
+    from comperbench.stats.metric_comparison.verdicts import Verdicts
 
     Scores = pd.DataFrame | Mapping[str, pd.Series]
 
@@ -441,11 +441,11 @@ class Evaluation:
             annotation=annotation,
         )
 
-    def significance(self, statistic: str | None = None) -> tuple[SignificanceMatrix, np.ndarray]:
-        """The pairwise PERM-BOTH tests of `compare` between the metrics on `statistic`, on the
-        systems the protocol keeps for all of them, and their Holm-adjusted p-values."""
-        from comperbench.stats import multiplicity
-        from comperbench.stats.metric_comparison.significance import significance_matrix
+    def significance(self, statistic: str | None = None) -> Verdicts:
+        """The verdicts between the metrics on `statistic` (`metric_verdicts`: PERM-BOTH with
+        as many permutations as Holm's correction needs, the verdicts of `compare`), on the
+        systems the protocol keeps for all of them."""
+        from comperbench.stats.metric_comparison.verdicts import metric_verdicts
 
         name = self._statistic(statistic)
         excluded = tuple(sorted({s for g in self.table.groups for s in g.excluded}))
@@ -456,32 +456,26 @@ class Evaluation:
         )
         if len(inputs.scores) < 2:
             raise ComperbenchError("a significance test needs two metrics with scores")
-        sig = significance_matrix(
+        return metric_verdicts(
             inputs.scores,
             inputs.human,
             level=self.result.level,  # type: ignore[arg-type]
             method=name,
-            test="perm-both",
             groups=inputs.groups,
             systems=inputs.systems,
-            n_resamples=self.plan.resamples,
             seed=self.plan.seed,
             benchmark=self.benchmark.without_systems(excluded).tag,
             conventions=self.plan.conventions,
         )
-        return sig, multiplicity.adjust_matrix(sig.p_values, "holm")
 
     def plot_significance(self, statistic: str | None = None) -> Figure:
-        """Heatmap of the Holm-adjusted p-values that the row metric correlates better than the
-        column metric (`significance`)."""
-        from comperbench.report.figures import p_value_heatmap
+        """The significance clusters and the pairs shown to differ (`significance`)."""
+        from comperbench.report.figures import verdicts_figure
 
-        sig, adjusted = self.significance(statistic)
-        return p_value_heatmap(
-            sig.metrics,
-            adjusted,
-            colorbar_label="Holm-adjusted p",
-            title=f"{self.benchmark.label}: PERM-BOTH on {sig.n} {sig.unit}",
+        name = self._statistic(statistic)
+        verdicts = self.significance(name)
+        return verdicts_figure(
+            verdicts, xlabel=name, title=f"{self.benchmark.label}: which metrics differ"
         )
 
     def report(self, path: str | Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import warnings
@@ -134,3 +135,29 @@ def test_svg_is_self_contained_xml_with_text_as_text():
 
 def test_png_is_a_png():
     assert png(_forest()).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_verdicts_figure_labels_never_overlap_at_24_metrics():
+    from comperbench.report.figures import verdicts_figure
+    from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+
+    rng = np.random.default_rng(5)
+    human = rng.normal(size=60)
+    scores = {
+        f"metric-with-a-long-name-{k}[encoder:L{k}]": human * k / 24 + rng.normal(size=60)
+        for k in range(24)
+    }
+    verdicts = metric_verdicts(scores, human, permutations=1000)
+    chart = verdicts_figure(verdicts, xlabel="pearson", title="which metrics differ")
+    chart.canvas.draw()
+    renderer = chart.canvas.get_renderer()
+    for axes in chart.axes:
+        boxes = [t.get_window_extent(renderer) for t in axes.get_yticklabels() if t.get_text()]
+        assert len(boxes) == 24
+        for first, second in itertools.pairwise(boxes):
+            assert not first.overlaps(second)
+    right = [t.get_text() for t in chart.axes[1].get_yticklabels()]
+    clusters = verdicts.clusters()
+    assert sum(text.startswith("cluster ") for text in right) == len(clusters)
+    low, high = verdicts.rank_ranges[0]
+    assert right[0] == f"cluster 1 | rank {low}-{high}"

@@ -42,6 +42,8 @@ def test_compare_prints_correlations_matrix_and_clusters(
             str(path),
             "--resamples",
             "200",
+            "--permutations",
+            "200",
             "--reference-free",
             "--data-dir",
             str(data_root),
@@ -51,8 +53,11 @@ def test_compare_prints_correlations_matrix_and_clusters(
     assert code == 0
     assert "usr-topical, aspect overall, turn level, pearson" in out
     assert "protocol" not in out
-    assert "adjusted p: Holm (family-wise error rate) over 6 one-sided pairwise tests" in out
-    assert "perm-both: p-value that the row metric" in out
+    flat = " ".join(out.split())
+    assert "adjusted p: Holm (family-wise error rate) over 6 one-sided pairwise tests" in flat
+    assert "perm-both: adjusted p that the row metric" in out
+    assert "(200 permutations at most; smallest achievable adjusted p 0.0299)" in flat
+    assert "unadjusted one-sided p-values (no verdict is drawn from them)" in out
     assert "cluster 1:" in out and "noise" in out.split("cluster")[-1]
     assert "stat:perm-both:pearson|level:turn|resample:swap|n:200|seed:0" in out
     assert "bench:usr-topical@" in out

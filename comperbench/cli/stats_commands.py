@@ -29,11 +29,8 @@ from comperbench.common.parquet_bytes import read_parquet
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
 from comperbench.stats import multiplicity
 from comperbench.stats.annotator_agreement.agreement import STATISTICS, agreement
-from comperbench.stats.metric_comparison.significance import (
-    TESTS,
-    EarlyStopping,
-    significance_matrix,
-)
+from comperbench.stats.metric_comparison.significance import TESTS, EarlyStopping
+from comperbench.stats.metric_comparison.verdicts import MAX_PERMUTATIONS, Verdicts, metric_verdicts
 from comperbench.stats.metric_correlation.correlation import CorrelationResult, correlation_table
 from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.settings import SETTINGS
@@ -130,39 +127,47 @@ def _p_matrix(metrics: list[str], short: list[str], values, ranks, p: np.ndarray
     return format_table(["metric", "value", "rank", *short], body)
 
 
-def _print_significance(sig, test: str, correction: str, adjusted: np.ndarray) -> None:
+def _print_significance(verdicts: Verdicts, test: str) -> None:
+    sig = verdicts.matrix
     print(
         "\n"
         + wrap(
-            f"{test}: p-value that the row metric correlates better than the column metric"
-            f" ({sig.n} {sig.unit}, {sig.n_dropped} items dropped)"
+            f"{test}: {'p' if verdicts.correction == 'none' else 'adjusted p'} that the row "
+            f"metric correlates better than the column metric ({sig.n} {sig.unit}, "
+            f"{sig.n_dropped} items dropped)"
         )
     )
     short = [f"m{i + 1}" for i in range(len(sig.metrics))]
-    print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, sig.p_values))
+    print(_p_matrix(sig.metrics, short, sig.values, verdicts.cluster_ranks, verdicts.adjusted))
+    print(wrap(verdicts.describe()))
+    if note := verdicts.resolution.note:
+        print(wrap(f"note: {note}"))
     used = sig.resamples_used[~np.eye(len(sig.metrics), dtype=bool)]
     if used.size and used.min() < used.max():
-        print(f"permutations per pair: {used.min()} to {used.max()} (early stopping)")
-    for rank, members in enumerate(sig.clusters(), start=1):
+        print(f"permutations per pair: {used.min()} to {used.max()} (pairs far above alpha stop)")
+    for rank, members in enumerate(verdicts.clusters(), start=1):
         print(wrap(", ".join(members), first=f"cluster {rank}: ", indent="  "))
     for name, reason in sig.undefined.items():
         print(wrap(f"not ranked: {name} (correlation undefined: {reason})", indent="  "))
-    if correction != "none":
-        n_tests = multiplicity.family_size(adjusted)
-        print("\n" + wrap(multiplicity.describe(correction, n_tests, "one-sided pairwise tests")))
-        print(_p_matrix(sig.metrics, short, sig.values, sig.ranks, adjusted))
-        print("ranks above come from the unadjusted p-values, as in the WMT metrics task")
+    if verdicts.correction != "none":
+        print("\nunadjusted one-sided p-values (no verdict is drawn from them):")
+        print(_p_matrix(sig.metrics, short, sig.values, verdicts.cluster_ranks, sig.p_values))
     print(wrap_signature(sig.signature))
 
 
-def _compare_document(lines, correlations, sig, adjusted, correction: str) -> dict:
+def _compare_document(lines, correlations, verdicts: Verdicts | None) -> dict:
     significance = None
-    if sig is not None:
+    if verdicts is not None:
         significance = {
-            **vars(sig),
-            "clusters": sig.clusters(),
-            "correction": correction,
-            "adjusted_p_values": adjusted,
+            **vars(verdicts.matrix),
+            "ranks": verdicts.cluster_ranks,
+            "clusters": verdicts.clusters(),
+            "rank_ranges": verdicts.rank_ranges,
+            "tied_with_leader": verdicts.tied_with_leader,
+            "correction": verdicts.correction,
+            "adjusted_p_values": verdicts.adjusted,
+            "resolution": vars(verdicts.resolution),
+            "resolution_note": verdicts.resolution.note,
         }
     return {"protocol": lines, "correlations": correlations, "significance": significance}
 
@@ -201,43 +206,48 @@ def run_compare(args: argparse.Namespace) -> int:
         method=args.method,
         groups=groups,
         systems=columns["system"].to_numpy(),
-        n_resamples=args.resamples,
         seed=args.seed,
         benchmark=kept.tag,
     )
     correlations = correlation_table(
-        scores, human, ci=args.ci, averaging=conventions.averaging, **options
+        scores,
+        human,
+        ci=args.ci,
+        averaging=conventions.averaging,
+        n_resamples=args.resamples,
+        **options,
     )
-    sig = adjusted = None
+    verdicts = None
     if len(scores) >= 2:
-        sig = significance_matrix(
+        verdicts = metric_verdicts(
             scores,
             human,
             test=args.test,
+            correction=args.correction,
             alpha=args.alpha,
+            permutations=args.permutations,
             early_stopping=args.early_stop,
             conventions=conventions,
             **options,
         )
-        adjusted = multiplicity.adjust_matrix(sig.p_values, args.correction)
     if args.report:
         from comperbench.report.pages import write_comparison_report
 
         header = [("benchmark", kept.tag), ("aspect", aspect), ("level", level)]
         header += [("protocol", line.strip().removeprefix("protocol: ")) for line in protocol_lines]
-        write_comparison_report(
-            args.report, header, correlations, args.method, sig, adjusted, args.correction
-        )
+        write_comparison_report(args.report, header, correlations, args.method, verdicts)
     if args.json:
-        print_json(_compare_document(protocol_lines, correlations, sig, adjusted, args.correction))
+        print_json(_compare_document(protocol_lines, correlations, verdicts))
         return 0
     for line in protocol_lines:
         print(wrap(line, indent="  "))
     grouped = " grouped by dialogue (shared context)" if args.grouped else ""
     print(wrap(f"{kept.label}, aspect {aspect}, {level} level{grouped}, {args.method}"))
     _print_correlations(correlations, args.method)
-    if sig is not None and adjusted is not None:
-        _print_significance(sig, args.test, args.correction, adjusted)
+    if verdicts is not None:
+        _print_significance(verdicts, args.test)
+    elif len(scores) == 1:
+        print("one metric: a comparison needs at least two")
     return 0
 
 
@@ -301,6 +311,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "resamples contexts",
     )
     compare.add_argument(
+        "--permutations",
+        type=int,
+        help="permutations of the tests between metrics (default: as many as the correction "
+        f"needs for a difference to be shown, at most {MAX_PERMUTATIONS})",
+    )
+    compare.add_argument(
         "--early-stop",
         type=early_stopping,
         metavar="BLOCK[:BELOW:ABOVE]",
@@ -314,8 +330,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--correction",
         choices=multiplicity.CORRECTIONS,
         default=SETTINGS.correction,
-        help="multiplicity correction over the pairwise tests, printed beside the raw p-values "
-        "(default: holm)",
+        help="multiplicity correction over the pairwise tests; every verdict (clusters, ranks) "
+        "reads the adjusted p-values (default: holm)",
     )
     compare.add_argument(
         "--reference-free",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from comperbench.evaluation import EvaluationTable
     from comperbench.metrics.runner import RunResult
     from comperbench.stats.averaging import Conventions
+    from comperbench.stats.metric_comparison.verdicts import Verdicts
 
 
 class PlanView(Protocol):
@@ -43,6 +44,7 @@ class EvaluationView(Protocol):
     def plot_forest(self, statistic: str | None = None) -> Figure: ...
     def plot_scatter(self, metric: str) -> Figure: ...
     def plot_significance(self, statistic: str | None = None) -> Figure: ...
+    def significance(self, statistic: str | None = None) -> Verdicts: ...
 
 
 WIDTH = 120

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from comperbench.stats.metric_comparison.verdicts import Verdicts
+
 POINT = "#1f5fa8"
 HIGHLIGHT = "#d1495b"
 LEFT_OUT = "#8c8c8c"
@@ -317,3 +319,36 @@ def p_value_heatmap(
         cmap="Blues_r",
         title=title,
     )
+
+
+CLUSTER_SHADES = ("#eef3fa", "#ffffff")
+"""Alternating backgrounds of the significance clusters."""
+
+
+def verdicts_figure(verdicts: Verdicts, *, xlabel: str, title: str | None = None) -> Figure:
+    """The metrics best first, one row each (so labels never overlap, however many): the value
+    as a point, the significance clusters as alternating bands, and at the right each metric's
+    rank range from the same verdicts, its cluster named on the cluster's first row."""
+    n = len(verdicts.metrics)
+    figure = _figure(1.3 + 0.3 * max(n, 1))
+    ax = figure.add_subplot()
+    ys = np.arange(n)[::-1].astype(float)
+    right = [f"rank {low}-{high}" for low, high in verdicts.rank_ranges]
+    start = 0
+    for k, members in enumerate(verdicts.clusters()):
+        stop = start + len(members)
+        ax.axhspan(ys[stop - 1] - 0.5, ys[start] + 0.5, color=CLUSTER_SHADES[k % 2], zorder=0)
+        right[start] = f"cluster {k + 1} | {right[start]}"
+        start = stop
+    ax.plot(verdicts.values, ys, "o", color=POINT, markersize=5)
+    ax.set_yticks(ys, list(verdicts.metrics))
+    ax.set_ylim(-0.5, n - 0.5)
+    twin = ax.twinx()
+    twin.set_ylim(ax.get_ylim())
+    twin.set_yticks(ys, right, fontsize="small")
+    _zero_line(ax)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="#eeeeee")
+    if title:
+        ax.set_title(_wrapped(title), loc="left", fontsize="medium")
+    return figure

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from comperbench.report.evaluation_text import EvaluationView
+    from comperbench.stats.metric_comparison.verdicts import Verdicts
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
@@ -163,16 +164,35 @@ def _scatter_parts(evaluation: EvaluationView, statistic: str) -> list[str]:
 
 
 def _significance_part(evaluation: EvaluationView, statistic: str) -> str:
-    """The PERM-BOTH heatmap, or why there is none."""
+    """The verdicts between the metrics (`verdicts_part`), or why there are none."""
     if evaluation.plan.resamples <= 0:
         return lines(["no significance test: the evaluation ran without resamples"])
     try:
-        chart = evaluation.plot_significance(statistic)
+        verdicts = evaluation.significance(statistic)
     except ComperbenchError as error:
         return lines([f"no significance test: {error}"])
-    return figure(
-        chart,
-        f"PERM-BOTH permutation test on {statistic}, as `comperbench compare` runs it, on the "
-        "systems the protocol keeps for every metric: Holm-adjusted p-values that the row metric "
-        "correlates better than the column metric.",
+    caption = (
+        f"PERM-BOTH on {statistic}, as `comperbench compare` runs it, on the systems the "
+        "protocol keeps for every metric."
     )
+    return verdicts_part(verdicts, statistic, caption)
+
+
+def verdicts_part(verdicts: Verdicts, statistic: str, caption: str) -> str:
+    """The verdicts between metrics, readable at any number of them: the clusters chart, the
+    test and its resolution in words, and the pairs shown to differ (collapsed)."""
+    from comperbench.common.textutil import p_value
+    from comperbench.report.figures import verdicts_figure
+
+    chart = verdicts_figure(verdicts, xlabel=statistic, title="Significance clusters")
+    said = [verdicts.describe() + "."]
+    if note := verdicts.resolution.note:
+        said.append(note[0].upper() + note[1:] + ".")
+    said += [f"not ranked: {m} ({reason})" for m, reason in verdicts.matrix.undefined.items()]
+    pairs = verdicts.differing_pairs()
+    rows = [[better, worse, p_value(p)] for better, worse, p in pairs]
+    listed = details(
+        f"{len(pairs)} of {verdicts.family // 2} pairs differ",
+        table(["better", "worse", "adjusted p"], rows) if rows else lines(["none"]),
+    )
+    return "\n".join([figure(chart, caption), lines(said), listed])

@@ -11,11 +11,11 @@ import pandas as pd
 
 from comperbench.common.outputs import write_new_file
 from comperbench.common.textutil import interval, number, p_value
-from comperbench.report.html import figure, lines, page, section, table
+from comperbench.report.html import figure, lines, page, section, table, verdicts_part
 
 if TYPE_CHECKING:
     from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis
-    from comperbench.stats.metric_comparison.significance import SignificanceMatrix
+    from comperbench.stats.metric_comparison.verdicts import Verdicts
     from comperbench.stats.metric_correlation.correlation import CorrelationResult
 
 _CORRECTED = {"holm": "Holm-adjusted p", "bh": "Benjamini-Hochberg-adjusted p", "none": "p"}
@@ -26,13 +26,9 @@ def write_comparison_report(
     header: Sequence[tuple[str, str]],
     correlations: list[CorrelationResult],
     method: str,
-    sig: SignificanceMatrix | None,
-    adjusted: np.ndarray | None,
-    correction: str,
+    verdicts: Verdicts | None,
 ) -> None:
-    """`compare --report`: the correlations and the heatmap of the pairwise tests' p-values."""
-    from comperbench.report.figures import p_value_heatmap
-
+    """`compare --report`: the correlations and the verdicts between the metrics."""
     rows = [
         [
             r.metric,
@@ -47,20 +43,12 @@ def write_comparison_report(
     parts = [table(["metric", "n", method, "95% CI", "p", "note"], rows)]
     sections = [section("Correlations", *parts)]
     signatures = [correlations[0].signature] if correlations else []
-    if sig is not None and adjusted is not None:
-        label = _CORRECTED[correction]
-        chart = p_value_heatmap(
-            sig.metrics,
-            adjusted,
-            colorbar_label=label,
-            title=f"Pairwise tests on {sig.n} {sig.unit}",
-        )
-        caption = f"{label} that the row metric correlates better than the column metric."
-        undefined = [f"not ranked: {m} ({reason})" for m, reason in sig.undefined.items()]
+    if verdicts is not None:
+        caption = f"{verdicts.test.upper()} on {method}, on the items every metric scored."
         sections.append(
-            section("Which metric is better?", figure(chart, caption), lines(undefined))
+            section("Which metric is better?", verdicts_part(verdicts, method, caption))
         )
-        signatures.append(sig.signature)
+        signatures.append(verdicts.matrix.signature)
     sections.append(section("Signatures", lines(signatures, "mono")))
     write_new_file(path, page(f"Comparison of metrics: {method}", header, sections))
 

@@ -151,3 +151,78 @@ def rank_sums(
             out[2, j] += rank * cross[j]
             before[j] += size[j]
     return out
+
+
+@njit(cache=True)
+def perm_both_spearman(
+    order: np.ndarray,
+    starts: np.ndarray,
+    human_ranks: np.ndarray,
+    swaps_t: np.ndarray,
+    lanes: int,
+) -> np.ndarray:
+    """(2, rows) Spearman of the permuted A' and B' with the human scores, per swap row.
+
+    The 2n candidate scores (A's z-scores, then B's) are sorted once: `order` and the tie
+    groups `starts` (with a final 2n). Candidate c of item i = c mod n belongs to A' when it is
+    B's score and the item is swapped, or A's and it is not; B' takes the other. `swaps_t` holds
+    the swap rows transposed (items x rows, 1.0 where swapped), so that `lanes` rows are counted
+    at once. Every item is in A' and in B' exactly once, so the human side never changes; B's
+    tie-group counts are the group's totals less A's."""
+    n = human_ranks.size
+    rows = swaps_t.shape[1]
+    out = np.empty((2, rows))
+    mean = (n + 1) * 0.5
+    centred = human_ranks - mean
+    hy = np.sum(centred * centred)
+    size_a = np.empty(lanes)
+    human_a = np.empty(lanes)
+    before_a = np.empty(lanes)
+    cross_a = np.empty(lanes)
+    cross_b = np.empty(lanes)
+    sq_a = np.empty(lanes)
+    sq_b = np.empty(lanes)
+    for l0 in range(0, rows, lanes):
+        b = min(lanes, rows - l0)
+        before_a[:] = 0.0
+        cross_a[:] = 0.0
+        cross_b[:] = 0.0
+        sq_a[:] = 0.0
+        sq_b[:] = 0.0
+        before = 0.0
+        for g in range(starts.size - 1):
+            size_a[:] = 0.0
+            human_a[:] = 0.0
+            group_human = 0.0
+            for p in range(starts[g], starts[g + 1]):
+                c = order[p]
+                item = c % n
+                h = centred[item]
+                group_human += h
+                swapped = swaps_t[item]
+                if c >= n:
+                    for j in range(b):
+                        w = swapped[l0 + j]
+                        size_a[j] += w
+                        human_a[j] += w * h
+                else:
+                    for j in range(b):
+                        w = 1.0 - swapped[l0 + j]
+                        size_a[j] += w
+                        human_a[j] += w * h
+            size = starts[g + 1] - starts[g]
+            for j in range(b):
+                size_b = size - size_a[j]
+                before_b = before - before_a[j]
+                rank_a = before_a[j] + (size_a[j] + 1.0) * 0.5 - mean
+                rank_b = before_b + (size_b + 1.0) * 0.5 - mean
+                cross_a[j] += rank_a * human_a[j]
+                cross_b[j] += rank_b * (group_human - human_a[j])
+                sq_a[j] += size_a[j] * rank_a * rank_a
+                sq_b[j] += size_b * rank_b * rank_b
+                before_a[j] += size_a[j]
+            before += size
+        for j in range(b):
+            out[0, l0 + j] = cross_a[j] / np.sqrt(sq_a[j] * hy)
+            out[1, l0 + j] = cross_b[j] / np.sqrt(sq_b[j] * hy)
+    return out

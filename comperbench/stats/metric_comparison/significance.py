@@ -50,6 +50,7 @@ from comperbench.stats.metric_correlation.correlation import (
 )
 from comperbench.stats.metric_correlation.statistics import (
     PEARSON,
+    SPEARMAN,
     Statistic,
     get_statistic,
     undefined_reason,
@@ -64,11 +65,13 @@ from comperbench.stats.resampling import (
     zscore,
 )
 from comperbench.stats.signature import Signature
-from comperbench.stats.vectorised import Groups
+from comperbench.stats.vectorised import Groups, _compiled
 
 Test = Literal["perm-both", "pairwise-permutation", "paired-bootstrap", "williams"]
 TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation", "paired-bootstrap", "williams")
 PERMUTATION_TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation")
+LANES = 64
+"""Swap rows the compiled Spearman kernel counts at once."""
 _CELLS = 20_000_000
 """Permutation-by-pair cells drawn per chunk of the pairwise permutation test."""
 
@@ -332,6 +335,9 @@ class SignificanceMatrix:
     resamples_used: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=int))
     """resamples_used[i, j]: resamples behind p_values[i, j] (fewer than asked where a
     permutation test stopped early; 0 for Williams and on the diagonal)."""
+    swapped_units: int = 0
+    """The units a permutation test swaps (items, item pairs or system-context cells; 0 for
+    the other tests): all 2^swapped_units patterns are enumerated when they are few enough."""
 
     def clusters(self) -> list[list[str]]:
         """Metrics grouped by rank: the first group is not significantly worse than the best."""
@@ -385,14 +391,46 @@ def _permutation_p(
         else {}
     )
 
+    ranked = statistic.name == SPEARMAN.name and layout is None and _compiled(y.size)
+    human_ranks = sps.rankdata(y) if ranked else None
+
     def perm_both_null(i: int, j: int) -> tuple[float, NullOf]:
         if (i, j) in fast:
             r_i, r_j = fast[i, j]
             return values[i] - values[j], _stored_null(r_i - r_j)
+        if human_ranks is not None:
+            return values[i] - values[j], _spearman_null(Z[i], Z[j], human_ranks, swaps)
         scorer = _swap_scorer(Z[i], Z[j], y, statistic, layout)
         return values[i] - values[j], _perm_both_null(scorer, swaps)
 
     return permutation_p_matrix(m, perm_both_null, settings, y.size)
+
+
+def _spearman_null(
+    a: np.ndarray,
+    b: np.ndarray,
+    human_ranks: np.ndarray,
+    swaps: Callable[[int, int], Iterator[np.ndarray]],
+) -> NullOf:
+    """PERM-BOTH null differences of Spearman's rho from the compiled kernel: the candidates
+    sorted once per pair, the human ranks fixed (every item is in A' and in B' once)."""
+    from comperbench.stats.rank_kernels import perm_both_spearman
+
+    candidates = np.r_[a, b]
+    order = np.argsort(candidates, kind="stable")
+    ordered = candidates[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
+
+    def null_of(start: int, stop: int) -> np.ndarray:
+        rows = [
+            perm_both_spearman(
+                order, starts, human_ranks, np.ascontiguousarray(s.T, dtype=float), LANES
+            )
+            for s in swaps(start, stop)
+        ]
+        return np.concatenate([np.empty(0), *(r[0] - r[1] for r in rows)])
+
+    return null_of
 
 
 def _stored_null(null: np.ndarray) -> NullOf:
@@ -501,7 +539,14 @@ def significance_matrix(
         n_dropped=int(keep.size - keep.sum()),
         alpha=alpha,
         signature=_signature(settings, level, layout is not None, alpha, benchmark),
+        swapped_units=_swapped_units(test, y.size, layout),
     )
+
+
+def _swapped_units(test: str, n_items: int, layout: Groups | None) -> int:
+    if test == "pairwise-permutation":
+        return (layout or Groups.single(n_items)).n_pairs
+    return n_items if test == "perm-both" else 0
 
 
 def _context_matrix(
@@ -539,6 +584,7 @@ def _context_matrix(
         n_dropped=units.n_dropped,
         alpha=alpha,
         signature=_signature(settings, "system", False, alpha, benchmark),
+        swapped_units=units.human.size if settings.test == "perm-both" else 0,
     )
 
 
@@ -559,6 +605,7 @@ def _matrix(
     n_dropped: int,
     alpha: float,
     signature: str,
+    swapped_units: int,
 ) -> SignificanceMatrix:
     """The significance matrix of the defined metrics in `order` (best first)."""
     p, used = tested
@@ -576,6 +623,7 @@ def _matrix(
         signature=signature,
         undefined={names[i]: reason for i, reason in reasons.items()},
         resamples_used=used,
+        swapped_units=swapped_units,
     )
 
 
