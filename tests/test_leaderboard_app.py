@@ -16,7 +16,7 @@ import pytest
 
 from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
-from comperbench.leaderboard.comparison import pairwise_tests
+from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
@@ -76,7 +76,7 @@ def test_ranking_frame(store: Store) -> None:
     assert list(frame.columns) == RANKING_COLUMNS
     assert frame["metric"].tolist() == [XSS, "noisy"]
     assert frame["rank"].tolist() == [1, 2]
-    assert frame["p vs leader"].isna().tolist() == [True, False]
+    assert frame["adjusted p vs leader"].isna().tolist() == [True, False]
     assert frame["tied with leader"].tolist() == ["yes", "no"]
     assert frame["trained on this benchmark"].tolist() == ["no", "yes"]
     assert (frame["CI low"] < frame["value"]).all() and (frame["value"] < frame["CI high"]).all()
@@ -287,11 +287,7 @@ def test_heatmap_cells_use_the_graded_scale(store: Store) -> None:
     cell = "padding:3px 5px;text-align:center"
     view = ("usr-topical", "turn", "overall", "spearman")
     ranked = ranking(store, *view)
-    metrics = tuple(
-        (r.row.metric_id, label, r.row.settings.benchmark)
-        for r, (label, _) in zip(ranked, metric_choices(ranked), strict=True)
-    )
-    p = pairwise_tests(store, *view, metrics)[1]
+    p = view_verdicts(store, *view, [r.row for r in ranked]).adjusted
     assert "PERM-BOTH" in page and "Holm" in page
     for i, j in ((0, 1), (1, 0)):
         shade, colour = p_colour(float(p[i, j]))
@@ -394,3 +390,39 @@ def test_an_answer_writes_back_only_the_choices_it_replaces(store: Store) -> Non
     assert "value" not in level and aspect["value"] == default
     assert statistic["value"] == "pearson"  # Kendall is not scored at turn level
     assert "stat:pearson|level:turn|" in signature and f"aspect:{default}|" in signature
+
+
+def test_tied_with_leader_is_the_comparison_and_compare_verdict(
+    store: Store, data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from comperbench.cli import main
+    from comperbench.leaderboard.items import scored_items
+
+    view = ("usr-topical", "turn", "overall", "spearman")
+    ranked = ranking(store, *view)
+    verdicts = view_verdicts(store, *view, [r.row for r in ranked])
+    leader = verdicts.index(str(ranked[0].row.metric_id))
+    for r in ranked:
+        i = verdicts.index(str(r.row.metric_id))
+        if i != leader:
+            assert r.tied_with_leader == (verdicts.adjusted[leader, i] > verdicts.alpha)
+            assert r.p_vs_leader == verdicts.adjusted[leader, i]
+        assert (r.rank_low, r.rank_high) == verdicts.rank_ranges[i]
+    items = scored_items("usr-topical", "turn")
+    columns = {
+        r.row.metric: store.item_scores(r.row.metric_id, "usr-topical", "turn") for r in ranked
+    }
+    frame = pd.DataFrame({"item_id": cached_benchmark("usr-topical", "turn").item_ids, **columns})
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    argv = ["compare", "--benchmark", "usr-topical", "--scores", str(path), "--method"]
+    argv += ["spearman", "--json", "--data-dir", str(data_root)]
+    assert main(argv) == 0
+    shown = json.loads(capsys.readouterr().out)["significance"]
+    names = {str(r.row.metric_id): r.row.metric for r in ranked}
+    assert shown["metrics"] == [names[m] for m in verdicts.metrics]
+    np.testing.assert_allclose(np.array(shown["adjusted_p_values"], dtype=float), verdicts.adjusted)
+    assert shown["tied_with_leader"] == verdicts.tied_with_leader
+    assert len(items) == shown["n"]

@@ -615,9 +615,8 @@ def test_an_upload_shows_its_value_interval_and_rank_and_links_to_its_row(
 
 
 def test_comparison_is_perm_both_with_holm_as_compare(page: Any, server: dict[str, Any]) -> None:
-    from comperbench.leaderboard.comparison import pairwise_tests
+    from comperbench.leaderboard.comparison import view_verdicts
     from comperbench.leaderboard.service import ranking
-    from comperbench.leaderboard.web.views import metric_choices
 
     page.get_by_role("tab", name="Comparison").click()
     page.locator("#heatmap th[scope=col]").first.wait_for(timeout=DEADLINE_MS)
@@ -625,11 +624,7 @@ def test_comparison_is_perm_both_with_holm_as_compare(page: Any, server: dict[st
     assert "PERM-BOTH" in caption and "Holm" in caption and "comperbench compare" in caption
     view = ("usr-topical", "turn", "overall", "spearman")
     ranked = ranking(server["store"], *view)
-    metrics = tuple(
-        (r.row.metric_id, label, r.row.settings.benchmark)
-        for r, (label, _) in zip(ranked, metric_choices(ranked), strict=True)
-    )
-    _, adjusted = pairwise_tests(server["store"], *view, metrics)
+    adjusted = view_verdicts(server["store"], *view, [r.row for r in ranked]).adjusted
     rows = _downloaded(page, "#comparison-csv").splitlines()[1:]
     shown = np.array([[float(v) if v else np.nan for v in r.split(",")[1:]] for r in rows])
     np.testing.assert_allclose(shown, adjusted)

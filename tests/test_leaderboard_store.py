@@ -361,10 +361,11 @@ def test_a_constant_submission_is_listed_with_its_reason_never_ranked(
     out = capsys.readouterr().out
     assert "not ranked: constant (correlation undefined: metric scores are constant)" in out
     rows = [line.split() for line in out.splitlines() if line[:1].isdigit()]
-    assert [(row[2], row[-3], row[-1]) for row in rows] == [
-        ("good", "leader", "unknown"),
-        ("poor", "0.005", "unknown"),
-    ]  # 1 / (200 + 1); p vs leader, n, family
+    assert [(row[2], row[-4], row[-3], row[-1]) for row in rows] == [
+        ("good", "leader", "yes", "unknown"),
+        ("poor", "0.002", "no", "unknown"),
+    ]  # Holm over 2 tests: 2 / (1000 + 1); adjusted p vs leader, tied, family
+    assert "verdicts: PERM-BOTH over 300 items" in " ".join(out.split())
 
 
 def test_system_rows_say_how_the_p_value_was_computed_and_flag_the_interval(

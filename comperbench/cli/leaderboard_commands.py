@@ -125,6 +125,7 @@ def run_show(args: argparse.Namespace) -> int:
         ranking,
         set_apart,
         unranked,
+        verdict_lines,
     )
     from comperbench.leaderboard.web.views import family
 
@@ -144,6 +145,7 @@ def run_show(args: argparse.Namespace) -> int:
                 "protocol_excluded": list(meta.protocol.reference_excluded_systems),
                 "items_note": references_note(args.benchmark, level),
                 "ranked": [_ranked_entry(r) for r in ranked],
+                "verdicts": verdict_lines(*view),
                 "not_ranked": [describe_unranked(row) for row in unranked(*view)],
                 "set_apart": [describe_apart(row) for row in set_apart(*view)],
             }
@@ -157,6 +159,7 @@ def run_show(args: argparse.Namespace) -> int:
             number(r.row.value),
             interval(r.row.ci_low, r.row.ci_high),
             "leader" if r.leader else p_value(r.p_vs_leader),
+            "yes" if r.tied_with_leader else "no",
             r.row.n,
             family(r.row),
         ]
@@ -171,8 +174,10 @@ def run_show(args: argparse.Namespace) -> int:
         print(wrap(protocol, first="protocol: ", indent="  "))
     if note := references_note(args.benchmark, level):
         print(wrap(note, first="items: ", indent="  "))
-    headers = ["rank", "range", "metric", "value", "95% CI", "p vs leader", "n", "family"]
-    print(format_table(headers, rows))
+    headers = ["rank", "range", "metric", "value", "95% CI", "adj. p vs leader", "tied", "n"]
+    print(format_table([*headers, "family"], rows))
+    for line in verdict_lines(*view):
+        print(wrap(line, indent="  "))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
         print(wrap(note, first="note: ", indent="  "))
     for row in unranked(*view):
@@ -200,6 +205,7 @@ def _ranked_entry(r) -> dict:
         "ci": [r.row.ci_low, r.row.ci_high],
         "ci_note": r.row.ci_note,
         "p_vs_leader": r.p_vs_leader,
+        "tied_with_leader": r.tied_with_leader,
         "leader": r.leader,
         "n": r.row.n,
         "family": family(r.row),

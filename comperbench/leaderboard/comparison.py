@@ -1,40 +1,114 @@
-"""Pairwise tests between the ranked metrics of a view, as `comperbench compare` makes them: the
-test and multiplicity correction of `stats.settings` (PERM-BOTH, Holm) through
-`significance_matrix`, on the items every ranked row is correlated on."""
+"""The verdicts of a leaderboard view: `metric_verdicts` (the test, correction and resolution of
+`stats.settings`, as `comperbench compare` runs it) between its ranked rows, on the items every
+one of them scored. Rank ranges, "tied with leader", the comparison matrix and the clusters of
+every page are read from this one object.
+
+A view's verdicts are kept in memory and on disk (verified), keyed by the rows' stored scores,
+so that a page computes them once per set of rows; the store only adds rows, so a new
+submission makes a new key."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
+from comperbench import data
 from comperbench.leaderboard.items import scored_items, source_level
-from comperbench.leaderboard.store import Store
-from comperbench.stats import multiplicity
-from comperbench.stats.metric_comparison.significance import SignificanceMatrix, significance_matrix
+from comperbench.leaderboard.store import Row, Store
+from comperbench.stats.metric_comparison.significance import SignificanceMatrix
+from comperbench.stats.metric_comparison.verdicts import Resolution, Verdicts, metric_verdicts
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.settings import SETTINGS
 
-Metrics = tuple[tuple[int, str, str], ...]
-"""(metric id, label, benchmark version) of each metric compared."""
+FORMAT = 1
+"""Version of the kept verdicts' file layout."""
 
 
-@lru_cache(maxsize=32)
-def pairwise_tests(
-    store: Store, benchmark: str, level: str, aspect: str, statistic: str, metrics: Metrics
-) -> tuple[SignificanceMatrix, np.ndarray]:
-    """The significance matrix of the metrics (best first) and its p-values adjusted as one
-    family; kept for the view's metrics and their benchmark versions (the store only adds)."""
-    items = scored_items(benchmark, source_level(benchmark, level))
+def _scores(store: Store, benchmark: str, level: str, rows: Sequence[Row]) -> dict[str, np.ndarray]:
+    """Each row's stored item scores on the items the view is correlated on, by metric id."""
     item_level = source_level(benchmark, level)
+    positions = scored_items(benchmark, item_level).positions
     scores = {}
-    for metric_id, label, _ in metrics:
-        found = store.item_scores(metric_id, benchmark, item_level)
+    for row in rows:
+        found = store.item_scores(row.metric_id, benchmark, item_level)
         if found is None:
-            raise ValueError(f"{label} has no stored scores on {benchmark} ({item_level})")
-        scores[label] = found[items.positions]
+            raise ValueError(f"{row.metric} has no stored scores on {benchmark} ({item_level})")
+        scores[str(row.metric_id)] = found[positions]
+    return scores
+
+
+def _key(view: tuple[str, str, str, str], scores: dict[str, np.ndarray], tag: str) -> str:
+    digest = hashlib.sha256(repr((FORMAT, view, tag, SETTINGS)).encode())
+    for metric_id, values in scores.items():
+        digest.update(metric_id.encode() + b"\0" + values.tobytes())
+    from comperbench.leaderboard.scoring import _stats_code
+
+    digest.update(_stats_code().encode())
+    return digest.hexdigest()[:32]
+
+
+def _path(benchmark: str, key: str) -> Path:
+    return data.cache_dir() / "leaderboard" / benchmark / "verdicts" / f"{key}.json"
+
+
+def _to_json(v: Verdicts) -> bytes:
+    m = v.matrix
+    matrix = {**vars(m), "values": m.values, "deltas": m.deltas, "p_values": m.p_values}
+    fields = {
+        "matrix": {
+            k: np.asarray(x).tolist() if isinstance(x, np.ndarray) else x for k, x in matrix.items()
+        },
+        "adjusted": v.adjusted.tolist(),
+        "correction": v.correction,
+        "test": v.test,
+        "resolution": vars(v.resolution),
+    }
+    return json.dumps(fields).encode()
+
+
+def _from_json(payload: bytes) -> Verdicts:
+    fields = json.loads(payload)
+    m = fields["matrix"]
+    for name in ("values", "deltas", "p_values"):
+        m[name] = np.asarray(m[name], dtype=float)
+    m["resamples_used"] = np.asarray(m["resamples_used"], dtype=int)
+    return Verdicts(
+        SignificanceMatrix(**m),
+        np.asarray(fields["adjusted"], dtype=float),
+        fields["correction"],
+        fields["test"],
+        Resolution(**fields["resolution"]),
+    )
+
+
+@lru_cache(maxsize=64)
+def _computed(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    ids: tuple[int, ...],
+    tag: str,
+) -> Verdicts:
+    rows = {r.metric_id: r for r in store.view(benchmark, level, aspect, statistic)}
+    chosen = [rows[i] for i in ids]
+    items = scored_items(benchmark, source_level(benchmark, level))
+    scores = _scores(store, benchmark, level, chosen)
+    path = _path(benchmark, _key((benchmark, level, aspect, statistic), scores, tag))
+    kept = data.read_verified(path)
+    if kept is not None:
+        try:
+            return _from_json(kept)
+        except (ValueError, KeyError, TypeError):
+            pass  # another layout: computed again below
     over_contexts = get_statistic(statistic).over_contexts is not None
-    sig = significance_matrix(
+    verdicts = metric_verdicts(
         scores,
         items.human_scores(aspect),
         level=level,  # type: ignore[arg-type]
@@ -42,9 +116,19 @@ def pairwise_tests(
         test=SETTINGS.test,  # type: ignore[arg-type]
         groups=items.contexts if over_contexts else None,
         systems=items.systems,
-        n_resamples=SETTINGS.n_resamples,
+        correction=SETTINGS.correction,
         alpha=SETTINGS.alpha,
         seed=SETTINGS.seed,
         benchmark=items.tag,
     )
-    return sig, multiplicity.adjust_matrix(sig.p_values, SETTINGS.correction)
+    data.write_verified(path, _to_json(verdicts))
+    return verdicts
+
+
+def view_verdicts(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str, rows: Sequence[Row]
+) -> Verdicts:
+    """The verdicts between `rows` of one view (metrics named by their metric id, best first)."""
+    ids = tuple(sorted(r.metric_id for r in rows))
+    tag = scored_items(benchmark, source_level(benchmark, level)).tag
+    return _computed(store, benchmark, level, aspect, statistic, ids, tag)

@@ -19,7 +19,7 @@ import pandas as pd
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.scoring import CONFIDENCE, best_places, scored_at, standings
-from comperbench.leaderboard.service import ranking
+from comperbench.leaderboard.service import ranked_rows
 from comperbench.leaderboard.store import Row, Store
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import percentile_interval
@@ -60,9 +60,9 @@ class _Cell:
 
 def _cell(store: Store, benchmark: str, statistic: str) -> _Cell:
     level, aspect = headline_cell(benchmark, statistic)
-    ranked = ranking(store, benchmark, level, aspect, statistic)
-    newest_last = sorted(ranked, key=lambda r: r.row.submission_id)
-    return _Cell(benchmark, {(r.row.metric, r.row.authors): r.row for r in newest_last})
+    rows = ranked_rows(store, benchmark, level, aspect, statistic)
+    newest_last = sorted(rows, key=lambda r: r.submission_id)
+    return _Cell(benchmark, {(r.metric, r.authors): r for r in newest_last})
 
 
 @dataclass(frozen=True)

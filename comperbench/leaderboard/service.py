@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from comperbench.common.errors import ComperbenchError
+from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.items import (
     ItemIndex,
     level_items,
@@ -37,8 +38,8 @@ from comperbench.leaderboard.scoring import (
     N_RESAMPLES,
     SCORING_VERSION,
     SEED,
+    best_places,
     score_coverages,
-    standings,
 )
 from comperbench.leaderboard.store import (
     Made,
@@ -55,9 +56,8 @@ from comperbench.leaderboard.submission import (
     SubmissionMeta,
     parse,
 )
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.metric_comparison.verdicts import Verdicts
 
-SIGNIFICANCE = SETTINGS.alpha
 SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
 PER_DAY_ENV = "COMPERBENCH_SUBMISSIONS_PER_DAY"
 PER_DAY = 5
@@ -465,19 +465,17 @@ def restore_in_background(
 
 @dataclass
 class Ranked:
-    """One line of a ranking."""
+    """One line of a ranking: its place by value, and the verdicts of the view about it."""
 
     row: Row
     rank: int
     rank_low: int
     rank_high: int
     p_vs_leader: float
+    """Adjusted p-value of "the leader correlates better" (NaN for the leaders)."""
     leader: bool
-
-    @property
-    def tied_with_leader(self) -> bool:
-        """Not significantly worse than the leader (the leaders themselves included)."""
-        return self.leader or self.p_vs_leader >= SIGNIFICANCE
+    tied_with_leader: bool
+    """No leader is significantly better (the view's test and correction)."""
 
 
 Pairing = tuple[int | None, int | None, str, str, int]
@@ -531,22 +529,69 @@ def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
 
 
 def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Ranked]:
-    """Full-coverage metrics ordered by correlation, with rank ranges and tests vs the leader.
+    """Full-coverage metrics ordered by correlation (ties share the best place), with rank
+    ranges, tests against the leader and every other verdict from the view's one
+    `view_verdicts` (the comparison matrix and clusters read the same object).
 
     Only rows scored under the same resampling settings are ranked together (see `comparable`);
     `set_apart` lists the others, `unranked` those whose correlation is undefined.
     """
-    rows, _ = comparable(benchmark, store.view(benchmark, level, aspect, statistic))
+    rows = ranked_rows(store, benchmark, level, aspect, statistic)
     if not rows:
         return []
     values = np.array([r.value for r in rows])
-    replicates = np.vstack([r.replicates for r in rows])
+    places = best_places(values)
+    if len(rows) == 1:
+        return [Ranked(rows[0], 1, 1, 1, math.nan, True, True)]
+    verdicts = view_verdicts(store, benchmark, level, aspect, statistic, rows)
     placed = [
-        Ranked(row, s.rank, s.rank_low, s.rank_high, s.p_vs_leader, s.leader)
-        for row, s in zip(rows, standings(values, replicates), strict=True)
-        if s is not None
+        _placed(row, int(place), verdicts, len(rows))
+        for row, place in zip(rows, places, strict=True)
     ]
-    return sorted(placed, key=lambda r: r.rank)
+    return sorted(placed, key=lambda r: (r.rank, -r.row.value))
+
+
+def ranked_rows(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:
+    """The rows `ranking` places (comparable, with a defined value), without their verdicts."""
+    rows, _ = comparable(benchmark, store.view(benchmark, level, aspect, statistic))
+    return [r for r in rows if not math.isnan(r.value)]
+
+
+def ranking_verdicts(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str
+) -> Verdicts | None:
+    """The verdicts `ranking` reads for a view (None under two ranked rows), to say what they
+    rest on: `Verdicts.describe` and `Resolution.note`."""
+    rows = ranked_rows(store, benchmark, level, aspect, statistic)
+    if len(rows) < 2:
+        return None
+    return view_verdicts(store, benchmark, level, aspect, statistic, rows)
+
+
+def verdict_lines(
+    store: Store, benchmark: str, level: str, aspect: str, statistic: str
+) -> list[str]:
+    """What a view's verdicts rest on, and the note when no difference can be shown."""
+    verdicts = ranking_verdicts(store, benchmark, level, aspect, statistic)
+    if verdicts is None:
+        return []
+    lines = [f"verdicts: {verdicts.describe()}"]
+    if note := verdicts.resolution.note:
+        lines.append(f"note: {note}")
+    return lines
+
+
+def _placed(row: Row, place: int, verdicts: Verdicts, m: int) -> Ranked:
+    """A row's line: its place by value, its rank range and test against the leader from the
+    verdicts (a row the verdicts leave out, undefined on the items all rows share, may be
+    anywhere and is tied)."""
+    name = str(row.metric_id)
+    if name not in verdicts.metrics:
+        return Ranked(row, place, 1, m, math.nan, place == 1, True)
+    i = verdicts.index(name)
+    low, high = verdicts.rank_ranges[i]
+    tied = place == 1 or verdicts.tied_with_leader[i]
+    return Ranked(row, place, low, high, verdicts.p_vs_leader(i), place == 1, tied)
 
 
 def unranked(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Row]:

@@ -49,8 +49,10 @@ def forest_html(
         rank_ranges=[f"rank {r}" for r in rank_ranges],
     )
     caption = (
-        f"Dots: {statistic}; whiskers: {SETTINGS.confidence:.0%} bootstrap intervals; "
-        "at the right: each metric's 95% rank range."
+        f"Dots: {statistic}; whiskers: {SETTINGS.confidence:.0%} bootstrap intervals (over every "
+        "possible value where too few units were resampled for an interval to mean anything: "
+        "such rows are marked not informative); at the right: each metric's rank range from "
+        "the pairwise tests of the Comparison tab."
     )
     return _html(figure, "forest", caption)
 

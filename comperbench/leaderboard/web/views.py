@@ -22,7 +22,7 @@ import pandas as pd
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
-from comperbench.leaderboard.comparison import pairwise_tests
+from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.items import (
     cached_benchmark,
     scored_items,
@@ -38,13 +38,14 @@ from comperbench.leaderboard.service import (
     ranking,
     set_apart,
     unranked,
+    verdict_lines,
 )
 from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
 from comperbench.leaderboard.web.plots import Matrix, forest_html, heatmap_html, scatter_html
-from comperbench.stats import multiplicity
-from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic
+from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic, resampled_unit
 from comperbench.stats.multiplicity import NAMES
+from comperbench.stats.resampling import bootstrap_note
 from comperbench.stats.settings import SETTINGS
 
 RANKING_COLUMNS = [
@@ -54,7 +55,7 @@ RANKING_COLUMNS = [
     "value",
     "CI low",
     "CI high",
-    "p vs leader",
+    "adjusted p vs leader",
     "tied with leader",
     "n",
     "reference-free",
@@ -83,17 +84,15 @@ partial and not ranked. An identical file submitted twice is recognised.
 
 
 GLOSSARY = (
-    "**rank**: place by the value (ties share the best place). **rank range**: the 2.5th to "
-    "97.5th percentile of the metric's rank over the paired bootstrap resamples, every metric "
-    "ranked in every resample, so it moves with all the metrics near it. **p vs leader**: "
-    "one-sided paired bootstrap p-value (same resamples) that the leader correlates better "
-    "than this metric; **tied with leader**: p vs leader of at least {alpha:g}. The two answer "
-    "different questions and are kept as they are: the range is two-sided (2.5% in each tail) "
-    "and counts every metric at once, the test is one-sided at {alpha:g} and compares one pair, "
-    "so a metric that beats the leader in about 3% of the resamples has a range starting at 1 "
-    "yet is not tied (p about 0.03); and its range can reach far down when many metrics close "
-    "behind it overtake it. The Comparison tab tests every pair with {test} and {correction}, "
-    "as `comperbench compare` does."
+    "**rank**: place by the value shown (ties share the best place). Every verdict below comes "
+    "from one computation per view: {test} between every pair of ranked metrics on the items "
+    "all of them scored, with as many permutations as the {correction} over all pairs needs "
+    "for a difference to be shown, as `comperbench compare` runs it. **rank range**: 1 + the "
+    "metrics significantly better than this one, to the number of metrics less those "
+    "significantly worse. **adjusted p vs leader**: the adjusted p-value that the leader "
+    "correlates better; **tied with leader**: no leader is significantly better (adjusted p "
+    "above {alpha:g}). The Comparison tab shows the same adjusted p-values for every pair and "
+    "the significance clusters (the WMT metrics task's rank clusters, on adjusted p-values)."
 )
 """The ranking columns explained, under the table."""
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -157,14 +156,23 @@ def overall_table(
 
 
 def forest(ranked: list[Ranked], statistic: str) -> str:
-    """The forest plot of a view's ranking: each metric's value, interval and rank range."""
+    """The forest plot of a view's ranking: each metric's value, interval and rank range. An
+    interval over too few units to mean anything (`bootstrap_note`, the CLI's rule) is drawn over
+    every value the statistic can take, and its row is marked not informative."""
     labels = [label for label, _ in metric_choices(ranked)]
-    rows = [r.row for r in ranked]
+    full = get_statistic(statistic).value_range
+    lows, highs = [], []
+    for k, r in enumerate(ranked):
+        small = bootstrap_note(r.row.n, resampled_unit(statistic, r.row.settings.level))
+        lows.append(full[0] if small else r.row.ci_low)
+        highs.append(full[1] if small else r.row.ci_high)
+        if small:
+            labels[k] += f" (n = {r.row.n}: not informative)"
     return forest_html(
         labels,
-        [r.value for r in rows],
-        [r.ci_low for r in rows],
-        [r.ci_high for r in rows],
+        [r.row.value for r in ranked],
+        lows,
+        highs,
         [f"{r.rank_low}-{r.rank_high}" for r in ranked],
         statistic,
     )
@@ -257,6 +265,7 @@ def ranking_notes(
             f"({meta.protocol.reason})."
         )
     ranked = ranking(*view)
+    parts.extend(f"{line[0].upper()}{line[1:]}." for line in verdict_lines(*view))
     parts.extend(f"Note: {note}." for note in dict.fromkeys(r.row.ci_note for r in ranked) if note)
     parts.extend(f"Not ranked: {describe_unranked(row)}." for row in unranked(*view))
     partial = store.partial(benchmark, source_level(benchmark, level))
@@ -293,37 +302,34 @@ def p_colour(p: float) -> tuple[str, str]:
 def comparison(
     store: Store, ranked: list[Ranked], benchmark: str, level: str, aspect: str, statistic: str
 ) -> tuple[str, str | None]:
-    """The heatmap of the p-values of 'row better than column' between the ranked metrics of a
-    view (`comparison.pairwise_tests`: the test and correction of `stats.settings`, adjusted),
-    as escaped HTML, and their CSV file, named by the view (None under two ranked metrics)."""
+    """The heatmap of the adjusted p-values of 'row better than column' between the ranked
+    metrics of a view, from the view's verdicts (`comparison.view_verdicts`, the object the
+    ranking's rank ranges and ties come from), as escaped HTML, with the clusters and the
+    resolution stated, and their CSV file, named by the view (None under two ranked metrics)."""
     if len(ranked) < 2:
         return "<p>At least two ranked metrics are needed for a comparison.</p>", None
-    metrics = tuple(
-        (r.row.metric_id, label, r.row.settings.benchmark)
+    verdicts = view_verdicts(store, benchmark, level, aspect, statistic, [r.row for r in ranked])
+    labels = {
+        str(r.row.metric_id): label
         for r, (label, _) in zip(ranked, metric_choices(ranked), strict=True)
-    )
-    sig, adjusted = pairwise_tests(store, benchmark, level, aspect, statistic, metrics)
-    frame = pd.DataFrame(adjusted, columns=sig.metrics)
-    frame.insert(0, "row better than column", sig.metrics)
+    }
+    names = [labels[m] for m in verdicts.metrics]
+    frame = pd.DataFrame(verdicts.adjusted, columns=names)
+    frame.insert(0, "row better than column", names)
     stem = f"comparison-{benchmark}-{level}-{aspect}-{statistic}"
-    described = multiplicity.describe(
-        SETTINGS.correction, multiplicity.family_size(adjusted), "one-sided pairwise tests"
-    )
     caption = (
-        f"p-value that the row metric correlates better than the column metric: "
-        f"{SETTINGS.test.upper()} over {sig.n} {sig.unit} ({SETTINGS.n_resamples} permutations, "
-        f"seed {SETTINGS.seed}), {described}, as <code>comperbench compare</code> prints them"
+        f"adjusted p-value that the row metric correlates better than the column metric: "
+        f"{html.escape(verdicts.describe())}; seed {SETTINGS.seed}, as "
+        "<code>comperbench compare</code> prints them"
     )
-    tests = multiplicity.family_size(adjusted)
-    floor = tests / (SETTINGS.n_resamples + 1)
-    if SETTINGS.correction == "holm" and floor > SETTINGS.alpha:
-        caption += (
-            f". With {tests} tests and {SETTINGS.n_resamples} permutations the smallest Holm "
-            f"p-value is {floor:.3f}, so no pair can be told apart at {SETTINGS.alpha:g} here "
-            "(<code>comperbench compare --resamples</code> draws more)"
-        )
-    names = [html.escape(n) for n in sig.metrics]
-    return heatmap_table(names, adjusted, caption), csv_file(frame, stem)
+    if note := verdicts.resolution.note:
+        caption += f". <strong>Note: {html.escape(note)}</strong>"
+    clusters = "".join(
+        f"<li>cluster {k}: {', '.join(html.escape(labels[m]) for m in members)}</li>"
+        for k, members in enumerate(verdicts.clusters(), start=1)
+    )
+    table = heatmap_table([html.escape(n) for n in names], verdicts.adjusted, caption)
+    return f"{table}<p>Significance clusters:</p><ul>{clusters}</ul>", csv_file(frame, stem)
 
 
 _HEATMAP_STYLE = {
@@ -447,13 +453,21 @@ def _item_frame(
 
 
 def _placing(ranked: list[Ranked], metric_id: int) -> str:
+    """A metric's value, interval, rank and rank range in words; an interval over too few units
+    is said to be not informative right beside it (the CLI's rule)."""
     for r in ranked:
         if r.row.metric_id == metric_id:
             row = r.row
+            small = bootstrap_note(
+                row.n, resampled_unit(row.settings.statistic, row.settings.level)
+            )
+            shown = f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
+            if small:
+                shown += f" (not informative: {small})"
             return (
                 f"{row.settings.statistic} = {row.value:.3f}, {SETTINGS.confidence:.0%} CI "
-                f"[{row.ci_low:.3f}, {row.ci_high:.3f}], rank {r.rank} of {len(ranked)} "
-                f"(range {r.rank_low}-{r.rank_high}), n = {row.n}"
+                f"{shown}, rank {r.rank} of {len(ranked)} (range {r.rank_low}-{r.rank_high}), "
+                f"n = {row.n}"
             )
     return "not ranked at this level"
 

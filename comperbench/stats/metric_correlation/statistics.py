@@ -131,6 +131,8 @@ class Statistic:
     chosen_fn: ChosenFn | None = None
     description: str = ""
     """What the statistic measures, in a sentence (shown on the leaderboard's About page)."""
+    value_range: tuple[float, float] = (-1.0, 1.0)
+    """The values the statistic can take (an uninformative interval is drawn over all of them)."""
     min_items: int = MIN_PAIRS
     """Fewest items of a group the statistic is defined on (two points always correlate +-1)."""
     averaging: Averaging = field(default_factory=Averaging)
@@ -426,6 +428,7 @@ def _pairwise_accuracy(
         min_items=2,
         pair_verdicts_fn=partial(pairwise_accuracy.pair_verdicts, **options),
         two_sided="tails",
+        value_range=(-1.0, 1.0) if tau else (0.0, 1.0),
     )
 
 
@@ -533,5 +536,6 @@ SOFT_PAIRWISE_ACCURACY = register_statistic(
         description="how closely the metric's confidence that one system beats another (a "
         "paired permutation test over the contexts every system answered) matches the humans' "
         "confidence, averaged over all pairs of systems (1 - pairwise confidence error; WMT 2024)",
+        value_range=(0.0, 1.0),
     )
 )
