@@ -9,6 +9,7 @@ replaced by a fixed profile.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -455,8 +456,9 @@ def _call(base: str, data: list[Any], cookie: str | None) -> str:
     headers = {"Cookie": f"session={cookie}"} if cookie else {}
     event = httpx.post(f"{base}/call/on_upload", json={"data": data}, headers=headers, timeout=60)
     stream = httpx.get(f"{base}/call/on_upload/{event.json()['event_id']}", timeout=600).text
-    [line] = [x for x in stream.splitlines() if x.startswith("data:")]
-    return str(json.loads(line[5:])[0])
+    lines = stream.splitlines()
+    [line] = [b for a, b in itertools.pairwise(lines) if a == "event: complete"]  # no heartbeat
+    return str(json.loads(line.removeprefix("data:"))[0])
 
 
 def test_parallel_run_and_call_requests_store_no_more_than_the_limit(

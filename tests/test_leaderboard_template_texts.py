@@ -69,7 +69,7 @@ def test_a_filled_template_with_texts_is_submitted_and_ranked(
     assert "word-count on usr-persona (turn): 300/300 items, ranked" in out
     assert main(["leaderboard", "show", "usr-persona", "--db", db, "--json"]) == 0
     [ranked] = json.loads(capsys.readouterr().out)["ranked"]
-    assert ranked["metric"] == "word-count" and ranked["n"] == 240
+    assert ranked["metric"] == "word-count" and ranked["n"] == 300
 
 
 def test_a_column_that_is_neither_text_nor_score_is_still_refused(

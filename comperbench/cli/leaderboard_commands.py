@@ -168,8 +168,8 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{meta.name} / {level} / {aspect} / {args.statistic}")
     if excluded := meta.protocol.reference_excluded_systems:
         protocol = (
-            f"every submission is correlated without {', '.join(excluded)} "
-            f"({meta.protocol.reason}), so that all rows share their items"
+            f"every reference-based submission is correlated without {', '.join(excluded)} "
+            f"({meta.protocol.reason}); a reference-free one on every system, as `evaluate` does"
         )
         print(wrap(protocol, first="protocol: ", indent="  "))
     if note := references_note(args.benchmark, level):

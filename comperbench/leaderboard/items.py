@@ -13,7 +13,7 @@ import csv
 import io
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import IO
@@ -82,6 +82,18 @@ class LevelItems:
         """Some items have references and some do not (DSTC7): a reference-based metric can
         score only the former."""
         return bool(self.referenced.any() and not self.referenced.all())
+
+    def subset(self, keep: np.ndarray) -> LevelItems:
+        """These items where `keep` is True (e.g. those a metric scored)."""
+        return replace(
+            self,
+            item_ids=[item for item, kept in zip(self.item_ids, keep, strict=True) if kept],
+            systems=self.systems[keep],
+            contexts=self.contexts[keep],
+            human={aspect: scores[keep] for aspect, scores in self.human.items()},
+            referenced=self.referenced[keep],
+            selection=self.positions[keep],
+        )
 
     def select(self, systems: Sequence[str], references_only: bool) -> LevelItems:
         """The items not answered by `systems`, and with references if `references_only`."""
@@ -212,14 +224,16 @@ def keep_level_items(bench: Benchmark) -> LevelItems:
     return found
 
 
-@lru_cache(maxsize=64)
-def scored_items(name: str, level: str) -> LevelItems:
-    """The items the leaderboard correlates on, the same for every submission so that all rows
-    of a ranking share their items (and their paired resamples): without the systems the
-    benchmark's evaluation protocol leaves out for metrics needing references, and, on a level
-    where only some items have references (DSTC7), without the items that have none (those a
-    reference-based metric cannot score; see `submission.Coverage.full`)."""
+@lru_cache(maxsize=128)
+def scored_items(name: str, level: str, reference_free: bool = False) -> LevelItems:
+    """The items the leaderboard correlates a metric on, under the benchmark's evaluation
+    protocol as `comperbench evaluate` applies it: a reference-based metric without the systems
+    the protocol leaves out for metrics needing references and, on a level where only some
+    items have references (DSTC7), without the items that have none (those it cannot score;
+    see `submission.Coverage.full`); a reference-free metric on every item."""
     found = level_items(name, level)
+    if reference_free:
+        return found
     present = set(found.systems.tolist())
     excluded = get_metadata(name).protocol.excluded_systems(frozenset({"references"}))
     dropped = tuple(sorted(s for s in excluded if s in present))
@@ -230,10 +244,12 @@ REFERENCES_ONLY = "with-references"
 """The protocol tag's part for a level correlated on its items with references only."""
 
 
-def protocol_tag(name: str, level: str = "system") -> str:
+def protocol_tag(name: str, level: str = "system", reference_free: bool = False) -> str:
     """The protocol part of a leaderboard row's settings at `level` (system level: the first
     stored level's): the systems left out, and whether items without references are; empty for
-    neither."""
+    neither (always for a reference-free metric)."""
+    if reference_free:
+        return ""
     meta = get_metadata(name)
     parts = [meta.protocol.tag()] if meta.protocol.reference_excluded_systems else []
     if scored_items(name, source_level(name, level)).references_only:

@@ -61,10 +61,12 @@ CHUNK_BYTES = 8 * 2**20
 """Item-level resample counts held at once (about 100 resamples of 10,000 items)."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
-SCORING_VERSION = 2
+SCORING_VERSION = 3
 """Version of how the leaderboard computes a stored row, kept with it: raised when a change
 of this module alters stored numbers, so that `service.rescore` scores the stored
-submissions again (2: the shared seed of `stats.settings`, 0, instead of 12345)."""
+submissions again (2: the shared seed of `stats.settings`, 0, instead of 12345; 3: the
+protocol of `comperbench evaluate`, a reference-free metric on every system, and a metric on
+the items it scored)."""
 
 
 def leaderboard_statistics() -> list[Statistic]:
@@ -165,9 +167,15 @@ def _cached_context_side(
 
 @lru_cache(maxsize=8)
 def _human_contexts(
-    benchmark: str, level: str, aspect: str, statistic: str, n_resamples: int, seed: int
+    benchmark: str,
+    level: str,
+    reference_free: bool,
+    aspect: str,
+    statistic: str,
+    n_resamples: int,
+    seed: int,
 ) -> _HumanContexts:
-    items = scored_items(benchmark, level)
+    items = scored_items(benchmark, level, reference_free)
     _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
     complete = np.isfinite(human).all(axis=0)
     n = int(complete.sum())
@@ -195,9 +203,11 @@ def _system_units(
 
 
 class _LevelScoring:
-    """The correlations of every full-coverage metric of one benchmark level (its coverages),
-    on the items the benchmark's evaluation protocol keeps (`items.scored_items`: every one of
-    them is covered by a full coverage, so that every metric is resampled on the same items)."""
+    """The correlations of full-coverage metrics of one benchmark level that are correlated on
+    the same items: those the benchmark's evaluation protocol keeps for their kind (reference-free
+    or reference-based, `items.scored_items`) that every one of them scored, so that all are
+    resampled on the same items. A statistic over contexts reads every kept item (a context
+    missing a metric's score leaves it undefined, with the reason)."""
 
     def __init__(
         self,
@@ -206,9 +216,14 @@ class _LevelScoring:
         n_resamples: int,
         seed: int,
     ) -> None:
-        benchmark, level = coverages[0].benchmark, coverages[0].level
-        self.items = scored_items(benchmark, level)
-        self.X = np.vstack([c.scores[self.items.positions] for c in coverages])
+        first = coverages[0]
+        benchmark, level = first.benchmark, first.level
+        self.reference_free = first.reference_free
+        self.all_items = scored_items(benchmark, level, self.reference_free)
+        self.X_all = np.vstack([c.scores[self.all_items.positions] for c in coverages])
+        scored = np.isfinite(self.X_all).all(axis=0)
+        self.items = self.all_items if scored.all() else self.all_items.subset(scored)
+        self.X = self.X_all[:, scored]
         self.codes = np.unique(self.items.systems, return_inverse=True)[1]
         self.n_resamples, self.seed = n_resamples, seed
         self.item_statistics = [s for s in statistics if scored_at(s, level)]
@@ -217,7 +232,7 @@ class _LevelScoring:
             if level == stored_levels(benchmark)[0]
             else []
         )
-        self.protocol = protocol_tag(benchmark, level)
+        self.protocol = protocol_tag(benchmark, level, self.reference_free)
         self.context_sides: list[dict[tuple[str, bytes], Any]] = [{} for _ in coverages]
 
     def rows(self) -> list[list[Correlation]]:
@@ -266,11 +281,17 @@ class _LevelScoring:
         context resamples, and the number of contexts. A metric without a score in one of those
         contexts is not scored (its replicates would not be paired with the others'). A metric's
         side is computed once for the aspects rated on the same contexts."""
-        items, n_resamples = self.items, self.n_resamples
+        items, n_resamples = self.all_items, self.n_resamples
         h = _human_contexts(
-            items.benchmark, items.level, aspect, statistic.name, n_resamples, self.seed
+            items.benchmark,
+            items.level,
+            self.reference_free,
+            aspect,
+            statistic.name,
+            n_resamples,
+            self.seed,
         )
-        scores = system_unit_matrix(self.X[metric], items.systems, items.contexts)[1]
+        scores = system_unit_matrix(self.X_all[metric], items.systems, items.contexts)[1]
         scores = scores[:, h.complete]
         reason = undefined_reason(scores, h.human)
         if reason is None and not np.isfinite(scores).all():
@@ -326,8 +347,9 @@ def score_coverages(
     seed: int = SEED,
 ) -> list[list[Correlation]]:
     """Item- and system-level correlations of each full-coverage metric with every aspect, on
-    the items the benchmark's evaluation protocol keeps (see `items.scored_items`); the metrics
-    of one benchmark level are scored together, over the same resamples drawn once.
+    the items the benchmark's evaluation protocol keeps for its kind (see `items.scored_items`)
+    that it scored; the metrics correlated on the same items are scored together, over the same
+    resamples drawn once.
 
     The system level of a benchmark is derived from its first stored level only, so a metric
     covering both the turn and the dialogue level of a benchmark gets one set of system rows.
@@ -336,9 +358,11 @@ def score_coverages(
     if partial:
         raise ValueError(f"{partial[0].benchmark}: only full-coverage scores are ranked")
     statistics = list(chosen or leaderboard_statistics())
-    levels: dict[tuple[str, str], list[int]] = {}
+    levels: dict[tuple[str, str, bool, bytes], list[int]] = {}
     for i, c in enumerate(coverages):
-        levels.setdefault((c.benchmark, c.level), []).append(i)
+        positions = scored_items(c.benchmark, c.level, c.reference_free).positions
+        scored = np.isfinite(c.scores[positions]).tobytes()
+        levels.setdefault((c.benchmark, c.level, c.reference_free, scored), []).append(i)
     out: list[list[Correlation]] = [[] for _ in coverages]
     for members in levels.values():
         scoring = _LevelScoring([coverages[i] for i in members], statistics, n_resamples, seed)

@@ -316,12 +316,16 @@ class Rescoring:
     failed: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _current(benchmark: str, level: str, index: ItemIndex) -> tuple[str, str, str] | None:
-    """The benchmark's current (fingerprint, `name@fingerprint`, protocol at `level`), or None
-    when it is no longer a benchmark or its data cannot be read."""
+def _current(
+    benchmark: str, level: str, index: ItemIndex, reference_free: bool = False
+) -> tuple[str, str, str] | None:
+    """The benchmark's current (fingerprint, `name@fingerprint`, protocol at `level` for a
+    reference-free or reference-based metric), or None when it is no longer a benchmark or its
+    data cannot be read."""
     try:
         fingerprint = index.fingerprint(benchmark)
-        return fingerprint, f"{benchmark}@{fingerprint}", protocol_tag(benchmark, level)
+        protocol = protocol_tag(benchmark, level, reference_free)
+        return fingerprint, f"{benchmark}@{fingerprint}", protocol
     except (ComperbenchError, KeyError):
         return None
 
@@ -331,15 +335,13 @@ def is_stale(kept: StoredCoverage, index: ItemIndex) -> bool:
     against an older benchmark version, whether it covers the level fully changed, or it is full
     and has no results under the current benchmark version, protocol and scoring version."""
     c = kept.coverage
-    current = _current(c.benchmark, c.level, index)
+    current = _current(c.benchmark, c.level, index, c.reference_free)
     if current is None:
         return False
     fingerprint, tag, protocol = current
     if c.fingerprint != fingerprint:
         return True
-    again = Coverage(
-        c.benchmark, c.level, fingerprint, c.scores, index.referenced(c.benchmark, c.level)
-    )
+    again = replace(c, fingerprint=fingerprint, referenced=index.referenced(c.benchmark, c.level))
     if again.full != kept.full:
         return True
     return again.full and not any(k[:3] == (tag, protocol, SCORING_VERSION) for k in kept.scored)
@@ -496,24 +498,35 @@ def _current_tag(benchmark: str) -> str | None:
 
 
 def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
-    """The rows whose replicates are paired with each other, and the rows set apart.
+    """The rows ranked together, and the rows set apart.
 
-    Replicates are paired only when drawn with the same resample count and seed on the same
-    benchmark version under the same protocol. The reference settings are the package's
-    (N_RESAMPLES, SEED) on the current benchmark version and protocol when any row has them,
-    else the most common settings on the current version (the earliest group on a tie). Rows
-    scored otherwise are never compared with them. A metric with a row under the reference
-    settings is represented by its newest scoring version only: its other rows (kept from older
-    versions, see `rescore`) are neither ranked nor set apart.
+    Rows are ranked together when their intervals were drawn with the same resample count and
+    seed on the same benchmark version, each under the protocol that applies to it now (a
+    reference-based metric's, or a reference-free one's). The reference settings are the
+    package's (N_RESAMPLES, SEED) on the current benchmark version when any row has them, else
+    the most common settings on the current version (the earliest group on a tie). Rows scored
+    otherwise are never compared with them. A metric with a row under the reference settings is
+    represented by its newest scoring version only: its other rows (kept from older versions,
+    see `rescore`) are neither ranked nor set apart.
     """
     if not rows:
         return [], []
     tag = _current_tag(benchmark)
-    keys = [settings(r) for r in rows]
-    candidates = [k for k in keys if tag is None or k[2] == tag]
-    protocol = protocol_tag(benchmark, rows[0].settings.level)
-    default = (N_RESAMPLES, SEED, tag or "", protocol, N_RESAMPLES)
-    reference: Pairing | None
+    level = rows[0].settings.level
+    protocols = {free: protocol_tag(benchmark, level, free) for free in (False, True)}
+    now = [r.settings.protocol == protocols[r.reference_free] for r in rows]
+    fallback = not any(now)  # rows stored before their protocol was: ranked by their settings
+    keys = [
+        (*_resampling(r), "current" if ok else r.settings.protocol)
+        for r, ok in zip(rows, now, strict=True)
+    ]
+    candidates = [
+        k
+        for k, ok in zip(keys, now, strict=True)
+        if (ok or fallback) and (tag is None or k[2] == tag)
+    ]
+    default = (N_RESAMPLES, SEED, tag or "", N_RESAMPLES, "current")
+    reference: tuple[object, ...] | None
     if default in candidates:
         reference = default
     elif candidates:
@@ -526,6 +539,12 @@ def comparable(benchmark: str, rows: list[Row]) -> tuple[list[Row], list[Row]]:
             newest[row.metric_id] = row
     apart = [r for r in rows if r.metric_id not in newest]
     return list(newest.values()), apart
+
+
+def _resampling(row: Row) -> tuple[object, ...]:
+    """(resamples, seed, benchmark@fingerprint, replicate count) of a stored row."""
+    n, seed, tag, _, count = settings(row)
+    return n, seed, tag, count
 
 
 def ranking(store: Store, benchmark: str, level: str, aspect: str, statistic: str) -> list[Ranked]:

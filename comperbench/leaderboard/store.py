@@ -617,7 +617,8 @@ class Store:
                 scored.setdefault((metric_id, benchmark, level), set()).add(tuple(key))
             rows = db.execute(
                 "SELECT m.id, s.id, m.name, s.file_sha256, c.benchmark, c.level, c.fingerprint,"
-                " c.scores, c.full FROM coverage c JOIN metrics m ON m.id = c.metric_id"
+                " c.scores, c.full, s.reference_free FROM coverage c"
+                " JOIN metrics m ON m.id = c.metric_id"
                 " JOIN submissions s ON s.id = m.submission_id ORDER BY s.id, m.id, c.rowid"
             ).fetchall()
         return [
@@ -626,7 +627,13 @@ class Store:
                 submission_id=r[1],
                 metric=r[2],
                 file_sha256=r[3],
-                coverage=Coverage(r[4], r[5], r[6], np.frombuffer(r[7], dtype=np.float64)),
+                coverage=Coverage(
+                    r[4],
+                    r[5],
+                    r[6],
+                    np.frombuffer(r[7], dtype=np.float64),
+                    reference_free=bool(r[9]),
+                ),
                 full=bool(r[8]),
                 scored=frozenset(scored.get((r[0], r[4], r[5]), ())),
             )

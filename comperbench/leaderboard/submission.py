@@ -42,6 +42,8 @@ from comperbench.metrics.base import Family
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
+UNSCORED_SHARE = 0.005
+"""The share of its items a full coverage may leave without a score (half a percent)."""
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
@@ -260,12 +262,13 @@ def _link_problem(link: str) -> str | None:
 class Coverage:
     """The scores of one metric column on one benchmark level, aligned with its items.
 
-    A coverage is full (scored and ranked) when it covers every item of the level or, on a level
-    where only some items have references (DSTC7), every item with references: a reference-based
-    metric cannot score the others. Whether a submission is reference-based is read from what it
-    covers, not from its metadata: one that leaves out only items without references (all of
-    them or some) counts as reference-based coverage. Every submission is correlated on the
-    items with references there (see `items.scored_items`)."""
+    A coverage is full (scored and ranked) when it covers the items its metric is correlated on
+    (`items.scored_items`): every item of the level or, for a reference-based metric on a level
+    where only some items have references (DSTC7), every item with references, since it cannot
+    score the others. A few items a metric could not score (at most `UNSCORED_SHARE` of them,
+    e.g. responses a ROUGE tokenizer reads as empty) leave it full: it is correlated on the
+    items it scored, as `comperbench evaluate` does, and the page says so. A reference-based
+    submission that leaves out only items without references counts as full."""
 
     benchmark: str
     level: str
@@ -274,6 +277,8 @@ class Coverage:
     """One float per item of the benchmark level, in its order; NaN where the file has none."""
     referenced: np.ndarray | None = None
     """Which items have references, on a partly referenced level (None: any other level)."""
+    reference_free: bool = False
+    """The metric reads no references (its submission says so): it must cover every item."""
 
     @property
     def total(self) -> int:
@@ -284,21 +289,39 @@ class Coverage:
         return int(np.count_nonzero(~np.isnan(self.scores)))
 
     @property
+    def required(self) -> np.ndarray:
+        """The items the coverage must hold to be full (up to `UNSCORED_SHARE` of them)."""
+        if self.referenced is None or self.reference_free:
+            return np.ones(self.total, dtype=bool)
+        return self.referenced
+
+    @property
+    def unscored(self) -> int:
+        """Required items without a score."""
+        return int(np.count_nonzero(np.isnan(self.scores) & self.required))
+
+    @property
     def full(self) -> bool:
-        """Every item covered, or every item with references on a partly referenced level."""
-        missing = np.isnan(self.scores)
-        if self.referenced is None:
-            return not missing.any()
-        return not (missing & self.referenced).any()
+        """Every required item covered, but for at most `UNSCORED_SHARE` of them."""
+        return self.unscored <= math.floor(UNSCORED_SHARE * int(self.required.sum()))
 
     @property
     def references_only(self) -> bool:
-        """Full by covering every item with references, not every item."""
-        return self.full and self.covered < self.total
+        """Full by covering the items with references, not every item."""
+        return (
+            self.full
+            and not self.reference_free
+            and self.referenced is not None
+            and (self.covered < self.total)
+        )
 
     def describe(self) -> str:
-        """E.g. '2/360 items', or '9540/10000 items: every item with references'."""
+        """E.g. '2/360 items', '9540/10000 items: every item with references', or
+        '9538/10000 items: 2 of the 9540 items with references not scored'."""
         text = f"{self.covered}/{self.total} items"
+        if self.full and self.unscored:
+            what = "items with references" if self.references_only else "items"
+            return text + f": {self.unscored} of the {int(self.required.sum())} {what} not scored"
         return text + (": every item with references" if self.references_only else "")
 
 
@@ -740,7 +763,9 @@ def parse(
                 index.fingerprint(benchmark),
                 index.referenced(benchmark, level),
             )
-            coverage.append(Coverage(benchmark, level, fingerprint, aligned, referenced))
+            coverage.append(
+                Coverage(benchmark, level, fingerprint, aligned, referenced, meta.reference_free)
+            )
         submission.metrics[metric] = coverage
     return submission
 

@@ -261,8 +261,9 @@ def ranking_notes(
     parts = []
     if excluded := meta.protocol.reference_excluded_systems:
         parts.append(
-            f"Protocol: every submission is correlated without {', '.join(excluded)} "
-            f"({meta.protocol.reason})."
+            f"Protocol: every reference-based submission is correlated without "
+            f"{', '.join(excluded)} ({meta.protocol.reason}); a reference-free one on every "
+            "system, as `comperbench evaluate` does."
         )
     ranked = ranking(*view)
     parts.extend(f"{line[0].upper()}{line[1:]}." for line in verdict_lines(*view))
