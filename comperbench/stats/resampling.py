@@ -17,6 +17,8 @@ from typing import Literal
 
 import numpy as np
 
+from comperbench.stats.vectorised import centred
+
 CIMethod = Literal["percentile", "bca"]
 CHUNK_BYTES = 128 * 2**20
 """Memory of one chunk of a resample matrix held as floats (8 bytes per unit and resample)."""
@@ -154,9 +156,11 @@ def over_chunks(
 
 def zscore(values: np.ndarray) -> np.ndarray:
     """Scores standardised over all their entries (only centred when constant), as PERM-BOTH
-    does before it swaps two metrics' scores."""
-    sd = values.std()
-    return (values - values.mean()) / sd if sd > 0 else values - values.mean()
+    does before it swaps two metrics' scores; `centred` twice, so that a large common offset
+    leaves no share of itself in the z-scores."""
+    deviations = centred(values.ravel()).reshape(values.shape)
+    sd = np.sqrt(np.mean(deviations**2))
+    return deviations / sd if sd > 0 else deviations
 
 
 def jackknife_chunks(

@@ -64,7 +64,7 @@ from comperbench.stats.resampling import (
     zscore,
 )
 from comperbench.stats.signature import Signature
-from comperbench.stats.vectorised import Groups
+from comperbench.stats.vectorised import Groups, centred
 
 Test = Literal["perm-both", "pairwise-permutation", "paired-bootstrap", "williams"]
 TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation", "paired-bootstrap", "williams")
@@ -219,7 +219,7 @@ def _perm_both_pearson_all(
     follow as totals minus A's.
     """
     m, n = Z.shape
-    h = y - y.mean()
+    h = centred(y)  # the cross-products below take sum(h) = 0
     shh = h @ h
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
     if not pairs:
