@@ -15,6 +15,7 @@ from scipy import stats as sps
 
 from comperbench.stats.metric_comparison.significance import _perm_both_pearson_all, perm_both
 from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.influence import leave_one_out_pearson
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import swap_masks, zscore
 from comperbench.stats.vectorised import pearson_resampler
@@ -138,6 +139,15 @@ def test_system_level_value_is_exact() -> None:
     result = correlation_table({"m": metric}, human, level="system", systems=systems, ci=None)[0]
     assert result.reason is None and result.value == pytest.approx(exact, abs=1e-12)
     assert float(sps.pearsonr(*means).statistic) == pytest.approx(exact, abs=1e-12)
+
+
+def test_leave_one_out_values_are_exact() -> None:
+    metric, human = _offset_scores(120, seed=6)
+    ours = leave_one_out_pearson(metric, human)
+    for unit in (0, 57, 119):
+        kept = np.arange(120) != unit
+        assert ours[unit] == pytest.approx(_exact(metric[kept], human[kept]), abs=1e-12)
+        assert ours[unit] == pytest.approx(_scipy_shifted(metric[kept], human[kept]), abs=1e-12)
 
 
 def test_scores_that_differ_by_rounding_only_are_undefined() -> None:
