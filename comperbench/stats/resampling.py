@@ -46,6 +46,14 @@ def bootstrap_note(n_units: int, unit: str) -> str | None:
     )
 
 
+def require_resamples(n_resamples: int, what: str) -> None:
+    """Raise ValueError, naming `what` needs them, unless `n_resamples` is at least 1."""
+    if n_resamples < 1:
+        raise ValueError(
+            f"{what} needs at least one bootstrap resample (n_resamples={n_resamples})"
+        )
+
+
 def chunk_rows(n_units: int, chunk_bytes: int | None = None) -> int:
     """Rows of a resample matrix over n_units per chunk of `chunk_bytes` (default
     `CHUNK_BYTES`), at least one."""
