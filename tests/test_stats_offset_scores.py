@@ -13,7 +13,11 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from comperbench.stats.metric_comparison.significance import _perm_both_pearson_all, perm_both
+from comperbench.stats.metric_comparison.significance import (
+    _perm_both_pearson_all,
+    perm_both,
+    significance_matrix,
+)
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.metric_correlation.influence import leave_one_out_pearson
 from comperbench.stats.metric_correlation.statistics import get_statistic
@@ -165,6 +169,10 @@ def test_scores_that_differ_by_rounding_only_are_undefined() -> None:
     result = correlation_table({"m": human}, metric, n_resamples=50)[0]
     assert result.reason is not None and result.reason.startswith("human scores are nearly")
     assert result.ci is None
+    other = human + rng.normal(size=100)
+    assert np.isnan(perm_both(metric, other, human, n_resamples=50).delta)
+    tested = significance_matrix({"m": metric, "o": other, "p": -other}, human, n_resamples=50)
+    assert tested.metrics == ["o", "p"] and tested.undefined["m"] == point.reason
 
 
 def test_small_but_resolved_spread_stays_defined() -> None:

@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from comperbench.stats.vectorised import centred
+from comperbench.stats.vectorised import below_resolution, centred
 
 CIMethod = Literal["percentile", "bca"]
 CHUNK_BYTES = 128 * 2**20
@@ -163,12 +163,14 @@ def over_chunks(
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
-    """Scores standardised over all their entries (only centred when constant), as PERM-BOTH
-    does before it swaps two metrics' scores; `centred` twice, so that a large common offset
-    leaves no share of itself in the z-scores."""
+    """Scores standardised over all their entries, as PERM-BOTH does before it swaps two
+    metrics' scores; `centred` twice, so that a large common offset leaves no share of itself
+    in the z-scores. Zeros where the scores are constant or differ by rounding only
+    (`below_resolution`): rounding error blown up to unit spread would pass for a metric."""
+    if below_resolution(values.ravel()):
+        return np.zeros(values.shape)
     deviations = centred(values.ravel()).reshape(values.shape)
-    sd = np.sqrt(np.mean(deviations**2))
-    return deviations / sd if sd > 0 else deviations
+    return deviations / np.sqrt(np.mean(deviations**2))
 
 
 def jackknife_chunks(
