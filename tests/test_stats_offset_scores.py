@@ -171,8 +171,13 @@ def test_scores_that_differ_by_rounding_only_are_undefined() -> None:
     assert result.ci is None
     other = human + rng.normal(size=100)
     assert np.isnan(perm_both(metric, other, human, n_resamples=50).delta)
-    tested = significance_matrix({"m": metric, "o": other, "p": -other}, human, n_resamples=50)
-    assert tested.metrics == ["o", "p"] and tested.undefined["m"] == point.reason
+    groups = np.arange(100) % 10
+    for by in (None, groups):
+        scores = {"m": metric, "o": other, "p": -other}
+        tested = significance_matrix(scores, human, groups=by, n_resamples=50)
+        assert tested.metrics == ["o", "p"] and tested.undefined["m"] == point.reason
+    grouped = correlation_table({"m": metric}, human, groups=groups, n_resamples=50)[0]
+    assert np.isnan(grouped.value) and grouped.reason == point.reason
 
 
 def test_small_but_resolved_spread_stays_defined() -> None:

@@ -52,6 +52,7 @@ from comperbench.stats.metric_correlation.statistics import (
     PEARSON,
     Statistic,
     get_statistic,
+    rounding_reason,
     undefined_reason,
     verdict_statistics,
 )
@@ -105,12 +106,14 @@ def _verdict_null(
 def _statistic(x: np.ndarray, y: np.ndarray, statistic: Statistic, layout: Groups | None) -> float:
     if layout is None:
         return statistic.value(x, y)
+    if rounding_reason(x, y):
+        return np.nan
     return float(statistic.rows(x, y, layout)[0])
 
 
 def _undefined_reason(x: np.ndarray, y: np.ndarray, layout: Groups | None, unit: str) -> str:
     if layout is not None:
-        return "the correlation is undefined in every group"
+        return rounding_reason(x, y) or "the correlation is undefined in every group"
     return undefined_reason(x, y, unit) or "the correlation is undefined"
 
 

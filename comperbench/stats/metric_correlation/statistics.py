@@ -97,10 +97,18 @@ def undefined_reason(x: np.ndarray, y: np.ndarray, unit: str = "pairs") -> str |
         name = unit.removesuffix("s") if x.size == 1 else unit
         why = " (two points always correlate perfectly)" if x.size == 2 else ""
         return f"only {x.size} {name}; a correlation needs at least {MIN_PAIRS}{why}"
+    if np.all(x == x[0]):
+        return "metric scores are constant"
+    if np.all(y == y[0]):
+        return "human scores are constant"
+    return rounding_reason(x, y)
+
+
+def rounding_reason(x: np.ndarray, y: np.ndarray) -> str | None:
+    """Why the metric scores x or the human scores y, not constant, differ by rounding only (a
+    correlation of them would measure the rounding; see `below_resolution`), or None."""
     for scores, who in ((x, "metric"), (y, "human")):
-        if np.all(scores == scores[0]):
-            return f"{who} scores are constant"
-        if below := below_resolution(scores):
+        if scores.size and np.any(scores != scores[0]) and (below := below_resolution(scores)):
             return (
                 f"{who} scores are nearly constant: their standard deviation {below[0]:.3g} is "
                 f"below the floating-point resolution {below[1]:.3g} of their magnitude "
