@@ -285,7 +285,7 @@ def test_ratings_over_too_few_units_say_so(
     path.write_text(render("votes"), encoding="utf-8")
     argv = ["human", "votes", "--file", str(path), "--resamples", "20", "--permutations", "20"]
     assert main(argv) == 0
-    assert "note: only 2 items resampled" in capsys.readouterr().out
+    assert "note: Elo: only 2 items resampled" in capsys.readouterr().out
 
 
 def test_a_two_item_system_mean_says_its_interval_is_not_informative(

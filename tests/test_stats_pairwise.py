@@ -427,10 +427,10 @@ def test_bradley_terry_is_undefined_where_the_wins_are_not_strongly_connected() 
 
 
 def test_bradley_terry_ranks_groups_never_compared_within_themselves() -> None:
-    # a and b met only each other, c and d only each other: two groups, each with its MLE
-    c = Comparisons.of(
-        ["a", "a", "a", "c", "c", "c", "c"], ["b"] * 3 + ["d"] * 4, [1, 1, 0, 1, 0, 0, 0]
-    )
+    # a and b met only each other, c and d only each other: two groups, each with its MLE;
+    # every game twice, so that 14 comparisons are resampled (the MLE does not change)
+    a, b = ["a", "a", "a", "c", "c", "c", "c"], ["b"] * 3 + ["d"] * 4
+    c = Comparisons.of(a * 2, b * 2, [1, 1, 0, 1, 0, 0, 0] * 2)
     ratings = bradley_terry(c, n_resamples=200)
     table = ratings.table
     assert table["group"].to_dict() == {"a": 1, "b": 1, "d": 2, "c": 2}
@@ -449,12 +449,25 @@ NEVER_COMPARED = Comparisons.of(["a", "a", "c"], ["b", "b", "d"], [1, 1, 1])
 
 
 def _ranked_apart(ratings: Ratings) -> pd.DataFrame:
+    """Two groups ranked apart; three comparisons are too few for rank ranges."""
     table = ratings.table
     assert table["group"].to_dict() == {"a": 1, "b": 1, "c": 2, "d": 2}
     assert table["rank"].to_dict() == {"a": 1, "b": 2, "c": 1, "d": 2}
-    assert set(table["rank_low"]) | set(table["rank_high"]) <= {1, 2}
-    assert ratings.note is not None and "group 1: a, b; group 2: c, d" in ratings.note
+    assert table[["rank_low", "rank_high"]].isna().all().all() and not ratings.informative
+    assert ratings.grouped and ratings.note is not None
+    assert "group 1: a, b; group 2: c, d" in ratings.note
+    assert "only 3 comparisons resampled" in ratings.note
     return table
+
+
+@pytest.mark.parametrize("rate", [elo, trueskill_ratings])
+def test_groups_are_ranked_apart_in_the_rank_ranges(rate: Callable[..., Ratings]) -> None:
+    four_times = Comparisons.of(
+        *(list(v) * 4 for v in (NEVER_COMPARED.a, NEVER_COMPARED.b)), [1] * 12
+    )
+    ratings = rate(four_times, n_resamples=50, n_permutations=20)
+    assert ratings.informative and ratings.grouped
+    assert set(ratings.table["rank_low"]) | set(ratings.table["rank_high"]) <= {1, 2}
 
 
 def test_elo_ranks_groups_never_compared_within_themselves() -> None:

@@ -72,7 +72,7 @@ def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -
             for a, b in zip(t["rank_low"], t["rank_high"], strict=True)
         ]
         labels = [str(s) for s in t.index]
-        if rated.note:  # groups never compared with each other: ranked within each group
+        if rated.grouped:  # groups never compared with each other: ranked within each group
             labels = [f"{s} (group {g})" for s, g in zip(labels, t["group"], strict=True)]
         chart = forest_plot(
             labels,

@@ -17,6 +17,8 @@ from typing import Literal
 
 import numpy as np
 
+from comperbench.stats.vectorised import below_resolution, centred
+
 CIMethod = Literal["percentile", "bca"]
 CHUNK_BYTES = 128 * 2**20
 """Memory of one chunk of a resample matrix held as floats (8 bytes per unit and resample)."""
@@ -42,6 +44,14 @@ def bootstrap_note(n_units: int, unit: str) -> str | None:
         f"only {n_units} {unit} resampled: a bootstrap interval over fewer than "
         f"{MIN_BOOTSTRAP_UNITS} is not informative"
     )
+
+
+def require_resamples(n_resamples: int, what: str) -> None:
+    """Raise ValueError, naming `what` needs them, unless `n_resamples` is at least 1."""
+    if n_resamples < 1:
+        raise ValueError(
+            f"{what} needs at least one bootstrap resample (n_resamples={n_resamples})"
+        )
 
 
 def chunk_rows(n_units: int, chunk_bytes: int | None = None) -> int:
@@ -153,10 +163,14 @@ def over_chunks(
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
-    """Scores standardised over all their entries (only centred when constant), as PERM-BOTH
-    does before it swaps two metrics' scores."""
-    sd = values.std()
-    return (values - values.mean()) / sd if sd > 0 else values - values.mean()
+    """Scores standardised over all their entries, as PERM-BOTH does before it swaps two
+    metrics' scores; `centred` twice, so that a large common offset leaves no share of itself
+    in the z-scores. Zeros where the scores are constant or differ by rounding only
+    (`below_resolution`): rounding error blown up to unit spread would pass for a metric."""
+    if below_resolution(values.ravel()):
+        return np.zeros(values.shape)
+    deviations = centred(values.ravel()).reshape(values.shape)
+    return deviations / np.sqrt(np.mean(deviations**2))
 
 
 def jackknife_chunks(

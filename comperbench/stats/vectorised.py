@@ -104,6 +104,26 @@ def _power_of_two_below(largest: np.ndarray) -> np.ndarray:
     return np.ldexp(1.0, np.frexp(np.where(largest > 0, largest, 1.0))[1] - 1)
 
 
+def centred(v: np.ndarray) -> np.ndarray:
+    """v minus its mean along the last axis, centred twice: the first mean is rounded to the
+    spacing of the scores' magnitude, an error that is not small against a small spread (scores
+    1e12 + 1e-3 * noise: a one-pass Pearson is wrong in the third digit), and the second pass
+    removes what it left. (Scale scores near the end of the float range down first.)"""
+    deviations = v - v.mean(axis=-1, keepdims=True)
+    return deviations - deviations.mean(axis=-1, keepdims=True)
+
+
+def below_resolution(v: np.ndarray) -> tuple[float, float] | None:
+    """(standard deviation, spacing) when the standard deviation of v is below the spacing of
+    doubles at its largest magnitude (its values differ by rounding only, and a correlation
+    of them measures the rounding), else None."""
+    largest = _power_of_two_below(np.abs(v).max(initial=0.0))
+    scaled = v / largest
+    spread = float(np.sqrt(np.mean(centred(scaled) ** 2)))
+    spacing = float(np.spacing(np.abs(scaled).max(initial=0.0)))
+    return (spread * largest, spacing * largest) if spread < spacing else None
+
+
 def _drawn_constant(v: np.ndarray, W: np.ndarray) -> np.ndarray:
     """(k,) whether every unit drawn in each count row of W has the same value in v."""
     drawn = W > 0
@@ -111,9 +131,10 @@ def _drawn_constant(v: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 def _scaled_deviations(v: np.ndarray, W: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """(k, n) deviations of v from each count row's mean, divided by the largest drawn one, so
-    that their squares neither underflow nor overflow (as scipy's pearsonr does)."""
+    """(k, n) deviations of v from each count row's mean (centred twice), divided by the largest
+    drawn one, so that their squares neither underflow nor overflow (as scipy's pearsonr does)."""
     deviations = v - (W @ v)[:, None] / s
+    deviations -= (W * deviations).sum(axis=1, keepdims=True) / s  # centred twice (`centred`)
     largest = np.where(W > 0, np.abs(deviations), 0.0).max(axis=1, keepdims=True)
     return deviations / largest
 
@@ -131,13 +152,13 @@ def _centred_pearson(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 def pearson_resampler(X: np.ndarray, y: np.ndarray) -> Resampler:
-    """Pearson of each metric row of X with y under count rows, the centred scores' squares
-    and products formed once. A resample whose variance is a tiny share of its sum of squares
+    """Pearson of each metric row of X with y under count rows, the squares and products of
+    the `centred` scores formed once. A resample whose variance is a tiny share of its sum of squares
     about the full sample's mean (the one-pass sums lost their digits to cancellation, e.g.
     scores near 0 but one far larger item not drawn) is computed again about its own means.
     Scores are scaled to at most 1 in absolute value first."""
     X, y = unit_scaled(X), unit_scaled(y)  # sums of scores near 1e308 would overflow
-    Xc, yc = unit_scaled(X - X.mean(axis=1, keepdims=True)), unit_scaled(y - y.mean())
+    Xc, yc = unit_scaled(centred(X)), unit_scaled(centred(y))
     n_metrics = X.shape[0]
     # every sum as a column of one matrix, so that one product reads the count rows once
     columns = np.column_stack([np.ones(y.size), yc, yc * yc, Xc.T, (Xc * Xc).T, (Xc * yc).T])

@@ -59,7 +59,7 @@ from comperbench.stats.human_votes.judgments import (
 from comperbench.stats.human_votes.online_ratings import DEFAULT_PERMUTATIONS
 from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis, analyse
 from comperbench.stats.multiplicity import describe
-from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
@@ -156,10 +156,6 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
             print(wrap(f"note: {name} is undefined here: {reason}", indent="  "))
     if not result.ratings:
         return
-    _, n_units = result.comparisons.unit_inverse()
-    small = bootstrap_note(n_units, f"{result.comparisons.unit_name}s")
-    if small:
-        print(wrap(f"note: {small}", indent="  "))
     systems = next(iter(result.ratings.values())).table.index
     for name, rated in result.ratings.items():
         rows = []
@@ -167,7 +163,7 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
             r = rated.table.loc[system]
             known = pd.notna(r["rank_low"])
             ranks = f"{int(r['rank_low'])}-{int(r['rank_high'])}" if known else "-"
-            if rated.note:  # groups never compared with each other: ranked within each group
+            if rated.grouped:
                 ranks += f" in group {int(r['group'])}"
             rows.append([system, number(r["rating"]), interval(r["low"], r["high"]), ranks])
         print(format_table(["system", name, "95% CI", "ranks"], rows))
@@ -340,7 +336,12 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
         "wmt": result.wmt,
         "chateval": {"ranking": result.chateval.ranking, "pairs": result.chateval.pairs},
         "ratings": {
-            name: {"signature": rated.signature, "table": rated.table, "note": rated.note}
+            name: {
+                "signature": rated.signature,
+                "table": rated.table,
+                "note": rated.note,
+                "informative": rated.informative,
+            }
             for name, rated in result.ratings.items()
         },
         "undefined": result.undefined,

@@ -19,7 +19,11 @@ from comperbench.stats.human_votes.system_ratings import (
     grouped_ratings,
     rating_signature,
 )
-from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.resampling import (
+    bootstrap_indices,
+    counts_from_indices,
+    require_resamples,
+)
 
 
 def _bt_counts(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +109,8 @@ def bradley_terry(
     a tie counts as half a win for each side. Intervals from resampling units (contexts, with
     all their comparisons; single comparisons when no units are known) of the comparisons in
     canonical order; resamples where the MLE does not exist are left out. Raises ValueError,
-    with the reason, when the MLE does not exist."""
+    with the reason, when the MLE does not exist or `n_resamples` is below 1."""
+    require_resamples(n_resamples, "the bradley-terry rating's interval")
     c = canonical(c)
     wins, games = _bt_counts(c, np.ones((1, c.a.size)))
     groups = compared_groups(games[0])
@@ -118,4 +123,4 @@ def bradley_terry(
     sig = rating_signature(
         "bradley-terry", c, n_resamples, seed, benchmark, (("ties", "half-win"),)
     )
-    return grouped_ratings(c.systems, point, boot, sig, groups)
+    return grouped_ratings(c, point, boot, sig, groups)

@@ -16,7 +16,7 @@ from comperbench.stats.human_votes.system_ratings import (
     grouped_ratings,
     rating_signature,
 )
-from comperbench.stats.resampling import bootstrap_indices
+from comperbench.stats.resampling import bootstrap_indices, require_resamples
 
 _SQRT_2PI = float(np.sqrt(2 * np.pi))
 _LOG_SQRT_2PI = float(np.log(_SQRT_2PI))
@@ -93,6 +93,7 @@ def _order_free(
     same replay over bootstrap resamples in random order. Systems never compared with each
     other, directly or through others, are ranked within their group only, as Bradley-Terry
     ranks them (`grouped_ratings`). `settings` go into the signature."""
+    require_resamples(n_resamples, f"the {statistic} rating's interval")
     point_setting = ("point", f"median-of-{n_permutations}-permutations")
     signature = rating_signature(
         statistic, c, n_resamples, seed, benchmark, (*settings, point_setting)
@@ -101,7 +102,7 @@ def _order_free(
     ratings = replay(canon, replay_orders(canon, n_permutations, n_resamples, seed))
     point = np.median(ratings[:n_permutations], axis=0)
     groups = comparison_groups(canon)
-    return grouped_ratings(canon.systems, point, ratings[n_permutations:], signature, groups)
+    return grouped_ratings(canon, point, ratings[n_permutations:], signature, groups)
 
 
 def _steps(

@@ -10,6 +10,7 @@ import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
 from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.stats.resampling import bootstrap_note
 from comperbench.stats.signature import Signature
 
 
@@ -22,7 +23,18 @@ class Ratings:
     rank_low, rank_high; sorted by rating."""
     signature: str
     note: str | None = None
-    """What the reader must know to read the table (e.g. groups ranked apart), or None."""
+    """What the reader must know to read the table (groups ranked apart, too few units for an
+    informative interval), or None."""
+    informative: bool = True
+    """Whether the intervals rest on enough resampled units (`MIN_BOOTSTRAP_UNITS`) to mean
+    anything; when not, `note` says so, the rank ranges are left out (NaN) and, on a single
+    unit, the intervals too."""
+
+    @property
+    def grouped(self) -> bool:
+        """Whether the systems fall into groups never compared with each other, each ranked
+        within itself (the `group` column)."""
+        return "group" in self.table and self.table["group"].nunique() > 1
 
     @property
     def outside(self) -> list[str]:
@@ -108,18 +120,37 @@ def groups_note(systems: np.ndarray, groups: np.ndarray) -> str | None:
     )
 
 
+def small_sample_note(c: Comparisons) -> str | None:
+    """Why a bootstrap over the units of `c` gives no informative interval, or None."""
+    _, n_units = c.unit_inverse()
+    if n_units < 2:
+        return (
+            f"only {n_units} {c.unit_name} resampled: every resample is the sample itself, so "
+            "there is no interval and no rank range"
+        )
+    note = bootstrap_note(n_units, f"{c.unit_name}s")
+    return None if note is None else f"{note}, and no rank range is given"
+
+
 def grouped_ratings(
-    systems: np.ndarray,
+    c: Comparisons,
     point: np.ndarray,
     boot: np.ndarray,
     signature: Signature,
     groups: np.ndarray,
 ) -> Ratings:
-    """`with_intervals` ranked within the `compared_groups` `groups` (numbered from 1 in the
-    `group` column), with the note naming them when there are several: a rating of one group
-    is never ranked against, or compared with, one of another."""
-    rated = with_intervals(systems, point, boot, signature, groups + 1)
-    return Ratings(rated.table, rated.signature, groups_note(systems, groups))
+    """`with_intervals` of the systems of `c` ranked within the `compared_groups` `groups`
+    (numbered from 1 in the `group` column), with the note naming them when there are several
+    (a rating of one group is never ranked against, or compared with, one of another) and the
+    `small_sample_note` when the units of `c` are too few for an informative interval."""
+    rated = with_intervals(c.systems, point, boot, signature, groups + 1)
+    table, small = rated.table, small_sample_note(c)
+    if small is not None:
+        table = table.assign(rank_low=np.nan, rank_high=np.nan)
+        if c.unit_inverse()[1] < 2:
+            table = table.assign(low=np.nan, high=np.nan, inside=False)
+    notes = [n for n in (groups_note(c.systems, groups), small) if n]
+    return Ratings(table, rated.signature, "; ".join(notes) or None, small is None)
 
 
 def rating_signature(

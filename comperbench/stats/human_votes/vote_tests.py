@@ -20,6 +20,7 @@ from comperbench.stats.resampling import (
     MIN_BOOTSTRAP_UNITS,
     bootstrap_indices,
     counts_from_indices,
+    require_resamples,
 )
 
 MIN_EXPECTED = 5.0
@@ -115,6 +116,7 @@ def unit_bootstrap_p(
     (1 a wins, 0 b wins, 0.5 tie) minus 0.5, and p = 2 min(P*(stat <= 0), P*(stat >= 0)), each
     share counted as (k + 1) / (B + 1), capped at 1 (the percentile interval inverted). NaN on
     fewer than `MIN_BOOTSTRAP_UNITS` units."""
+    require_resamples(n_resamples, "a bootstrap p-value")
     names, index = np.unique(units.astype(str), return_inverse=True)
     if names.size < MIN_BOOTSTRAP_UNITS:
         return np.nan

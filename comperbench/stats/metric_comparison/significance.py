@@ -53,6 +53,7 @@ from comperbench.stats.metric_correlation.statistics import (
     SPEARMAN,
     Statistic,
     get_statistic,
+    rounding_reason,
     undefined_reason,
     verdict_statistics,
 )
@@ -65,7 +66,7 @@ from comperbench.stats.resampling import (
     zscore,
 )
 from comperbench.stats.signature import Signature
-from comperbench.stats.vectorised import Groups, _compiled
+from comperbench.stats.vectorised import Groups, _compiled, centred
 
 Test = Literal["perm-both", "pairwise-permutation", "paired-bootstrap", "williams"]
 TESTS: tuple[str, ...] = ("perm-both", "pairwise-permutation", "paired-bootstrap", "williams")
@@ -108,12 +109,14 @@ def _verdict_null(
 def _statistic(x: np.ndarray, y: np.ndarray, statistic: Statistic, layout: Groups | None) -> float:
     if layout is None:
         return statistic.value(x, y)
+    if rounding_reason(x, y):
+        return np.nan
     return float(statistic.rows(x, y, layout)[0])
 
 
 def _undefined_reason(x: np.ndarray, y: np.ndarray, layout: Groups | None, unit: str) -> str:
     if layout is not None:
-        return "the correlation is undefined in every group"
+        return rounding_reason(x, y) or "the correlation is undefined in every group"
     return undefined_reason(x, y, unit) or "the correlation is undefined"
 
 
@@ -222,7 +225,7 @@ def _perm_both_pearson_all(
     follow as totals minus A's.
     """
     m, n = Z.shape
-    h = y - y.mean()
+    h = centred(y)  # the cross-products below take sum(h) = 0
     shh = h @ h
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
     if not pairs:

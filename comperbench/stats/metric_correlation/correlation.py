@@ -18,7 +18,13 @@ import numpy as np
 
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.contexts import SystemContexts, undefined_reason
-from comperbench.stats.metric_correlation.statistics import LEVELS, Point, Statistic, get_statistic
+from comperbench.stats.metric_correlation.statistics import (
+    LEVELS,
+    Point,
+    Statistic,
+    get_statistic,
+    rounding_reason,
+)
 from comperbench.stats.resampling import (
     CIMethod,
     Interval,
@@ -111,9 +117,13 @@ def _interval(
 
 
 def _system_means(values: np.ndarray, systems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The systems and each row's system means less the row's first value: a shift that changes
+    no statistic of the means, but keeps the digits that a large common offset (scores
+    1e12 + 1e-3 * noise) would round away from the means themselves."""
     labels, inverse = np.unique(systems, return_inverse=True)
     counts = np.bincount(inverse)
-    return labels, np.vstack([np.bincount(inverse, weights=v) / counts for v in values])
+    shifted = values - values[:, :1]
+    return labels, np.vstack([np.bincount(inverse, weights=v) / counts for v in shifted])
 
 
 def _unit(level: str, grouped: bool) -> str:
@@ -408,9 +418,10 @@ def _grouped_batch(
     out = []
     for m in range(X.shape[0]):
         value = float(values[m])
-        if not np.isfinite(value):
-            undefined = Point(np.nan, np.nan, None, "the correlation is undefined in every group")
-            out.append(_Computed(undefined, 0, None))
+        reason = rounding_reason(X[m], y)
+        if reason or not np.isfinite(value):
+            reason = reason or "the correlation is undefined in every group"
+            out.append(_Computed(Point(np.nan, np.nan, None, reason), 0, None))
             continue
         interval = None
         if boot is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from comperbench.stats.vectorised import centred
+
 MIN_DISTINCT_SHARE = 0.05
 """Below one distinct metric score per 20 units, the correlation mostly compares tied blocks."""
 
@@ -30,7 +32,7 @@ def distinct_share(scores: np.ndarray) -> float:
 
 def largest_variance_share(scores: np.ndarray) -> float:
     """The largest share of the centred sum of squares that one value holds."""
-    squares = (scores - scores.mean()) ** 2
+    squares = centred(scores) ** 2
     return float(squares.max() / squares.sum())
 
 
@@ -38,7 +40,7 @@ def leave_one_out_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson's r without each unit in turn, in closed form from the centred sums (NaN where a
     side is constant without that unit)."""
     n = x.size
-    xc, yc = x - x.mean(), y - y.mean()
+    xc, yc = centred(x), centred(y)
     # removing centred values v, w moves a centred sum of products by v * w * n / (n - 1)
     shrink = n / (n - 1)
     sxx = np.sum(xc * xc) - xc * xc * shrink
@@ -65,7 +67,7 @@ def distribution_note(scores: np.ndarray, human: np.ndarray) -> str | None:
         reasons.append(f"only {share:.1%} of the metric's scores are distinct")
     if (held := largest_variance_share(x)) > MAX_VARIANCE_SHARE:
         reasons.append(f"one score holds {held:.1%} of the metric's sum of squares")
-    r = float(np.corrcoef(x, y)[0, 1])
+    r = float(np.corrcoef(centred(x), centred(y))[0, 1])  # corrcoef centres only once
     without = leave_one_out_pearson(x, y)
     if np.isnan(without).any():
         reasons.append("without one unit the metric's scores are constant")

@@ -29,6 +29,8 @@ from comperbench.stats.vectorised import (
     Groups,
     ResampledRanks,
     Resampler,
+    below_resolution,
+    centred,
     group_kendall,
     group_pearson,
     group_spearman,
@@ -99,6 +101,19 @@ def undefined_reason(x: np.ndarray, y: np.ndarray, unit: str = "pairs") -> str |
         return "metric scores are constant"
     if np.all(y == y[0]):
         return "human scores are constant"
+    return rounding_reason(x, y)
+
+
+def rounding_reason(x: np.ndarray, y: np.ndarray) -> str | None:
+    """Why the metric scores x or the human scores y, not constant, differ by rounding only (a
+    correlation of them would measure the rounding; see `below_resolution`), or None."""
+    for scores, who in ((x, "metric"), (y, "human")):
+        if scores.size and np.any(scores != scores[0]) and (below := below_resolution(scores)):
+            return (
+                f"{who} scores are nearly constant: their standard deviation {below[0]:.3g} is "
+                f"below the floating-point resolution {below[1]:.3g} of their magnitude "
+                f"{np.abs(scores).max():.3g}, so they differ by rounding only"
+            )
     return None
 
 
@@ -336,7 +351,11 @@ def verdict_statistics() -> list[str]:
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
-    r, p_value = analytic.pearsonr(unit_scaled(x), unit_scaled(y))  # scipy's mean overflows
+    """scipy's r and p-value of the scores scaled down (scipy's mean would overflow near the
+    end of the float range) and `centred` (scipy centres once, which a large common offset
+    defeats)."""
+    x, y = (unit_scaled(centred(unit_scaled(v))) for v in (x, y))
+    r, p_value = analytic.pearsonr(x, y)
     return r, p_value, "normal-theory"
 
 
