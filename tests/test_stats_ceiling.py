@@ -215,6 +215,10 @@ def test_usr_topical_against_the_published_agreement(data_root: Path) -> None:
     (`comperbench reproduce`). One annotator against the mean of the two others averages out
     one annotator's noise on the other side, so it is higher, by about 0.06 here."""
     bench = load_benchmark("usr-topical", data_dir=data_root)
+    from_arrow = AnnotatorScores.of_benchmark(bench, "overall")
+    from_frame = AnnotatorScores.of(bench.ratings(), "overall", bench.item_ids)
+    np.testing.assert_array_equal(from_arrow.values, from_frame.values)
+    assert from_arrow.annotators == from_frame.annotators == ("er", "fl", "me", "sm", "yf")
     spearman = benchmark_ceiling(bench, "overall", statistic="spearman", n_resamples=200)
     pearson = benchmark_ceiling(bench, "overall", statistic="pearson", n_resamples=200)
     assert (spearman.n, spearman.annotators, spearman.assignment) == (360, 5, BY_ID)

@@ -81,22 +81,49 @@ class AnnotatorScores:
         import pandas as pd
 
         rows = ratings[ratings["aspect"] == aspect]
-        items = pd.Index(list(item_ids))
-        where = items.get_indexer(rows["item_id"])
-        rows, where = rows[where >= 0], where[where >= 0]
-        if rows.empty:
-            raise CeilingUnavailable(f"no individual ratings of {aspect} on these items")
+        where = pd.Index(list(item_ids)).get_indexer(rows["item_id"])
         values = pd.to_numeric(rows["value"]).to_numpy(dtype=float)
+        return cls.from_arrays(where, rows["annotator"].tolist(), values, item_ids, aspect)
+
+    @classmethod
+    def of_benchmark(cls, bench: Benchmark, aspect: str) -> AnnotatorScores:
+        """`of` the benchmark's ratings on all its items, read from its Arrow table."""
+        import pyarrow.compute as pc
+
+        from comperbench.common.arrow_arrays import text_array
+
+        column = bench.table.column("ratings").combine_chunks()
+        flat = pc.list_flatten(column)
+        chosen = pc.is_in(pc.struct_field(flat, "aspect"), text_array([aspect]))
+        parents = pc.filter(pc.list_parent_indices(column), chosen).to_pylist()
+        flat = pc.filter(flat, chosen)
+        values = np.array(pc.struct_field(flat, "value").to_pylist(), dtype=float)
+        annotators = pc.struct_field(flat, "annotator").to_pylist()
+        where = np.array(parents, dtype=np.int64)
+        return cls.from_arrays(where, annotators, values, bench.item_ids, aspect)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        where: np.ndarray,
+        annotators: Sequence[str | None],
+        values: np.ndarray,
+        item_ids: Sequence[str],
+        aspect: str,
+    ) -> AnnotatorScores:
+        """The matrix of ratings given as each one's item position (-1: not one of `item_ids`,
+        ignored), annotator (None: unknown) and value."""
+        keep = np.asarray(where) >= 0
+        where, values = np.asarray(where)[keep], np.asarray(values, dtype=float)[keep]
+        names = [a for a, k in zip(annotators, keep, strict=True) if k]
+        if where.size == 0:
+            raise CeilingUnavailable(f"no individual ratings of {aspect} on these items")
         if not np.isfinite(values).all():
-            bad = rows.iloc[int(np.flatnonzero(~np.isfinite(values))[0])]
-            raise ValueError(
-                f"rating of item {bad['item_id']!r}, aspect {aspect!r} is not a number"
-            )
-        known = rows["annotator"].notna().to_numpy()
+            bad = item_ids[int(where[np.flatnonzero(~np.isfinite(values))[0]])]
+            raise ValueError(f"rating of item {bad!r}, aspect {aspect!r} is not a number")
+        known = np.array([a is not None and a == a for a in names])  # NaN is unknown too
         if known.all():
-            labels, column = np.unique(
-                rows["annotator"].astype(str).to_numpy(), return_inverse=True
-            )
+            labels, column = np.unique(np.array(names, dtype=str), return_inverse=True)
             assignment = BY_ID
         elif known.any():
             raise CeilingUnavailable(
@@ -107,13 +134,14 @@ class AnnotatorScores:
             column = _positions(where)
             labels = np.array([f"rating {k + 1}" for k in range(int(column.max()) + 1)])
             assignment = BY_POSITION
-        sums = np.zeros((len(items), labels.size))
+        sums = np.zeros((len(item_ids), labels.size))
         counts = np.zeros_like(sums)
         np.add.at(sums, (where, column), values)
         np.add.at(counts, (where, column), 1)
         with np.errstate(invalid="ignore"):
             matrix = sums / counts
-        return cls(matrix, tuple(labels.tolist()), assignment, int((counts > 1).sum()))
+        repeated = int((counts - 1)[counts > 1].sum())
+        return cls(matrix, tuple(labels.tolist()), assignment, repeated)
 
 
 def _positions(where: np.ndarray) -> np.ndarray:
@@ -361,7 +389,7 @@ def benchmark_ceiling(
     level = level or bench.level
     name = bench.metadata.aspect(aspect, bench.level).name
     try:
-        scores = AnnotatorScores.of(bench.ratings(), name, bench.item_ids)
+        scores = AnnotatorScores.of_benchmark(bench, name)
     except CeilingUnavailable as error:
         stat = get_statistic(statistic)
         signature = _signature(stat, level, n_resamples, seed, bench.tag)
