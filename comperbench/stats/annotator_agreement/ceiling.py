@@ -61,6 +61,10 @@ class CeilingUnavailable(ComperbenchError):
     """The ratings cannot give a ceiling (no individual ratings, no annotators to tell apart)."""
 
 
+class NoRatings(CeilingUnavailable):
+    """No individual ratings of the aspect on the items (the benchmark publishes means only)."""
+
+
 @dataclass(frozen=True)
 class AnnotatorScores:
     """One aspect's ratings as an items x annotators matrix, NaN where an annotator did not rate
@@ -86,8 +90,11 @@ class AnnotatorScores:
         return cls.from_arrays(where, rows["annotator"].tolist(), values, item_ids, aspect)
 
     @classmethod
-    def of_benchmark(cls, bench: Benchmark, aspect: str) -> AnnotatorScores:
-        """`of` the benchmark's ratings on all its items, read from its Arrow table."""
+    def of_benchmark(
+        cls, bench: Benchmark, aspect: str, positions: np.ndarray | None = None
+    ) -> AnnotatorScores:
+        """`of` the benchmark's ratings on its items (those at `positions`, in their order;
+        default: all), read from its Arrow table."""
         import pyarrow.compute as pc
 
         from comperbench.common.arrow_arrays import text_array
@@ -100,7 +107,12 @@ class AnnotatorScores:
         values = np.array(pc.struct_field(flat, "value").to_pylist(), dtype=float)
         annotators = pc.struct_field(flat, "annotator").to_pylist()
         where = np.array(parents, dtype=np.int64)
-        return cls.from_arrays(where, annotators, values, bench.item_ids, aspect)
+        item_ids = bench.item_ids
+        if positions is not None:
+            index = np.full(len(bench), -1)
+            index[positions] = np.arange(len(positions))
+            where, item_ids = index[where], [item_ids[p] for p in positions]
+        return cls.from_arrays(where, annotators, values, item_ids, aspect)
 
     @classmethod
     def from_arrays(
@@ -117,7 +129,7 @@ class AnnotatorScores:
         where, values = np.asarray(where)[keep], np.asarray(values, dtype=float)[keep]
         names = [a for a, k in zip(annotators, keep, strict=True) if k]
         if where.size == 0:
-            raise CeilingUnavailable(f"no individual ratings of {aspect} on these items")
+            raise NoRatings(f"no individual ratings of {aspect} on these items")
         if not np.isfinite(values).all():
             bad = item_ids[int(where[np.flatnonzero(~np.isfinite(values))[0]])]
             raise ValueError(f"rating of item {bad!r}, aspect {aspect!r} is not a number")
