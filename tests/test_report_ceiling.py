@@ -68,7 +68,7 @@ def test_text_sets_the_row_apart_under_the_metrics(
     row = next(i for i, line in enumerate(lines) if line.startswith(LABEL + "  "))
     assert lines[row - 1].startswith("-----") and lines[row - 2].startswith("length ")
     assert lines[row][len(LABEL) :].split()[0] == "360"
-    assert any(line.startswith(f"{LABEL}: each annotator's correlation") for line in lines)
+    assert any(line.startswith(f"{LABEL}: each annotator's scores correlated") for line in lines)
     assert any(line.startswith(f"{LABEL}: stat:spearman-ceiling|") for line in lines)
     prose = [line for line in lines if "stat:" not in line and not line.startswith("metric ")]
     assert max(map(len, prose)) <= 120  # signatures (-v) are printed whole

@@ -152,10 +152,14 @@ def ceiling_lines(table: EvaluationTable) -> list[str]:
         )
     counts = sorted({r.annotators for r in table.ceilings.values() if r.assignment})
     annotators = " to ".join(map(str, counts))
+    what = (
+        "system means correlated with the other annotators' system means over the same items"
+        if first.level == "system"
+        else "scores correlated with the mean of the other annotators' scores on the same items"
+    )
     lines = [
-        f"{LABEL}: each annotator's correlation with the mean of the other annotators' scores "
-        f"on the same {resampled}, averaged over {annotators} annotators ({row['assignment']}), "
-        f"on {row['n']} {resampled}{interval}; {CITATION}. A reference, not a metric: not ranked"
+        f"{LABEL}: each annotator's {what}, averaged over {annotators} annotators, on "
+        f"{row['n']} {resampled}{interval}; {CITATION}. A reference, not a metric: not ranked"
     ]
     reasons: dict[str, list[str]] = {}
     for method in table.statistics:
