@@ -3,6 +3,9 @@
 A protocol may leave systems out for some metrics (USR's ground truth, whose response is the
 reference, for every metric that needs references). Metrics are correlated in groups that share
 the systems they leave out; each group has its own signature, whose benchmark tag names them.
+Where people rated individually, the human ceiling (one annotator against the others, on the
+items the protocol keeps for reference-free metrics) stands beside the metrics as a reference
+row: not a metric, not ranked.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from comperbench.common.version import __version__
 from comperbench.explanations import issue_report
 from comperbench.metadata import EvaluationProtocol
 from comperbench.metrics.runner import RunResult
+from comperbench.stats.annotator_agreement.ceiling import (
+    CITATION,
+    LABEL,
+    METHOD,
+    CeilingResult,
+    benchmark_ceiling,
+)
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.correlation import (
     CorrelationResult,
@@ -66,6 +76,40 @@ class EvaluationTable:
     statistics: tuple[str, ...]
     rows: list[dict[str, Any]] = field(default_factory=list)
     signatures: list[SignedStatistic] = field(default_factory=list)
+    ceilings: dict[str, CeilingResult] = field(default_factory=dict)
+    """The human ceiling of each statistic (see `ceiling_row`); not one of the metric rows."""
+
+    def ceiling_row(self) -> dict[str, Any] | None:
+        """The human ceiling in the columns of a metric row (value, interval, note and signature
+        per statistic, n, annotators), None when there is none to show (`ceiling_reason`)."""
+        shown = [r for r in self.ceilings.values() if r.assignment is not None]
+        if not shown:
+            return None
+        row: dict[str, Any] = {
+            "metric": LABEL,
+            "reference": True,
+            "method": METHOD,
+            "citation": CITATION,
+            "n": shown[0].n,
+            "nan_scores": "-",
+            "assignment": shown[0].assignment,
+        }
+        for method, r in self.ceilings.items():
+            row[method] = r.value
+            row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
+            if r.ci:
+                row[f"{method}_ci_resamples"] = r.ci.n_valid
+            row[f"{method}_annotators"] = r.annotators
+            row[f"{method}_signature"] = r.signature
+            if notes := r.notes():
+                row[f"{method}_note"] = "; ".join(notes)
+        return row
+
+    def ceiling_reason(self) -> str | None:
+        """Why no human ceiling is shown (no individual ratings, ...), None when one is."""
+        if not self.ceilings or self.ceiling_row() is not None:
+            return None
+        return next(iter(self.ceilings.values())).reason
 
     def excluded_items(self, result: RunResult) -> dict[str, int]:
         """Items of each system the protocol left out for some metric."""
@@ -196,7 +240,39 @@ def evaluate_run(
             signature = correlations[method][0].signature
             table.signatures.append(SignedStatistic(method, group.excluded, signature))
     table.rows = [rows[run.metric.name] for run in result.runs]
+    resamples = n_resamples if ci else 0
+    table.ceilings = human_ceilings(result, aspect, names, resamples, seed, grouped)
     return table
+
+
+GROUPED_CEILING = (
+    "the human ceiling is computed over items or systems, not within dialogues (run without "
+    "--grouped to see it)"
+)
+
+
+def human_ceilings(
+    result: RunResult,
+    aspect: str,
+    statistics: Sequence[str],
+    n_resamples: int,
+    seed: int,
+    grouped: bool,
+) -> dict[str, CeilingResult]:
+    """The human ceiling of each statistic at the run's level, on the items the protocol keeps
+    for reference-free metrics (the ceiling compares with people, not with references), with a
+    percentile bootstrap of `n_resamples` resamples drawn as the metrics' are (same seed)."""
+    bench = result.benchmark
+    bench = bench.without_systems(bench.protocol_exclusions(frozenset()))
+    out = {}
+    for name in statistics:
+        if grouped:
+            out[name] = CeilingResult.unavailable(name, result.level, GROUPED_CEILING, "")
+            continue
+        out[name] = benchmark_ceiling(
+            bench, aspect, statistic=name, level=result.level, n_resamples=n_resamples, seed=seed
+        )
+    return out
 
 
 def _note_distributions(rows: dict[str, dict[str, Any]], inputs: GroupInputs) -> None:
@@ -309,5 +385,6 @@ def table_document(
         },
         "skipped": result.skipped,
         "rows": table.rows,
+        "human_ceiling": table.ceiling_row() or {"metric": LABEL, "reason": table.ceiling_reason()},
     }
     return json_ready(document)

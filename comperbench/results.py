@@ -32,6 +32,7 @@ from comperbench.evaluation import (
 from comperbench.metrics.base import Metric
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import DEFAULT_BATCH, RunResult, resolve_metrics, run_metrics
+from comperbench.stats.annotator_agreement.ceiling import LABEL
 from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.metric_correlation.statistics import get_statistic
@@ -364,12 +365,18 @@ class Evaluation:
         return name
 
     def plot_forest(self, statistic: str | None = None) -> Figure:
-        """Each metric's value of `statistic` (default: the first computed) with its interval."""
-        from comperbench.report.figures import forest_plot
+        """Each metric's value of `statistic` (default: the first computed) with its interval,
+        and the human ceiling as a reference line where there is one."""
+        from comperbench.report.figures import Reference, forest_plot
 
         name = self._statistic(statistic)
         rows = self.table.rows
         bounds = [row.get(f"{name}_ci") or (None, None) for row in rows]
+        ceiling = self.table.ceilings.get(name)
+        reference = None
+        if ceiling is not None and ceiling.assignment is not None:
+            low, high = (ceiling.ci.low, ceiling.ci.high) if ceiling.ci else (None, None)
+            reference = Reference(f"{LABEL} {number(ceiling.value)}", ceiling.value, low, high)
         return forest_plot(
             [row["metric"] for row in rows],
             [float(row.get(name, np.nan)) for row in rows],
@@ -377,6 +384,7 @@ class Evaluation:
             [b[1] for b in bounds],
             xlabel=f"{name} with {self.table.aspect} ({self.result.level} level), 95% CI",
             title=f"{self.benchmark.label}: {name} per metric",
+            reference=reference,
         )
 
     def system_points(self, metric: str) -> pd.DataFrame:

@@ -308,7 +308,7 @@ def test_the_stats_code_digest_covers_every_module_of_stats(
     of stats/, so a changed statistic is never served a side an older one computed."""
     digested: list[Path] = []
     monkeypatch.setattr(scoring, "code_digest", lambda files: digested.extend(files) or "")
-    scoring._stats_code.__wrapped__()
+    scoring.stats_code.__wrapped__()
     stats = Path(scoring.__file__).parents[1] / "stats"
     assert sorted(digested) == sorted(stats.rglob("*.py"))
     assert any(path.parent != stats for path in digested)

@@ -31,6 +31,7 @@ from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm.settings import CLI_OPTIONS
 from comperbench.metrics.runner import RunResult
 from comperbench.report.evaluation_text import (
+    ceiling_lines,
     header_lines,
     metric_lines,
     run_notes,
@@ -177,12 +178,12 @@ def _print_evaluation(evaluation: Evaluation, verbose: bool) -> None:
         print(line)
     table = evaluation.table
     if table.rows:
-        for text in text_tables(table.rows, table.statistics):
+        for text in text_tables(table.rows, table.statistics, reference=table.ceiling_row()):
             print()
             print(text)
     else:
         print("no metric could run on this benchmark")
-    for line in wrapped(run_notes(evaluation) + table_notes(table)):
+    for line in wrapped(run_notes(evaluation) + table_notes(table) + ceiling_lines(table)):
         print(line)
     print_issue_reports(evaluation.issues)
     if verbose:

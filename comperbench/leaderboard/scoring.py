@@ -113,7 +113,7 @@ def _item_replicates(
 
 
 @cache
-def _stats_code() -> str:
+def stats_code() -> str:
     """Digest of the statistics' code: part of the key of the human sides kept on disk."""
     return code_digest(sorted((Path(__file__).parents[1] / "stats").rglob("*.py")))
 
@@ -143,7 +143,7 @@ def _context_side_path(
             statistic.signature_extra,
             n_resamples,
             seed,
-            _stats_code(),
+            stats_code(),
         )
     )
     folder = items_path(items.benchmark, items.level, items.fingerprint).parent / "context-sides"

@@ -12,6 +12,7 @@ import numpy as np
 from comperbench.benchmark import VERIFIED
 from comperbench.common.textutil import interval, number
 from comperbench.common.textutil import table as format_table
+from comperbench.stats.annotator_agreement.ceiling import CITATION, LABEL
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -102,15 +103,21 @@ def _short(name: str) -> str:
 
 
 def text_tables(
-    rows: list[dict[str, Any]], statistics: tuple[str, ...], width: int = WIDTH
+    rows: list[dict[str, Any]],
+    statistics: tuple[str, ...],
+    width: int = WIDTH,
+    reference: dict[str, Any] | None = None,
 ) -> list[str]:
     """The correlation table as text no wider than `width`: the statistics that do not fit
     beside the first ones go into further tables of the same rows, and metric names longer
-    than `NAME_WIDTH` are shortened in the middle (table.json has them in full)."""
+    than `NAME_WIDTH` are shortened in the middle (table.json has them in full). A `reference`
+    row (the human ceiling) comes last, under a rule of its own."""
     shown = [dict(r, metric=_short(r["metric"])) for r in rows]
+    below = [reference] if reference else []
 
     def render(block: list[str], last: bool) -> str:
-        return format_table(*table_cells(shown, tuple(block), nan_column=last))
+        text = format_table(*table_cells(shown + below, tuple(block), nan_column=last))
+        return set_apart(text, len(below))
 
     blocks: list[list[str]] = [[]]
     for method in statistics:
@@ -121,6 +128,47 @@ def text_tables(
         else:
             blocks[-1] = trial
     return [render(block, i == len(blocks) - 1) for i, block in enumerate(blocks)]
+
+
+def set_apart(text: str, last: int) -> str:
+    """A text table with the header's rule repeated above its `last` rows."""
+    if not last:
+        return text
+    lines = text.splitlines()
+    return "\n".join([*lines[:-last], lines[1], *lines[-last:]])
+
+
+def ceiling_lines(table: EvaluationTable) -> list[str]:
+    """What the human ceiling row is and rests on, its notes, or why there is none."""
+    row = table.ceiling_row()
+    if row is None:
+        reason = table.ceiling_reason()
+        return [f"note: {LABEL}: not available: {reason}"] if reason else []
+    first = next(iter(table.ceilings.values()))
+    resampled = "systems" if first.level == "system" else "items"
+    interval = ""
+    if first.ci is not None:
+        interval = (
+            f"; percentile bootstrap intervals over {first.ci.n_resamples} resamples of the "
+            f"{resampled}, every annotator recomputed in each"
+        )
+    counts = sorted({r.annotators for r in table.ceilings.values() if r.assignment})
+    annotators = " to ".join(map(str, counts))
+    what = (
+        "system means correlated with the other annotators' system means over the same items"
+        if first.level == "system"
+        else "scores correlated with the mean of the other annotators' scores on the same items"
+    )
+    lines = [
+        f"{LABEL}: each annotator's {what}, averaged over {annotators} annotators, on "
+        f"{row['n']} {resampled}{interval}; {CITATION}. A reference, not a metric: not ranked"
+    ]
+    reasons: dict[str, list[str]] = {}
+    for method in table.statistics:
+        if note := row.get(f"{method}_note"):
+            reasons.setdefault(note, []).append(method)
+    lines += [f"note: {LABEL} ({', '.join(m)}): {note}" for note, m in reasons.items()]
+    return lines
 
 
 def protocol_lines(table: EvaluationTable, result: RunResult) -> list[str]:
@@ -260,7 +308,7 @@ def table_notes(table: EvaluationTable) -> list[str]:
 
 def signature_lines(table: EvaluationTable) -> list[str]:
     """One signature per statistic and protocol group, prefixed by the systems the group leaves
-    out when the groups differ."""
+    out when the groups differ, then the human ceiling's."""
     several = len(table.groups) > 1
     lines = []
     for signed in table.signatures:
@@ -269,6 +317,8 @@ def signature_lines(table: EvaluationTable) -> list[str]:
             left_out = ", ".join(signed.excluded)
             prefix = f"without {left_out}: " if signed.excluded else "all systems: "
         lines.append(prefix + signed.signature)
+    if table.ceiling_row() is not None:
+        lines += [f"{LABEL}: {r.signature}" for r in table.ceilings.values()]
     return lines
 
 

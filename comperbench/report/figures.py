@@ -12,6 +12,7 @@ import io
 import math
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +31,20 @@ WIDTH = 7.5
 """Inches: every figure is this wide, so they line up on a page."""
 LEGEND_CHARACTERS = 56
 """A legend title's lines wrap here, so a long note never pushes the axes off the figure."""
+
+
+REFERENCE = "#2a9d8f"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A value the rows are read against (the human ceiling), drawn as a vertical line with its
+    interval as a band."""
+
+    label: str
+    value: float
+    low: float | None = None
+    high: float | None = None
 
 
 def _figure(height: float) -> Figure:
@@ -55,11 +70,13 @@ def forest_plot(
     title: str | None = None,
     rank_ranges: Sequence[str] | None = None,
     highlight: str | None = None,
+    reference: Reference | None = None,
 ) -> Figure:
     """One row per label, top to bottom in the given order: the value as a point and its interval
     as a whisker. A NaN value is written "undefined" (nothing is drawn); a row without an interval
     shows its point and says "no interval". `rank_ranges` are written at the right; the row
-    labelled `highlight` is marked."""
+    labelled `highlight` is marked; a defined `reference` is a labelled vertical line, its
+    interval a band."""
     n = len(labels)
     if not len(values) == len(lows) == len(highs) == n:
         raise ValueError("forest_plot: labels, values, lows and highs differ in length")
@@ -107,6 +124,8 @@ def forest_plot(
     ax.set_ylim(-0.7, n - 0.3)
     if highlight is not None:
         _highlight_row(ax, list(labels), highlight, ys)
+    if reference is not None and _defined(reference.value):
+        _reference_line(ax, reference)
     _zero_line(ax)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", color="#eeeeee")
@@ -114,6 +133,27 @@ def forest_plot(
     if title:
         ax.set_title(title, loc="left")
     return figure
+
+
+def _reference_line(ax: Axes, reference: Reference) -> None:
+    """The reference value as a vertical line, its interval (when defined) as a band, and its
+    label over the axes at the line, on the side with more room."""
+    low, high = reference.low, reference.high
+    if low is not None and high is not None and _defined(low) and _defined(high):
+        ax.axvspan(low, high, color=REFERENCE, alpha=0.15, linewidth=0)
+    ax.axvline(reference.value, color=REFERENCE, linewidth=1.4)
+    left, right = ax.get_xlim()
+    ax.annotate(
+        reference.label,
+        (reference.value, 1.0),
+        xycoords=("data", "axes fraction"),
+        xytext=(0, 2),
+        textcoords="offset points",
+        ha="right" if reference.value > (left + right) / 2 else "left",
+        va="bottom",
+        color=REFERENCE,
+        fontsize="small",
+    )
 
 
 def _highlight_row(ax: Axes, labels: list[str], highlight: str, ys: np.ndarray) -> None:

@@ -33,6 +33,7 @@ figcaption { color: #555; font-size: .9em; }
 ul.notes, ul.mono { padding-left: 1.2em; }
 ul.mono { font: .8em/1.4 ui-monospace, "SFMono-Regular", Menlo, monospace;
           overflow-wrap: anywhere; }
+tbody.reference td { border-top: 2px solid #ccc; font-style: italic; color: #444; }
 details { margin: .5em 0; }
 summary { cursor: pointer; }
 """
@@ -61,12 +62,21 @@ def section(title: str, *parts: str) -> str:
     return f"<section>\n<h2>{escape(title)}</h2>\n" + "\n".join(parts) + "\n</section>"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join(
+def _body(rows: Sequence[Sequence[object]]) -> str:
+    return "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
     )
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody>\n</table>"
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    reference: Sequence[Sequence[object]] = (),
+) -> str:
+    """A table of `rows`, then the `reference` rows (the human ceiling) set apart below them."""
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    below = f'\n<tbody class="reference">{_body(reference)}</tbody>' if reference else ""
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{_body(rows)}</tbody>{below}\n</table>"
 
 
 def lines(items: Sequence[str], kind: str = "notes") -> str:
@@ -93,6 +103,7 @@ def evaluation_page(evaluation: EvaluationView) -> str:
     """The page of an `Evaluation`: header, table and notes, forest plot, system-level scatter
     plots, significance heatmap, and the signatures and metric settings."""
     from comperbench.report.evaluation_text import (
+        ceiling_lines,
         metric_lines,
         protocol_lines,
         run_notes,
@@ -116,10 +127,11 @@ def evaluation_page(evaluation: EvaluationView) -> str:
     for line in protocol_lines(table_, result):
         label, _, text = line.partition(": ")
         header.append((label, text))
-    notes = run_notes(evaluation) + table_notes(table_)
-    sections = [
-        section("Correlations", table(*table_cells(table_.rows, table_.statistics)), lines(notes))
-    ]
+    notes = run_notes(evaluation) + table_notes(table_) + ceiling_lines(table_)
+    ceiling = table_.ceiling_row()
+    headers, cells = table_cells(table_.rows + ([ceiling] if ceiling else []), table_.statistics)
+    split = len(table_.rows)
+    sections = [section("Correlations", table(headers, cells[:split], cells[split:]), lines(notes))]
     if table_.rows:
         first = table_.statistics[0]
         sections.append(

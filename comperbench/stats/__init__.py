@@ -10,7 +10,8 @@
   pairwise permutation test between two metrics, paired bootstrap, Williams; early stopping;
   clusters);
 - `annotator_agreement`: do the people agree? `agreement` (Krippendorff's alpha, Fleiss', Cohen's
-  kappa);
+  kappa) and the human ceiling (`annotator_ceiling`, `benchmark_ceiling`: one annotator's
+  correlation with the mean of the others, on the metrics' scale);
 - `human_votes`: what do pairwise human votes between systems say? Comparisons, win/tie/loss, WMT
   scores, their tests, Bradley-Terry, Elo and TrueSkill, ChatEval;
 - `human_eval`: what do human labels, ratings and selections of systems say?
@@ -29,6 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
+    from comperbench.stats.annotator_agreement.ceiling import (
+        AnnotatorScores,
+        CeilingResult,
+        annotator_ceiling,
+        benchmark_ceiling,
+    )
     from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
     from comperbench.stats.metric_comparison.significance import (
         EarlyStopping,
@@ -68,6 +75,10 @@ if TYPE_CHECKING:
 _HOMES = {
     "AgreementResult": "annotator_agreement.agreement",
     "agreement": "annotator_agreement.agreement",
+    "AnnotatorScores": "annotator_agreement.ceiling",
+    "CeilingResult": "annotator_agreement.ceiling",
+    "annotator_ceiling": "annotator_agreement.ceiling",
+    "benchmark_ceiling": "annotator_agreement.ceiling",
     "Averaging": "averaging",
     "Conventions": "averaging",
     "MT_METRICS_EVAL": "averaging",
@@ -108,7 +119,9 @@ __all__ = [
     "CORRELATIONS",
     "MT_METRICS_EVAL",
     "AgreementResult",
+    "AnnotatorScores",
     "Averaging",
+    "CeilingResult",
     "Conventions",
     "CorrelationResult",
     "EarlyStopping",
@@ -121,7 +134,9 @@ __all__ = [
     "SystemContexts",
     "TestResult",
     "agreement",
+    "annotator_ceiling",
     "assign_ranks",
+    "benchmark_ceiling",
     "benchmark_tag",
     "bootstrap_note",
     "correlate",

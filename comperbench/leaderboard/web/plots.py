@@ -8,13 +8,18 @@ tests, sharp at any zoom), and nothing is rasterised or fetched. The figures com
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from comperbench.report.figures import forest_plot, heatmap, scatter_plot, svg
+from comperbench.report.figures import Reference, forest_plot, heatmap, scatter_plot, svg
 from comperbench.stats.settings import SETTINGS
+
+if TYPE_CHECKING:
+    from comperbench.leaderboard.ceiling import Ceiling
 
 _CELL_INCHES = 1.05
 """Width of one heatmap column: a value and its interval on two lines fit in it."""
@@ -36,10 +41,17 @@ def forest_html(
     highs: Sequence[float],
     rank_ranges: Sequence[str],
     statistic: str,
+    ceiling: Ceiling | None = None,
 ) -> str:
-    """Each ranked metric's value with its interval, best first, its rank range at the right."""
+    """Each ranked metric's value with its interval, best first, its rank range at the right;
+    with a defined `ceiling`, the human ceiling as a labelled vertical line, its interval a band
+    (said in the caption, as is why it is missing or weak)."""
     if not labels:
         return "<p>No ranked metrics yet.</p>"
+    reference = None
+    if ceiling is not None and np.isfinite(ceiling.value):
+        label = f"{ceiling.label} {ceiling.value:.3f}"
+        reference = Reference(label, ceiling.value, ceiling.ci_low, ceiling.ci_high)
     figure = forest_plot(
         list(labels),
         list(values),
@@ -47,6 +59,7 @@ def forest_html(
         list(highs),
         xlabel=f"{statistic} with the human scores",
         rank_ranges=[f"rank {r}" for r in rank_ranges],
+        reference=reference,
     )
     caption = (
         f"Dots: {statistic}; whiskers: {SETTINGS.confidence:.0%} bootstrap intervals (over every "
@@ -54,7 +67,22 @@ def forest_html(
         "such rows are marked not informative); at the right: each metric's rank range from "
         "the pairwise tests of the Comparison tab."
     )
-    return _html(figure, "forest", caption)
+    return _html(figure, "forest", caption + _ceiling_caption(ceiling))
+
+
+def _ceiling_caption(ceiling: Ceiling | None) -> str:
+    """The caption's sentence on the human ceiling line (escaped), or nothing without one."""
+    if ceiling is None:
+        return ""
+    if not np.isfinite(ceiling.value):
+        return html.escape(f" No human ceiling line: {ceiling.note or 'undefined'}.")
+    band = " with its interval as a band" if np.isfinite(ceiling.ci_low) else ""
+    units = "systems" if ceiling.level == "system" else "items"
+    text = (
+        f" Vertical line: the human ceiling ({ceiling.method}, {ceiling.annotators} "
+        f"annotators, {ceiling.n} {units}){band}; a reference, not a ranked metric."
+    )
+    return html.escape(text + (f" {ceiling.note}." if ceiling.note else ""))
 
 
 @dataclass(frozen=True)
