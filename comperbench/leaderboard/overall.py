@@ -360,8 +360,9 @@ class Overall:
             "submitted again.",
             "Intervals and rank ranges are 95% bootstrap ranges: replicate r of a mean averages "
             "each benchmark's stored replicate r (paired across metrics, independent across "
-            f"benchmarks). CI note: the interval is not informative where one of the benchmarks' "
-            f"own intervals rests on fewer than {MIN_BOOTSTRAP_UNITS} units, as below.",
+            f'benchmarks). CI note: "not informative" where the interval of one of the '
+            f"benchmarks rests on fewer than {MIN_BOOTSTRAP_UNITS} resampled units (each is "
+            "noted below); such an interval is shown at its full width all the same.",
         ]
         if group := self._group(choice):
             parts += [f"Note: {n}." for n in interval_notes(group.cells, group.keys)]

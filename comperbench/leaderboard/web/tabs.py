@@ -142,7 +142,9 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
                 elem_id="overall-benchmarks",
                 scale=4,
             )
-        group = gr.Dropdown([], label="coverage group", elem_id="overall-group")
+        group = gr.Dropdown(  # its choices change with the view: a gone one shows the default
+            [], label="coverage group", elem_id="overall-group", allow_custom_value=True
+        )
         heading = gr.Markdown(elem_id="overall-heading")
         table = gr.Dataframe(
             headers=OVERALL_COLUMNS,
