@@ -93,6 +93,8 @@ def test_overall_table_and_its_csv(store: Store) -> None:
     assert text.splitlines()[0] == ",".join(CSV_COLUMNS)
     assert XSS in text and text.splitlines()[1].endswith(",1 of 1,usr-topical,yes")
     assert '<figure id="overall-heatmap"' in shown.heatmap and XSS not in shown.heatmap
+    gone = overall_table(store, "spearman", None, "a group of another view")  # a stale choice
+    assert gone.choice == shown.choice and gone.table.equals(shown.table)
     assert html.escape(XSS) in shown.heatmap  # the SVG's text is escaped
 
 

@@ -225,6 +225,7 @@ def test_overall_tab_ranks_metrics_across_benchmarks(page: Any) -> None:
         "() => document.querySelector('#overall-notes textarea').value.includes('kendall-b')",
         timeout=DEADLINE_MS,
     )
+    assert page.locator(".toast-body.error").count() == 0
 
 
 def _shown_metrics_become(page: Any, test: Any) -> list[str]:
@@ -598,6 +599,8 @@ def test_overall_shows_one_coverage_group_at_a_time(page: Any) -> None:
     )
     ranks = set(_column(page, 0, "#overall-table"))
     assert ranks == {"not ranked: ranked on none of the chosen benchmarks"}
+    assert "not ranked: why" in page.locator("#overall-table").inner_text()  # its label
+    assert page.locator(".toast-body.error").count() == 0
 
 
 def test_ranking_shows_a_forest_plot_and_its_glossary(page: Any) -> None:

@@ -140,7 +140,7 @@ def test_the_largest_group_is_shown_first_ranked_by_its_mean_by_hand(store: Stor
 
 
 def _not_ranked(count: int) -> list[tuple[str, str]]:
-    return [(f"{NOT_RANKED} ({count} metrics)", NOT_RANKED)]
+    return [(f"{NOT_RANKED} ({count} metric{'s' * (count > 1)})", NOT_RANKED)]
 
 
 def test_a_metric_alone_in_its_group_is_listed_never_ranked(store: Store) -> None:

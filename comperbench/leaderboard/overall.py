@@ -267,7 +267,8 @@ class Overall:
             for g in self.ranked_groups
         ]
         if missing := len(self.alone) + len(self.uncovered):
-            shown.append((f"{NOT_RANKED} ({missing} metrics)", NOT_RANKED))
+            metrics = "metric" if missing == 1 else "metrics"
+            shown.append((f"{NOT_RANKED} ({missing} {metrics})", NOT_RANKED))
         return shown
 
     def default(self) -> str | None:

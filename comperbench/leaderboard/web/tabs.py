@@ -11,7 +11,12 @@ import pandas as pd
 
 from comperbench.common.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
-from comperbench.leaderboard.overall import COVERAGE_RULE, HEADLINE_STATISTIC, OVERALL_COLUMNS
+from comperbench.leaderboard.overall import (
+    COVERAGE_RULE,
+    HEADLINE_STATISTIC,
+    NOT_RANKED,
+    OVERALL_COLUMNS,
+)
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import ranking, submissions_per_day
 from comperbench.leaderboard.submission import METRIC_FAMILIES
@@ -103,15 +108,19 @@ def ranking_tab() -> RankingTab:
 
 _OVERALL_TYPES = ["number", "str", "str", "number", "number", "number", "str", "str", "str"]
 """The overall table's column datatypes; the list of metrics not ranked has text as its rank."""
+_RANKED_LABEL = "ranked by the mean correlation shown, within one coverage group"
+_NOT_RANKED_LABEL = "not ranked: why, in the place of the rank"
 
 
 def _overall(page: Page, statistic: str, chosen: list[str], group: str | None) -> tuple[Any, ...]:
     shown = overall_table(page.store, statistic, chosen or None, group)
-    rank = "str" if shown.table["rank"].dtype == object else "number"
+    listed = shown.choice == NOT_RANKED
+    label = _NOT_RANKED_LABEL if listed else _RANKED_LABEL
+    types = ["str" if listed else "number", *_OVERALL_TYPES[1:]]
     return (
         gr.Dropdown(choices=shown.choices, value=shown.choice),
         shown.heading,
-        gr.Dataframe(shown.table, datatype=[rank, *_OVERALL_TYPES[1:]]),
+        gr.Dataframe(shown.table, datatype=types, label=label),
         shown.notes,
         shown.csv,
         shown.heatmap,
@@ -150,7 +159,7 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
             headers=OVERALL_COLUMNS,
             datatype=_OVERALL_TYPES,
             interactive=False,
-            label="ranked by the mean correlation within one coverage group",
+            label=_RANKED_LABEL,
             elem_id="overall-table",
         )
         gr.Markdown(COVERAGE_RULE, elem_id="overall-coverage")
