@@ -4,6 +4,7 @@ its events, and its modules imported without gradio."""
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 import sys
 import threading
@@ -18,6 +19,7 @@ from comperbench import __version__
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.items import ItemIndex, cached_benchmark
+from comperbench.leaderboard.overall import CSV_COLUMNS
 from comperbench.leaderboard.service import ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import METRIC_FAMILIES, SubmissionMeta
@@ -83,14 +85,27 @@ def test_ranking_frame(store: Store) -> None:
 
 
 def test_overall_table_and_its_csv(store: Store) -> None:
-    frame, notes, path, figure = overall_table(store, "spearman")
-    assert sorted(frame["metric"]) == sorted([XSS, "noisy"])
-    assert "Coverage groups" in notes
-    text = Path(path).read_text(encoding="utf-8")
-    assert text.splitlines()[0].startswith("rank,rank range,metric,coverage,mean correlation,")
-    assert XSS in text
-    assert '<figure id="overall-heatmap"' in figure and XSS not in figure
-    assert html.escape(XSS) in figure  # the SVG's text is escaped
+    shown = overall_table(store, "spearman")
+    assert shown.choice == "usr-topical" and sorted(shown.table["metric"]) == sorted([XSS, "noisy"])
+    assert shown.table["rank"].tolist() == [1, 2] and "Coverage groups" in shown.notes
+    assert shown.heading.startswith("**Coverage group 1 of 1**: the 2 metrics ranked")
+    text = Path(shown.csv).read_text(encoding="utf-8")
+    assert text.splitlines()[0] == ",".join(CSV_COLUMNS)
+    assert XSS in text and text.splitlines()[1].endswith(",1 of 1,usr-topical,yes")
+    assert '<figure id="overall-heatmap"' in shown.heatmap and XSS not in shown.heatmap
+    gone = overall_table(store, "spearman", None, "a group of another view")  # a stale choice
+    assert gone.choice == shown.choice and gone.table.equals(shown.table)
+    assert html.escape(XSS) in shown.heatmap  # the SVG's text is escaped
+
+
+def test_the_overall_heatmap_is_drawn_at_its_size_with_text_of_10_px_or_more(store: Store) -> None:
+    figure = overall_table(store, "spearman").heatmap
+    svg = figure[figure.index("<svg") : figure.index(">", figure.index("<svg"))]
+    assert "max-width" not in svg  # never scaled down: it scrolls in its box instead
+    width = float(re.search(r'width="([\d.]+)pt"', svg)[1])  # type: ignore[index]
+    assert re.search(rf'viewBox="0 0 {width:g} ', svg)  # 1 unit = 1 pt = 4/3 px
+    sizes = [float(s) for s in re.findall(r'<text style="font-size: ([\d.]+)px', figure)]
+    assert len(sizes) > 10 and min(sizes) * 4 / 3 >= 10
 
 
 def test_downloads_quote_formulas(tmp_path: Path) -> None:

@@ -225,6 +225,7 @@ def test_overall_tab_ranks_metrics_across_benchmarks(page: Any) -> None:
         "() => document.querySelector('#overall-notes textarea').value.includes('kendall-b')",
         timeout=DEADLINE_MS,
     )
+    assert page.locator(".toast-body.error").count() == 0
 
 
 def _shown_metrics_become(page: Any, test: Any) -> list[str]:
@@ -521,33 +522,85 @@ def test_the_statistical_setting_is_named_on_the_page(page: Any) -> None:
     assert f"seed {SETTINGS.seed}" in text and "PERM-BOTH" in text and "Holm" in text
 
 
-def test_overall_ranks_every_metric_within_its_coverage_group(page: Any) -> None:
-    from comperbench.leaderboard.overall import OVERALL_COLUMNS
-
+def _overall_opened(page: Any) -> None:
     page.get_by_role("tab", name="Overall").click()
     page.locator("#overall-heatmap svg").wait_for(timeout=DEADLINE_MS)
-    table = pd.read_csv(
-        io.StringIO(_downloaded(page, "#overall-csv"))
-    )  # every row, not those shown
-    assert len(table) >= 20 and table["rank"].notna().all()  # nothing left unranked
-    covered = dict(zip(table["metric"], table["coverage"], strict=True))
-    assert covered["f1"] == covered["length"] == "2 of 2"
-    assert covered["many/noisy-human-copy-00"] == "1 of 2"  # submitted on usr-persona only
-    covered_column = OVERALL_COLUMNS.index("benchmarks covered")
-    assert "usr-persona, usr-topical" in _column(page, covered_column, "#overall-table")
+    _grid(page, "#overall-table").get_by_role("row").nth(1).wait_for(timeout=DEADLINE_MS)
+
+
+HEATMAP_TEXT_PX = """() => [...document.querySelectorAll('#overall-heatmap svg text')].map((t) => {
+  const m = t.getScreenCTM();
+  return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+})"""
+"""The rendered size in px of every text of the overall heatmap (its font size times the SVG's
+scale on the screen)."""
+
+
+def test_overall_opens_on_a_ranked_group_whose_rank_follows_the_value(page: Any) -> None:
+    from comperbench.leaderboard.overall import OVERALL_COLUMNS
+
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _overall_opened(page)
+    column = {name: k for k, name in enumerate(OVERALL_COLUMNS)}
+    ranks, metrics, means, groups = (
+        _column(page, column[c], "#overall-table")
+        for c in ("rank", "metric", "mean correlation", "coverage group")
+    )
+    assert ranks[0] == "1" and len(set(groups)) == 1  # one group, first row ranked first
+    table = pd.read_csv(io.StringIO(_downloaded(page, "#overall-csv")))
+    group = table[table["coverage group"] == groups[0]]
+    assert len(group) >= 2 and (group["ranked"] == "yes").all()
+    assert metrics[0] in set(group["metric"])
+    shown = np.array([float(m) for m in means])
+    expected = [1 + int(np.sum(shown > value)) for value in shown]  # ties share the best place
+    assert [int(r) for r in ranks] == expected
+    heading = page.locator("#overall-heading").inner_text()
+    assert f"the {len(group)} metrics ranked on the same" in heading and "mean spearman" in heading
+    page.evaluate(SETTLED)
+    sizes = page.evaluate(HEATMAP_TEXT_PX)
+    assert len(sizes) > 10 and min(sizes) >= 10, sorted(sizes)[:5]
+    page.locator("#overall-heading").scroll_into_view_if_needed()
+    _shot(page, "overall.png")
+
+
+def test_overall_shows_one_coverage_group_at_a_time(page: Any) -> None:
+    from comperbench.leaderboard.overall import OVERALL_COLUMNS
+
+    _overall_opened(page)
+    table = pd.read_csv(io.StringIO(_downloaded(page, "#overall-csv")))  # every group's rows
+    assert len(table) >= 20 and (table["ranked"] == "yes").all()
+    group = dict(zip(table["metric"], table["coverage group"], strict=True))
+    assert group["f1"] == group["length"] == "usr-persona, usr-topical"
+    assert group["many/noisy-human-copy-00"] == "usr-persona"  # submitted on usr-persona only
+    assert sorted(table.loc[table["coverage group"] == "usr-persona", "rank"])[0] == 1
+    coverage = OVERALL_COLUMNS.index("coverage")
+    assert set(_column(page, coverage, "#overall-table")) == {"2 of 2"}  # the largest group
+    assert "noisy-human-copy" not in page.locator("#overall-heatmap").inner_text()
+    _choose(page, "coverage group", "18 metrics on 1 of 2 benchmarks: usr-persona")
+    page.wait_for_function(
+        "() => document.querySelector('#overall-heatmap').textContent.includes('copy-17')",
+        timeout=DEADLINE_MS,
+    )
+    assert set(_column(page, coverage, "#overall-table")) == {"1 of 2"}
     figure = page.locator("#overall-heatmap").inner_text()
-    assert "usr-topical" in figure and "many/noisy-human-copy-17" in figure
     assert re.search(r"-?0\.\d\d\s*\[-?0\.\d\d, -?0\.\d\d\]", figure)  # value and CI
     _shot(page, "overall-coverage-heatmap.png")
     page.locator("#overall-benchmarks").get_by_label("usr-persona").uncheck()
     page.wait_for_function(
-        "() => !document.querySelector('#overall-table [role=grid]').innerText.includes('2 of 2')",
+        "() => document.querySelector('#overall-table [role=grid]').innerText.includes('1 of 1')",
         timeout=DEADLINE_MS,
     )
-    assert set(_column(page, OVERALL_COLUMNS.index("coverage"), "#overall-table")) <= {
-        "1 of 1",
-        "0 of 1",
-    }
+    assert set(_column(page, coverage, "#overall-table")) == {"1 of 1"}  # the choice is gone
+    _choose(page, "coverage group", "not ranked (18 metrics)")
+    page.wait_for_function(
+        "() => document.querySelector('#overall-table [role=grid]').innerText.includes("
+        "'ranked on none of the chosen benchmarks')",
+        timeout=DEADLINE_MS,
+    )
+    ranks = set(_column(page, 0, "#overall-table"))
+    assert ranks == {"not ranked: ranked on none of the chosen benchmarks"}
+    assert "not ranked: why" in page.locator("#overall-table").inner_text()  # its label
+    assert page.locator(".toast-body.error").count() == 0
 
 
 def test_ranking_shows_a_forest_plot_and_its_glossary(page: Any) -> None:

@@ -268,9 +268,11 @@ def heatmap(
     vmax: float | None = None,
     cmap: str = "viridis_r",
     title: str | None = None,
+    text_size: float | None = None,
 ) -> Figure:
     """A matrix of colours with a colour bar; NaN cells are grey and marked "–". `cell_text`
-    (one string per cell) is written in the cells."""
+    (one string per cell) is written in the cells, at `text_size` points (default: "small", or
+    "x-small" above 12 rows or columns)."""
     import matplotlib as mpl
 
     matrix = np.asarray(values, dtype=float)
@@ -291,7 +293,7 @@ def heatmap(
     ax.set_xticks(range(cols), [str(c) for c in col_labels], rotation=45, ha="right")
     ax.set_yticks(range(rows), [str(r) for r in row_labels])
     ax.tick_params(length=0)
-    size = "small" if max(rows, cols) <= 12 else "x-small"
+    size = text_size or ("small" if max(rows, cols) <= 12 else "x-small")
     for i in range(rows):
         for j in range(cols):
             if math.isnan(matrix[i, j]):

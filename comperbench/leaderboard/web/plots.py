@@ -21,17 +21,25 @@ from comperbench.stats.settings import SETTINGS
 if TYPE_CHECKING:
     from comperbench.leaderboard.ceiling import Ceiling
 
-_CELL_INCHES = 1.05
+_CELL_INCHES = 1.0
 """Width of one heatmap column: a value and its interval on two lines fit in it."""
+_CELL_POINTS = 8.5
+"""The heatmap's cell text: 11.3 px in a figure drawn at its own size (1 pt = 4/3 px)."""
+_LINE_INCHES = 0.16
+"""Height of one line of cell text, with its leading."""
 
 
-def _html(figure: object, element_id: str, caption: str) -> str:
-    """The figure as inline SVG scaled to the box's width, with a caption under it."""
+def _html(figure: object, element_id: str, caption: str, fit: bool = True) -> str:
+    """The figure as inline SVG under a caption: scaled to the box's width when `fit`, else at
+    its own size, scrolling sideways within its box when wider (so its text never shrinks)."""
+    drawn = svg(figure)  # type: ignore[arg-type]
+    if fit:
+        drawn = drawn.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
     return (
         f'<figure id="{element_id}" class="comperbench-figure" style="margin:0">'
-        f'<div style="max-width:100%;overflow-x:auto">{svg(figure)}</div>'  # type: ignore[arg-type]
+        f'<div style="max-width:100%;overflow-x:auto">{drawn}</div>'
         f'<figcaption style="font-size:13px">{caption}</figcaption></figure>'
-    ).replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    )
 
 
 def forest_html(
@@ -95,9 +103,9 @@ class Matrix:
     text: list[list[str]]
 
 
-def heatmap_html(matrix: Matrix, statistic: str) -> str:
-    """The metric x benchmark heatmap: each cell's correlation and interval, grey where the
-    metric is not ranked on the benchmark."""
+def heatmap_html(matrix: Matrix, statistic: str, note: str = "") -> str:
+    """The metric x benchmark heatmap at its own size: each cell's correlation and interval,
+    grey where the metric is not ranked on the benchmark; `note` ends the caption."""
     if not matrix.metrics or not matrix.benchmarks:
         return "<p>No ranked metric on the chosen benchmarks.</p>"
     figure = heatmap(
@@ -109,17 +117,20 @@ def heatmap_html(matrix: Matrix, statistic: str) -> str:
         vmin=-1.0,
         vmax=1.0,
         cmap="RdBu",
+        text_size=_CELL_POINTS,
     )
     rows, cols = matrix.values.shape
+    lines = max(text.count("\n") + 1 for line in matrix.text for text in line)
+    labels = max(map(len, matrix.metrics))
     figure.set_size_inches(  # type: ignore[attr-defined]
-        max(7.5, 3.0 + _CELL_INCHES * cols),
-        1.8 + 0.42 * rows + 0.07 * max(map(len, matrix.benchmarks)),
+        max(7.5, 2.2 + 0.085 * labels + _CELL_INCHES * cols),
+        1.8 + (0.14 + _LINE_INCHES * lines) * rows + 0.07 * max(map(len, matrix.benchmarks)),
     )
     caption = (
-        f"{statistic} of each metric on each chosen benchmark's headline cell, its "
-        f"{SETTINGS.confidence:.0%} interval under it; grey: not ranked there."
+        f"{statistic} of each metric on each benchmark's headline cell, its "
+        f"{SETTINGS.confidence:.0%} interval under it; grey: not ranked there. {note}"
     )
-    return _html(figure, "overall-heatmap", caption)
+    return _html(figure, "overall-heatmap", caption.strip(), fit=False)
 
 
 def scatter_html(

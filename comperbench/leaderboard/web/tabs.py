@@ -11,7 +11,12 @@ import pandas as pd
 
 from comperbench.common.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
-from comperbench.leaderboard.overall import COVERAGE_RULE, HEADLINE_STATISTIC, OVERALL_COLUMNS
+from comperbench.leaderboard.overall import (
+    COVERAGE_RULE,
+    HEADLINE_STATISTIC,
+    NOT_RANKED,
+    OVERALL_COLUMNS,
+)
 from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import ranking, submissions_per_day
 from comperbench.leaderboard.submission import METRIC_FAMILIES
@@ -101,10 +106,36 @@ def ranking_tab() -> RankingTab:
     return RankingTab(tab, full, table, download, forest, notes, signature, show)
 
 
+_OVERALL_TYPES = ["number", "str", "str", "number", "number", "number", "str", "str", "str"]
+"""The overall table's column datatypes; the list of metrics not ranked has text as its rank."""
+_RANKED_LABEL = "ranked by the mean correlation shown, within one coverage group"
+_NOT_RANKED_LABEL = "not ranked: why, in the place of the rank"
+
+
+def _overall(page: Page, statistic: str, chosen: list[str], group: str | None) -> tuple[Any, ...]:
+    shown = overall_table(page.store, statistic, chosen or None, group)
+    listed = shown.choice == NOT_RANKED
+    label = _NOT_RANKED_LABEL if listed else _RANKED_LABEL
+    types = ["str" if listed else "number", *_OVERALL_TYPES[1:]]
+    return (
+        gr.Dropdown(choices=shown.choices, value=shown.choice),
+        shown.heading,
+        gr.Dataframe(shown.table, datatype=types, label=label),
+        shown.notes,
+        shown.csv,
+        shown.heatmap,
+    )
+
+
 def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
-    """Metrics ranked across the chosen benchmarks by a chosen statistic within their coverage
-    groups, the rule under the table, the notes and the metric x benchmark heatmap; the tab and
-    the listener that draws it (also on opening the tab or changing its choices)."""
+    """Metrics ranked across the chosen benchmarks by a chosen statistic, one coverage group at
+    a time (the largest group of two or more metrics first; the metrics not ranked are a choice
+    of their own), the rule under the table, the notes and the metric x benchmark heatmap; the
+    tab and the listener that draws it (also on opening the tab or changing its choices).
+
+    One group at a time rather than every group in a section of its own: one table keeps one
+    rank column that Gradio sorts and searches, and its heatmap stays next to it.
+    """
     with gr.Tab("Overall", id="overall") as tab:
         with gr.Row():
             statistic = gr.Dropdown(
@@ -120,24 +151,28 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
                 elem_id="overall-benchmarks",
                 scale=4,
             )
+        group = gr.Dropdown(  # its choices change with the view: a gone one shows the default
+            [], label="coverage group", elem_id="overall-group", allow_custom_value=True
+        )
+        heading = gr.Markdown(elem_id="overall-heading")
         table = gr.Dataframe(
             headers=OVERALL_COLUMNS,
-            datatype=["number", "str", "str", "str", "str", "number", "str", "number", "str"],
+            datatype=_OVERALL_TYPES,
             interactive=False,
-            label="metrics ranked across benchmarks, within coverage groups",
+            label=_RANKED_LABEL,
             elem_id="overall-table",
         )
         gr.Markdown(COVERAGE_RULE, elem_id="overall-coverage")
-        download = gr.DownloadButton("Download CSV", elem_id="overall-csv", size="sm")
+        download = gr.DownloadButton("Download CSV (every group)", elem_id="overall-csv", size="sm")
         heatmap = gr.HTML(elem_id="overall-figure")
         notes = gr.Textbox(label="notes", interactive=False, elem_id="overall-notes")
     draw: Listener = {
-        "fn": lambda s, chosen: overall_table(page.store, s, chosen or None),
-        "inputs": [statistic, benchmarks],
-        "outputs": [table, notes, download, heatmap],
+        "fn": lambda *chosen: _overall(page, *chosen),
+        "inputs": [statistic, benchmarks, group],
+        "outputs": [group, heading, table, notes, download, heatmap],
     }
-    statistic.input(**draw)
-    benchmarks.input(**draw)
+    for control in (statistic, benchmarks, group):
+        control.input(**draw)
     tab.select(**draw)
     return tab, draw
 

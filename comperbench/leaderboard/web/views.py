@@ -11,6 +11,7 @@ import html
 import math
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import metadata
 from pathlib import Path
@@ -29,7 +30,7 @@ from comperbench.leaderboard.items import (
     stored_levels,
     submission_template,
 )
-from comperbench.leaderboard.overall import overall_matrix, overall_view
+from comperbench.leaderboard.overall import Overall, overall, uninformative
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 from comperbench.leaderboard.service import (
     Ranked,
@@ -45,7 +46,7 @@ from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
 from comperbench.leaderboard.web.plots import Matrix, forest_html, heatmap_html, scatter_html
 from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic, resampled_unit
 from comperbench.stats.multiplicity import NAMES
-from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
 from comperbench.stats.settings import SETTINGS
 
 RANKING_COLUMNS = [
@@ -143,16 +144,62 @@ def glossary() -> str:
     )
 
 
+@dataclass(frozen=True)
+class OverallShown:
+    """What the Overall tab shows of one choice: the choices (coverage groups, then the metrics
+    not ranked) and the one shown, its heading, table (`OVERALL_COLUMNS`), notes, the CSV of
+    every row (`CSV_COLUMNS`) and the metric x benchmark heatmap."""
+
+    choices: list[tuple[str, str]]
+    choice: str | None
+    heading: str
+    table: pd.DataFrame
+    notes: str
+    csv: str
+    heatmap: str
+
+
+def _cell_text(row: Row | None) -> str:
+    """A heatmap cell: the correlation, its interval and, where it rests on too few units,
+    "not informative"."""
+    if row is None:
+        return ""
+    text = f"{row.value:.2f}\n[{row.ci_low:.2f}, {row.ci_high:.2f}]"
+    return f"{text}\nnot informative" if uninformative(row) else text
+
+
+def overall_heatmap(shown: Overall, choice: str | None) -> str:
+    """The heatmap of the metrics of `choice` on its benchmarks, in table order."""
+    metrics, benchmarks, rows = shown.matrix(choice)
+    values = np.array([[np.nan if r is None else r.value for r in by] for by in rows])
+    text = [[_cell_text(r) for r in by] for by in rows]
+    note = (
+        f'"not informative": fewer than {MIN_BOOTSTRAP_UNITS} units resampled on that benchmark.'
+        if any("not informative" in t for by in text for t in by)
+        else ""
+    )
+    matrix = Matrix(metrics, benchmarks, values.reshape(len(metrics), len(benchmarks)), text)
+    return heatmap_html(matrix, shown.statistic, note)
+
+
 def overall_table(
-    store: Store, statistic: str, benchmarks: list[str] | None = None
-) -> tuple[pd.DataFrame, str, str, str]:
-    """The overall ranking by `statistic` over `benchmarks`, its notes, its CSV file and the
-    metric x benchmark heatmap of the ranked metrics."""
-    frame, notes = overall_view(store, statistic, benchmarks)
-    ranked = [str(m) for m, r in zip(frame["metric"], frame["rank"], strict=True) if pd.notna(r)]
-    names, values, text = overall_matrix(store, statistic, benchmarks, ranked)
-    figure = heatmap_html(Matrix(ranked, names, values, text), statistic)
-    return frame, notes, csv_file(frame, f"overall-{statistic}"), figure
+    store: Store, statistic: str, benchmarks: list[str] | None = None, choice: str | None = None
+) -> OverallShown:
+    """The overall view by `statistic` over `benchmarks` (None: every benchmark with a ranked
+    metric), showing the coverage group `choice` names (None or gone: the default)."""
+    view = overall(store, statistic, benchmarks)
+    choices = view.choices()
+    if choice not in {value for _, value in choices}:
+        choice = view.default()
+    return OverallShown(
+        choices,
+        choice,
+        view.heading(choice),
+        view.table(choice),
+        view.notes(choice),
+        csv_file(view.csv_frame(), f"overall-{statistic}"),
+        overall_heatmap(view, choice),
+    )
 
 
 def forest(ranked: list[Ranked], statistic: str) -> str:
