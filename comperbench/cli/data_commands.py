@@ -7,6 +7,7 @@ import sys
 
 from comperbench.benchmark import (
     VERIFIED,
+    count_items,
     describe,
     get_metadata,
     list_benchmarks,
@@ -30,8 +31,7 @@ def run_list(args: argparse.Namespace) -> int:
         if args.sizes:
             try:
                 for level in meta.stored_levels:
-                    bench = load_benchmark(name, level, data_dir=args.data_dir)
-                    sizes.append(f"{level} {len(bench)}")
+                    sizes.append(f"{level} {count_items(name, level, data_dir=args.data_dir)}")
             except DataMissingError:
                 sizes = [RAW_MISSING]
         rows.append(
