@@ -21,7 +21,7 @@ MAX_WORKERS = 1024
 MAX_FILE_BYTES = 2**30
 """The largest input file a command reads (1 GiB: tens of millions of rows)."""
 REFERENCE_RESAMPLES = 1000
-"""The count whose cost a larger one is stated against (the package's default)."""
+"""The count a larger count's cost is stated against."""
 
 
 def whole(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -114,7 +114,6 @@ def _cost(text: str) -> str:
     )
 
 
-NON_NEGATIVE = whole(0)
 POSITIVE = whole(1)
 SEED = whole(0)
 PORT = whole(1, 65535)

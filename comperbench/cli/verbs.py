@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-from collections.abc import Sequence
 from typing import Any, NamedTuple, NoReturn
 
 
@@ -55,6 +54,7 @@ class Verbs(argparse._SubParsersAction):
                     action.build_every()
 
     def build_every(self) -> None:
+        """Every verb's parsers and its actions' (as every command's `--help` shows them)."""
         for name in self.verbs:
             self.build(name, every=True)
 
@@ -62,11 +62,10 @@ class Verbs(argparse._SubParsersAction):
         self,
         parser: argparse.ArgumentParser,
         namespace: argparse.Namespace,
-        values: Sequence[Any] | str | None,
+        values: Any,
         option_string: str | None = None,
     ) -> None:
-        assert isinstance(values, list)  # argparse gives a subcommand and its arguments
-        self.build(values[0])
+        self.build(values[0])  # the verb; the rest are its arguments
         super().__call__(parser, namespace, values, option_string)
 
 

@@ -62,7 +62,7 @@ def refuse_benchmark_options(args: argparse.Namespace, **more: str) -> None:
 
 
 def add_resampling_options(parser: argparse.ArgumentParser, fewest: int) -> None:
-    """--resamples (at least `fewest`; 0: no intervals) and --seed."""
+    """--resamples (at least `fewest`; 0, where allowed: no intervals) and --seed."""
     parser.add_argument(
         "--resamples", type=resamples(fewest), default=1000, help="bootstrap resamples"
     )
