@@ -142,6 +142,10 @@ def test_a_device_a_fifo_or_an_oversized_file_is_refused_by_name(
         ([*LABELS[:2], "--file", str(small), "--comparisons", str(fifo)], "--comparisons: "),
         (["compare", "--benchmark", "usr-topical", "--scores", "/dev/zero"], "--scores: "),
         (["submit", "/dev/zero", "--name", "m"], f"argument file: '/dev/zero' {not_regular}"),
+        (
+            [*EVALUATE, "--judge-key-file", "/dev/zero"],
+            "--judge-key-file: '/dev/zero' is not a regular",
+        ),
         (["human", "votes", "--file", str(huge)], f"holds {MAX_FILE_BYTES + 1:,} bytes"),
     ]:
         assert needle in refused(capsys, argv), argv

@@ -18,7 +18,7 @@ from comperbench.cli.common import (
     conventions_from_arguments,
     located,
 )
-from comperbench.cli.flags import MAX_WORKERS, POSITIVE, SEED, resamples, whole
+from comperbench.cli.flags import MAX_WORKERS, POSITIVE, SEED, regular_file, resamples, whole
 from comperbench.cli.judge_output import print_issue_reports
 from comperbench.common.arrow_arrays import float_array, text_array
 from comperbench.common.errors import ComperbenchError, UnknownNameError
@@ -323,4 +323,6 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "printed.",
     )
     for key, text in CLI_OPTIONS.items():
-        group.add_argument("--" + key.replace("_", "-"), dest=key, metavar="VALUE", help=text)
+        kind = regular_file if key == "judge_key_file" else None  # the rest: checked by the judge
+        flag = "--" + key.replace("_", "-")
+        group.add_argument(flag, dest=key, type=kind, metavar="VALUE", help=text)
