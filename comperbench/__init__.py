@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
 from comperbench.common.version import __version__
 
 if TYPE_CHECKING:
+    from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
     from comperbench.results import Evaluation, evaluate
 
 __all__ = [
@@ -20,11 +21,23 @@ __all__ = [
     "load_benchmark",
 ]
 
+_HOMES = {
+    "Benchmark": "comperbench.benchmark",
+    "get_metadata": "comperbench.benchmark",
+    "list_benchmarks": "comperbench.benchmark",
+    "load_benchmark": "comperbench.benchmark",
+    "evaluate": "comperbench.results",
+    "Evaluation": "comperbench.results",
+}
+"""Each public name -> its module, imported on first use: the benchmarks need numpy and pyarrow,
+`evaluate` the metrics, and a command that needs neither (`comperbench --version`) loads none."""
+
 
 def __getattr__(name: str) -> Any:
-    """`evaluate` and `Evaluation`, imported on first use: they load the metrics."""
-    if name in ("evaluate", "Evaluation"):
-        from comperbench import results
+    if name not in _HOMES:
+        raise AttributeError(f"module 'comperbench' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)
 
-        return getattr(results, name)
-    raise AttributeError(f"module 'comperbench' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ from comperbench.common.errors import (
     DataMissingError,
     UnknownNameError,
 )
-from comperbench.common.parquet_bytes import read_parquet
+from comperbench.common.parquet_bytes import parquet_file, read_parquet
 from comperbench.loaders import BENCHMARKS
 from comperbench.loaders.base import SourceFiles, parsing_code_digest
 from comperbench.metadata import BenchmarkMetadata
@@ -439,3 +440,25 @@ def describe(meta: BenchmarkMetadata) -> dict[str, Any]:
         "license": meta.license,
         "has_references": meta.has_references,
     }
+
+
+def count_items(
+    name: str, level: str | None = None, *, data_dir: str | os.PathLike[str] | None = None
+) -> int:
+    """`len(load_benchmark(name, level, data_dir=data_dir))`, read from the footer of the verified
+    cached table when there is one (the raw files verified as a load verifies them), without
+    reading the table itself; otherwise the benchmark is loaded (and its table cached)."""
+    meta = get_metadata(name)
+    level = _check_level(meta, level)
+    root = data.data_root(data_dir)
+    try:
+        files = _source_files(meta, root)
+    except DataMissingError:
+        payload = None  # the load says so, or serves the cached table by request
+    else:
+        cached = _table_cache_dir(meta, _fingerprint(meta, files, root)) / f"{level}.parquet"
+        payload = data.read_verified(cached)
+    if payload is not None:
+        with contextlib.suppress(pa.ArrowException, OSError):
+            return parquet_file(payload).metadata.num_rows
+    return len(load_benchmark(name, level, data_dir=data_dir))

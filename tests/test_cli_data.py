@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from comperbench import __version__, get_metadata, list_benchmarks
+from comperbench import __version__, get_metadata, list_benchmarks, load_benchmark
+from comperbench.benchmark import count_items
 from comperbench.cli import main
 from comperbench.report import cards
 
@@ -47,6 +48,18 @@ def test_list_with_sizes_marks_benchmarks_without_raw_files(
     assert "raw files missing" in rows["fed-turn"]
     assert "raw files missing" in rows["comperdial"]
     assert footnote == "raw files missing: `comperbench show NAME` says where to put them\n"
+
+
+@pytest.mark.parametrize(("name", "level"), [("usr-topical", "turn"), ("dstc9", "dialogue")])
+def test_the_listed_sizes_are_the_loaded_tables_lengths(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, level: str
+) -> None:
+    """Counted from the cached table's footer, or by a load when no table is cached yet."""
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
+    assert not list(tmp_path.rglob(f"{level}.parquet"))
+    uncached = count_items(name, level)  # loads and caches the table
+    assert list(tmp_path.rglob(f"{level}.parquet"))
+    assert uncached == count_items(name, level) == len(load_benchmark(name, level)) > 0
 
 
 def test_show_prints_facts_and_citation(

@@ -60,9 +60,9 @@ JUDGE = "cpdscore-simple[http:m,url=http://127.0.0.1:9/v1,{}]"
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--resamples", "-1"], "argument --resamples: must be at least 0, got -1"),
-        (["--seed", "-1"], "argument --seed: must be at least 0"),
-        (["--batch-size", "0"], "argument --batch-size: must be at least 1"),
+        (["--resamples", "-1"], "argument --resamples: -1 is out of range: give a whole number"),
+        (["--seed", "-1"], "argument --seed: -1 is out of range: give a whole number of 0"),
+        (["--batch-size", "0"], "argument --batch-size: 0 is out of range: give a whole number"),
         (["--workers", "zero"], "argument --workers: expected a whole number"),
         (["--scheduler", "not a url"], "'not a url' is not a scheduler address"),
         (["--metrics", JUDGE.format("t=nan")], "judge option 't'"),
@@ -106,7 +106,7 @@ def test_a_file_name_in_an_error_is_printed_escaped(
 
 def test_bad_resampling_option_of_human_commands(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["human", "labels", "--seed=-3"]
-    _one_line_error(capsys, argv, "argument --seed: must be at least 0")
+    _one_line_error(capsys, argv, "argument --seed: -3 is out of range")
 
 
 def test_unwritable_paths_and_bad_environment(

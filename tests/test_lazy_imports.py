@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from comperbench.cli import COMMANDS, build_parser
-from comperbench.cli.verbs import Parser
+from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
+from comperbench.cli.verbs import Parser, Verbs
 
 HEAVY = (
     "scipy.stats",
@@ -51,24 +52,72 @@ def test_importing_the_package_and_its_statistics_loads_no_heavy_library() -> No
 
 @pytest.mark.parametrize("command", ["submit", "evaluate", "list"])
 def test_a_command_loads_only_what_its_own_module_needs(command: str) -> None:
+    code = f"from comperbench.cli import build_parser; build_parser(every=False).parse_args([{command!r}, '--help'])"
     assert (
-        loaded_after(f"from comperbench.cli import build_parser; build_parser({command!r})") == []
+        loaded_after(
+            f"import contextlib\nwith contextlib.suppress(SystemExit):\n    exec({code!r})"
+        )
+        == []
     )
 
 
+def run_loads(argv: list[str], libraries: tuple[str, ...]) -> list[str]:
+    """Which of `libraries` a fresh `comperbench ARGV` has loaded when it ends (its exit status
+    must be 0)."""
+    probe = (
+        "import json, sys\n"
+        "from comperbench.cli import main\n"
+        "try:\n"
+        f"    status = main({argv!r})\n"
+        "except SystemExit as exited:\n"
+        "    status = exited.code\n"
+        f"print(json.dumps([status, [m for m in {libraries!r} if m in sys.modules]]))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    status, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0, done.stderr
+    return loaded
+
+
+def test_the_version_and_the_list_of_commands_load_no_numpy_and_no_command_module() -> None:
+    verbs = [*COMMANDS.values(), *HUMAN_ACTIONS.values()]
+    tables = {"comperbench.cli.human_commands"}  # the table of human actions: names and help
+    modules = tuple(sorted({verb.module for verb in verbs} - tables))
+    for argv in (["--version"], ["--help"], ["human", "--help"]):
+        assert run_loads(argv, ("numpy", "pyarrow", *modules)) == [], argv
+
+
+def test_list_and_a_plan_load_none_of_the_analysis_libraries() -> None:
+    assert run_loads(["list"], ("scipy", "statsmodels", "torch", "gradio", "matplotlib")) == []
+    other_actions = tuple(v.module for k, v in HUMAN_ACTIONS.items() if k != "plan")
+    plan = ["human", "plan", "ab", "--difference", "0.1"]
+    assert run_loads(plan, ("statsmodels", "torch", "gradio", "pyarrow", *other_actions)) == []
+
+
 def test_every_command_is_registered_by_the_module_listed_for_it() -> None:
-    everything = build_parser()
-    [commands] = [a for a in everything._actions if isinstance(a, argparse._SubParsersAction)]
-    assert set(commands.choices) == set(COMMANDS)
-    for command, module in COMMANDS.items():
-        own = Parser(prog="comperbench").add_subparsers()
-        importlib.import_module(f"comperbench.cli.{module}").register(own)
-        assert command in own.choices
+    for table in (COMMANDS, HUMAN_ACTIONS):
+        for name, verb in table.items():
+            own = Parser(prog="comperbench").add_subparsers(action=Verbs, verbs=table)
+            own.build(name)
+            parser = own.choices[name]
+            assert parser.add_help, f"{verb.module} does not build {name}"
+            nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            assert tuple(a for n in nested for a in n.choices) == verb.actions
 
 
-def test_a_single_command_parses_as_with_every_command() -> None:
-    argv = ["submit", "scores.csv", "--name", "mine", "--db", "lb.sqlite"]
-    assert vars(build_parser("submit").parse_args(argv)) == vars(build_parser().parse_args(argv))
+def test_the_listing_is_the_table_and_a_command_parses_as_with_every_command_built() -> None:
+    lazy, every = build_parser(every=False), build_parser()
+    assert lazy.format_help() == every.format_help()
+    for name, verb in COMMANDS.items():
+        assert verb.help in " ".join(every.format_help().split()), name
+    for argv in (
+        ["submit", "scores.csv", "--name", "mine", "--db", "lb.sqlite"],
+        ["human", "plan", "ab", "--difference", "0.1"],
+    ):
+        one, both = build_parser(every=False).parse_args(argv), every.parse_args(argv)
+        runs = one.__dict__.pop("run"), both.__dict__.pop("run")
+        assert vars(one) == vars(both)
+        assert len({run.__qualname__ for run in runs}) == 1
 
 
 def test_the_statistics_functions_keep_their_names_whatever_was_imported_first() -> None:

@@ -1,54 +1,79 @@
-"""The `comperbench` console script; each `*_commands` module in this package adds subcommands."""
+"""The `comperbench` console script; each `*_commands` module in this package adds commands."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from comperbench.cli.verbs import Parser
+from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
+from comperbench.cli.verbs import Parser, Verb, Verbs
 from comperbench.common.errors import ComperbenchError
-from comperbench.common.textutil import escaped
 from comperbench.common.version import __version__
 
 COMMANDS = {
-    "card": "card_commands",
-    "cite": "card_commands",
-    "list": "data_commands",
-    "show": "data_commands",
-    "export": "data_commands",
-    "evaluate": "evaluate_commands",
-    "human": "human_commands",
-    "submit": "leaderboard_commands",
-    "template": "leaderboard_commands",
-    "leaderboard": "leaderboard_commands",
-    "reproduce": "reproduce_commands",
-    "compare": "stats_commands",
-    "agreement": "stats_commands",
+    "card": Verb(
+        "comperbench.cli.card_commands",
+        "print, regenerate (--write) or check (--check) the facts of dataset cards",
+    ),
+    "cite": Verb("comperbench.cli.card_commands", "BibTeX of benchmarks and of comperbench itself"),
+    "list": Verb("comperbench.cli.data_commands", "benchmarks with levels, sizes and aspects"),
+    "show": Verb("comperbench.cli.data_commands", "a readable summary of one benchmark"),
+    "export": Verb(
+        "comperbench.cli.data_commands",
+        "write the fixed release files of benchmarks, with cards and a manifest",
+    ),
+    "evaluate": Verb(
+        "comperbench.cli.evaluate_commands",
+        "score a benchmark with metrics and correlate them with human scores",
+    ),
+    "human": Verb(
+        "comperbench.cli.human_commands",
+        "your own human evaluation (votes, selections, labels, ratings) or a benchmark's: "
+        "analyse, plan, templates",
+        tuple(HUMAN_ACTIONS),
+    ),
+    "submit": Verb(
+        "comperbench.cli.leaderboard_commands", "validate, score and store a metric submission"
+    ),
+    "template": Verb(
+        "comperbench.cli.leaderboard_commands", "a submission file to fill for a benchmark"
+    ),
+    "leaderboard": Verb(
+        "comperbench.cli.leaderboard_commands",
+        "seed, show, rescore, serve or deploy the leaderboard",
+        ("seed", "show", "rescore", "serve", "deploy"),
+    ),
+    "reproduce": Verb(
+        "comperbench.cli.reproduce_commands",
+        "recompute published correlations, counts and agreement figures; print them beside the "
+        "published values",
+    ),
+    "compare": Verb(
+        "comperbench.cli.stats_commands", "significance matrix and clusters of metrics"
+    ),
+    "agreement": Verb("comperbench.cli.stats_commands", "inter-annotator agreement per aspect"),
 }
-"""Each command -> the `*_commands` module that registers it: a run imports only its command's
-module (and what that module needs), not every command's libraries."""
+"""Each command: the module that builds its parser, its help and its actions. A run imports the
+module of its own command only (and what that module needs), when the command line reaches it:
+`--version` and `--help` import none."""
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or of the commands of `command`'s module only."""
+def build_parser(every: bool = True) -> argparse.ArgumentParser:
+    """`comperbench`'s parser with every command's parser built (`every`), or each built when
+    a command line reaches it (as a run does)."""
     parser = Parser(
         prog="comperbench",
         description="Human-judgment benchmarks, metrics and meta-evaluation for open-domain dialogue.",
     )
     parser.add_argument("--version", action="version", version=f"comperbench {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in [COMMANDS[command]] if command in COMMANDS else _command_modules():
-        importlib.import_module(f"{__name__}.{name}").register(commands)
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, action=Verbs, verbs=COMMANDS
+    )
+    if every:
+        commands.build_every()
     return parser
-
-
-def _command_modules() -> list[str]:
-    found = sorted(m.name for m in pkgutil.iter_modules(__path__))
-    return [name for name in found if name.endswith("_commands")]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,9 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         given = sys.argv[1:] if argv is None else list(argv)
         _refuse_undecodable(given)
-        args = build_parser(given[0] if given else None).parse_args(given)
+        args = build_parser(every=False).parse_args(given)
         return int(args.run(args) or 0)
     except ComperbenchError as exc:
+        from comperbench.common.textutil import escaped  # imports numpy: on the error path only
+
         print(f"comperbench: error: {escaped(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:

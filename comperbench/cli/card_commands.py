@@ -77,9 +77,7 @@ def run_cite(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    card = commands.add_parser(
-        "card", help="print, regenerate (--write) or check (--check) the facts of dataset cards"
-    )
+    card = commands.add_parser("card")
     card.add_argument("names", nargs="*", metavar="NAME")
     card.add_argument("--all", action="store_true", help="every registered benchmark")
     mode = card.add_mutually_exclusive_group()
@@ -93,6 +91,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     card.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     card.set_defaults(run=run_card)
 
-    cite = commands.add_parser("cite", help="BibTeX of benchmarks and of comperbench itself")
+    cite = commands.add_parser("cite")
     cite.add_argument("names", nargs="*", metavar="NAME")
     cite.set_defaults(run=run_cite)

@@ -3,48 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from comperbench.benchmark import Benchmark, load_benchmark
+from comperbench.cli.flags import SEED, resamples
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import LINE_WIDTH, json_ready, table
 from comperbench.stats.averaging import CONVENTIONS, UNDEFINED_GROUPS, WEIGHTINGS, Conventions
 from comperbench.stats.settings import SETTINGS
 
-
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number not below `minimum` (argparse names the option when it
-    refuses one)."""
-
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    convert.__name__ = f"whole number >= {minimum}"
-    return convert
-
-
-NON_NEGATIVE = at_least(0)
-POSITIVE = at_least(1)
-
-
-def significance_level(text: str) -> float:
-    """An argparse type: a test level strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"give a level between 0 and 1 (exclusive), got {text}")
-    return value
+if TYPE_CHECKING:
+    from comperbench.benchmark import Benchmark
 
 
 def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
@@ -56,19 +28,21 @@ def add_exclude_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """--benchmark, --split, --resamples, --seed, --data-dir and --exclude-system."""
+def add_common_arguments(parser: argparse.ArgumentParser, fewest_resamples: int) -> None:
+    """--benchmark, --split, --resamples (at least `fewest_resamples`), --seed, --data-dir and
+    --exclude-system."""
     parser.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
     parser.add_argument("--split", help="only this split")
+    none = " (0: no intervals)" if fewest_resamples == 0 else ""
     parser.add_argument(
         "--resamples",
-        type=NON_NEGATIVE,
+        type=resamples(fewest_resamples),
         default=SETTINGS.n_resamples,
-        help=f"bootstrap/permutation resamples (default {SETTINGS.n_resamples})",
+        help=f"bootstrap/permutation resamples (default {SETTINGS.n_resamples}){none}",
     )
     parser.add_argument(
         "--seed",
-        type=NON_NEGATIVE,
+        type=SEED,
         default=SETTINGS.seed,
         help=f"resampling seed (default {SETTINGS.seed})",
     )
@@ -112,6 +86,8 @@ def conventions_from_arguments(args: argparse.Namespace) -> Conventions:
 def load_from_arguments(args: argparse.Namespace, level: str | None = None) -> Benchmark:
     """The benchmark named by --benchmark at `level` (a stored level; None: its first), with
     --split and --exclude-system applied and raw files read from --data-dir."""
+    from comperbench.benchmark import load_benchmark  # numpy and pyarrow: not for every command
+
     return load_benchmark(
         args.benchmark,
         level,
@@ -124,6 +100,7 @@ def load_from_arguments(args: argparse.Namespace, level: str | None = None) -> B
 def located(run):
     """Report a statistics input error (ValueError) as a command-line error."""
 
+    @functools.wraps(run)
     def wrapped(args: argparse.Namespace) -> int:
         try:
             return run(args)

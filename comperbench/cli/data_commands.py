@@ -7,6 +7,7 @@ import sys
 
 from comperbench.benchmark import (
     VERIFIED,
+    count_items,
     describe,
     get_metadata,
     list_benchmarks,
@@ -15,7 +16,6 @@ from comperbench.benchmark import (
 from comperbench.cli.common import format_table, print_json
 from comperbench.common.errors import ComperbenchError, DataMissingError
 from comperbench.common.textutil import wrap
-from comperbench.report.release import export_release, push_release
 
 RAW_MISSING = "raw files missing"
 
@@ -31,8 +31,7 @@ def run_list(args: argparse.Namespace) -> int:
         if args.sizes:
             try:
                 for level in meta.stored_levels:
-                    bench = load_benchmark(name, level, data_dir=args.data_dir)
-                    sizes.append(f"{level} {len(bench)}")
+                    sizes.append(f"{level} {count_items(name, level, data_dir=args.data_dir)}")
             except DataMissingError:
                 sizes = [RAW_MISSING]
         rows.append(
@@ -105,6 +104,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from comperbench.report.release import export_release, push_release  # cards, the Hub
+
     if args.all == bool(args.names):
         raise ComperbenchError("name the benchmarks to export, or pass --all (not both)")
     names = list_benchmarks() if args.all else args.names
@@ -129,21 +130,19 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    listing = commands.add_parser("list", help="benchmarks with levels, sizes and aspects")
+    listing = commands.add_parser("list")
     listing.add_argument("--no-sizes", dest="sizes", action="store_false", help="skip loading")
     listing.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     listing.add_argument("--json", action="store_true", help="the declared metadata as JSON")
     listing.set_defaults(run=run_list)
 
-    show = commands.add_parser("show", help="a readable summary of one benchmark")
+    show = commands.add_parser("show")
     show.add_argument("name")
     show.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     show.add_argument("--json", action="store_true", help="the declared metadata as JSON")
     show.set_defaults(run=run_show)
 
-    export = commands.add_parser(
-        "export", help="write the fixed release files of benchmarks, with cards and a manifest"
-    )
+    export = commands.add_parser("export")
     export.add_argument("names", nargs="*", metavar="NAME")
     export.add_argument(
         "--all",

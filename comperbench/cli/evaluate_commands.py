@@ -13,13 +13,12 @@ import pyarrow.parquet as pq
 
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import (
-    NON_NEGATIVE,
-    POSITIVE,
     add_convention_arguments,
     add_exclude_argument,
     conventions_from_arguments,
     located,
 )
+from comperbench.cli.flags import MAX_WORKERS, POSITIVE, SEED, regular_file, resamples, whole
 from comperbench.cli.judge_output import print_issue_reports
 from comperbench.common.arrow_arrays import float_array, text_array
 from comperbench.common.errors import ComperbenchError, UnknownNameError
@@ -220,9 +219,7 @@ def _all_nan_status(result: RunResult) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    evaluate = commands.add_parser(
-        "evaluate", help="score a benchmark with metrics and correlate them with human scores"
-    )
+    evaluate = commands.add_parser("evaluate")
     evaluate.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
     evaluate.add_argument(
         "--level",
@@ -239,14 +236,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     quick = evaluate.add_mutually_exclusive_group()
     quick.add_argument(
         "--sample",
-        type=int,
+        type=POSITIVE,
         metavar="N",
         help="score a seeded sample of N items, stratified by system (ids recorded in table.json "
         "and cited in the signature); for a quick run of a judge",
     )
     quick.add_argument("--limit", type=POSITIVE, metavar="N", help="score only the first N items")
     evaluate.add_argument(
-        "--sample-seed", type=NON_NEGATIVE, default=0, help="seed of --sample (default 0)"
+        "--sample-seed", type=SEED, default=0, help="seed of --sample (default 0)"
     )
     evaluate.add_argument(
         "--out", help="output folder (default: results/<benchmark>-<level>-<aspect>)"
@@ -259,7 +256,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     evaluate.add_argument(
         "--workers",
-        type=POSITIVE,
+        type=whole(1, MAX_WORKERS),
         help="processes for the n-gram metrics (default: $COMPERBENCH_WORKERS or one per CPU)",
     )
     evaluate.add_argument(
@@ -271,11 +268,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument(
         "--resamples",
-        type=NON_NEGATIVE,
+        type=resamples(0),
         default=SETTINGS.n_resamples,
         help="bootstrap resamples (0: no intervals)",
     )
-    evaluate.add_argument("--seed", type=NON_NEGATIVE, default=SETTINGS.seed, help="bootstrap seed")
+    evaluate.add_argument("--seed", type=SEED, default=SETTINGS.seed, help="bootstrap seed")
     evaluate.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
     evaluate.add_argument(
         "--statistics",
@@ -327,4 +324,6 @@ def _add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         "printed.",
     )
     for key, text in CLI_OPTIONS.items():
-        group.add_argument("--" + key.replace("_", "-"), dest=key, metavar="VALUE", help=text)
+        kind = regular_file if key == "judge_key_file" else None  # the rest: checked by the judge
+        flag = "--" + key.replace("_", "-")
+        group.add_argument(flag, dest=key, type=kind, metavar="VALUE", help=text)

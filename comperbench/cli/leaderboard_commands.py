@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from comperbench.cli.common import format_table, print_json
+from comperbench.cli.flags import PORT, regular_file
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import write_new_file
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
@@ -279,8 +280,10 @@ def _statistic_option(parser: argparse.ArgumentParser, help: str) -> None:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    submit = commands.add_parser("submit", help="validate, score and store a metric submission")
-    submit.add_argument("file", help="CSV, JSONL or parquet (optionally .gz or .zip)")
+    submit = commands.add_parser("submit")
+    submit.add_argument(
+        "file", type=regular_file, help="CSV, JSONL or parquet (optionally .gz or .zip)"
+    )
     submit.add_argument("--name", required=True, help="metric name shown on the leaderboard")
     submit.add_argument("--authors", default="")
     submit.add_argument("--link", default="", help="paper or code URL")
@@ -297,7 +300,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     submit.add_argument("--json", action="store_true", help="print the outcome as JSON")
     submit.set_defaults(run=run_submit)
 
-    template = commands.add_parser("template", help="a submission file to fill for a benchmark")
+    template = commands.add_parser("template")
     template.add_argument("name", metavar="NAME")
     template.add_argument("--level", choices=["turn", "dialogue"])
     template.add_argument("--out", default="-", help="a new output file (default: standard output)")
@@ -309,9 +312,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     template.set_defaults(run=run_template)
 
-    board = commands.add_parser(
-        "leaderboard", help="seed, show, rescore, serve or deploy the leaderboard"
-    )
+    board = commands.add_parser("leaderboard")
     actions = board.add_subparsers(dest="action", metavar="ACTION", required=True)
     seed = actions.add_parser("seed", help="store the package's own metrics as baselines")
     chosen = seed.add_mutually_exclusive_group()
@@ -349,7 +350,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     serve = actions.add_parser("serve", help="run the Gradio app")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=7860)
+    serve.add_argument("--port", type=PORT, default=7860)
     _db_option(serve)
     serve.set_defaults(run=run_serve)
 

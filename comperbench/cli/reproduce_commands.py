@@ -85,11 +85,7 @@ def _known_differences(rows: list[Reproduced]) -> dict[str, list[str]]:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    reproduce = commands.add_parser(
-        "reproduce",
-        help="recompute published correlations, counts and agreement figures; print them beside "
-        "the published values",
-    )
+    reproduce = commands.add_parser("reproduce")
     reproduce.add_argument(
         "--benchmark", action="append", help="only this benchmark (repeatable; default: all)"
     )

@@ -21,8 +21,8 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
     print_json,
-    significance_level,
 )
+from comperbench.cli.flags import LEVEL, MAX_RESAMPLES, regular_file, whole
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import refuse_existing
 from comperbench.common.parquet_bytes import read_parquet
@@ -175,14 +175,13 @@ def _compare_document(lines, correlations, verdicts: Verdicts | None) -> dict:
 def early_stopping(text: str) -> EarlyStopping:
     """BLOCK or BLOCK:BELOW:ABOVE, e.g. 1000 or 500:0.01:0.6."""
     parts = text.split(":")
+    if len(parts) not in (1, 3):
+        raise argparse.ArgumentTypeError(f"--early-stop {text!r}: give BLOCK or BLOCK:BELOW:ABOVE")
     try:
-        if len(parts) == 1:
-            return EarlyStopping(int(parts[0]))
-        if len(parts) == 3:
-            return EarlyStopping(int(parts[0]), float(parts[1]), float(parts[2]))
-    except ValueError as error:
+        block = whole(1, MAX_RESAMPLES)(parts[0])
+        return EarlyStopping(block, *(float(part) for part in parts[1:]))
+    except (argparse.ArgumentTypeError, ValueError) as error:
         raise argparse.ArgumentTypeError(f"--early-stop {text!r}: {error}") from None
-    raise argparse.ArgumentTypeError(f"--early-stop {text!r}: give BLOCK or BLOCK:BELOW:ABOVE")
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -289,11 +288,13 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    compare = commands.add_parser("compare", help="significance matrix and clusters of metrics")
-    add_common_arguments(compare)
+    compare = commands.add_parser("compare")
+    add_common_arguments(compare, 1)
     source = compare.add_mutually_exclusive_group()
     source.add_argument("--metrics", help="comma-separated metric names, or 'default'")
-    source.add_argument("--scores", help="parquet/CSV file: item_id + one column per metric")
+    source.add_argument(
+        "--scores", type=regular_file, help="parquet/CSV file: item_id + one column per metric"
+    )
     compare.add_argument("--aspect", help="human aspect (default: the benchmark's default)")
     compare.add_argument("--level", choices=["turn", "dialogue", "system"])
     compare.add_argument(
@@ -325,7 +326,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_convention_arguments(compare)
     compare.add_argument("--ci", choices=["percentile", "bca"], default="percentile")
-    compare.add_argument("--alpha", type=significance_level, default=SETTINGS.alpha)
+    compare.add_argument("--alpha", type=LEVEL, default=SETTINGS.alpha)
     compare.add_argument(
         "--correction",
         choices=multiplicity.CORRECTIONS,
@@ -351,8 +352,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     compare.set_defaults(run=located(run_compare))
 
-    agree = commands.add_parser("agreement", help="inter-annotator agreement per aspect")
-    add_common_arguments(agree)
+    agree = commands.add_parser("agreement")
+    add_common_arguments(agree, 0)
     agree.add_argument("--level", choices=["turn", "dialogue"])
     agree.add_argument("--aspect", help="one aspect (default: every rated aspect)")
     agree.add_argument("--statistics", help=f"comma-separated, from {','.join(STATISTICS)}")

@@ -6,7 +6,8 @@ import argparse
 
 import pandas as pd
 
-from comperbench.cli.common import NON_NEGATIVE, add_exclude_argument, format_table
+from comperbench.cli.common import add_exclude_argument, format_table
+from comperbench.cli.flags import LEVEL, SEED, regular_file, resamples
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import interval, number, p_value, wrap
 from comperbench.stats.multiplicity import CORRECTIONS, describe
@@ -23,7 +24,7 @@ def add_test_options(parser: argparse.ArgumentParser, expected_help: str) -> Non
         help="multiple-comparison adjustment of each family of tests: Holm (default), "
         "Benjamini-Hochberg, or none",
     )
-    parser.add_argument("--expected", type=float, metavar="RATE", help=expected_help)
+    parser.add_argument("--expected", type=LEVEL, metavar="RATE", help=expected_help)
     parser.add_argument(
         "--alternative", choices=["two-sided", "greater", "less"], default="two-sided"
     )
@@ -34,7 +35,7 @@ def add_sources(parser: argparse.ArgumentParser, file_help: str, aspect_help: st
     """--file or --benchmark (one of them), and the benchmark's --aspect, --level, --split,
     --data-dir and --exclude-system."""
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--file", metavar="FILE", help=file_help)
+    source.add_argument("--file", type=regular_file, metavar="FILE", help=file_help)
     source.add_argument("--benchmark", help="benchmark name (see `list`)")
     parser.add_argument("--aspect", help=aspect_help)
     parser.add_argument("--level", choices=["turn", "dialogue"])
@@ -60,10 +61,12 @@ def refuse_benchmark_options(args: argparse.Namespace, **more: str) -> None:
         raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --file")
 
 
-def add_resampling_options(parser: argparse.ArgumentParser) -> None:
-    """--resamples and --seed."""
-    parser.add_argument("--resamples", type=NON_NEGATIVE, default=1000, help="bootstrap resamples")
-    parser.add_argument("--seed", type=NON_NEGATIVE, default=0)
+def add_resampling_options(parser: argparse.ArgumentParser, fewest: int) -> None:
+    """--resamples (at least `fewest`; 0, where allowed: no intervals) and --seed."""
+    parser.add_argument(
+        "--resamples", type=resamples(fewest), default=1000, help="bootstrap resamples"
+    )
+    parser.add_argument("--seed", type=SEED, default=0)
 
 
 def adjusted_header(correction: str) -> list[str]:

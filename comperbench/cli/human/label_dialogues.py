@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from comperbench.cli.common import format_table
+from comperbench.cli.flags import LEVEL, regular_file, resamples
 from comperbench.cli.human.common import adjusted_header, p_cells
-from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import interval, number, wrap
 from comperbench.human.label_quality import (
     dialogue_ratings,
@@ -46,6 +46,7 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
     """--ratings, --quality, --comparisons, --draws and --alpha."""
     parser.add_argument(
         "--ratings",
+        type=regular_file,
         metavar="FILE",
         help="with --file: dialogue-level ratings (the `ratings` format, item = dialogue) for "
         "predictive validity and t-tests between systems",
@@ -53,20 +54,19 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quality", metavar="ASPECT", help="the ratings' dialogue quality aspect")
     parser.add_argument(
         "--comparisons",
+        type=regular_file,
         metavar="FILE",
         help="with --file: votes between two labelled dialogues (the `votes` format, item = the "
         "dialogue name both share) for predictive validity of comparative quality",
     )
-    parser.add_argument("--draws", type=int, default=100, help="seeded draws per downsample size")
-    parser.add_argument("--alpha", type=float, default=0.05, help="sensitivity test level")
+    parser.add_argument(
+        "--draws", type=resamples(1), default=100, help="seeded draws per downsample size"
+    )
+    parser.add_argument("--alpha", type=LEVEL, default=0.05, help="sensitivity test level")
 
 
 def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, dict]:
     """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table."""
-    if args.draws < 1:
-        raise ComperbenchError(f"--draws {args.draws}: give 1 or more")
-    if not 0 < args.alpha < 1:
-        raise ComperbenchError(f"--alpha {args.alpha:g}: give a level between 0 and 1")
     dialogues = labels[["item_id", "dialogue"]].drop_duplicates()
     rows = labels.rename(columns={"behaviour": "aspect"})
     out = {}

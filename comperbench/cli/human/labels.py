@@ -11,6 +11,7 @@ import pandas as pd
 
 from comperbench.benchmark import Benchmark
 from comperbench.cli.common import load_from_arguments, located, print_json
+from comperbench.cli.flags import LEVEL
 from comperbench.cli.human.common import (
     add_resampling_options,
     add_sources,
@@ -204,19 +205,15 @@ def run_labels(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    labels = actions.add_parser(
-        "labels",
-        help="binary labels per system (behaviours, or a benchmark's 0-1 aspect): rates, tests, "
-        "Krippendorff's alpha",
-    )
+    labels = actions.add_parser("labels")
     add_sources(
         labels,
         "behaviour labels (.csv, .jsonl or .parquet: dialogue,turn,system,behaviour,value,"
         "annotator; value 0 or 1)",
         "with --benchmark: a 0-1 aspect, e.g. understandable",
     )
-    labels.add_argument("--confidence", type=float, default=0.95)
-    add_resampling_options(labels)
+    labels.add_argument("--confidence", type=LEVEL, default=0.95)
+    add_resampling_options(labels, 0)
     add_dialogue_options(labels)
     add_test_options(labels, "also test each system's rate against this rate (exact binomial test)")
     labels.set_defaults(run=located(run_labels))

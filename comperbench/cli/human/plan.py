@@ -9,19 +9,24 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import asdict
 
-from comperbench.cli.common import NON_NEGATIVE, POSITIVE, located, print_json
+from comperbench.cli.common import located, print_json
+from comperbench.cli.flags import LEVEL, SEED, number, positive_real, real, resamples, whole
 from comperbench.common.textutil import wrap
 from comperbench.stats.planning.plan import READINGS, SETTINGS, Setting
+from comperbench.stats.planning.power import MAX_N
 
 NOTATION = "(z_a = z_(1-alpha/2), or z_(1-alpha) one-sided; z_b = z_(power); q = 1 - p)"
+MOST_SYSTEMS = 1000
+SYSTEMS = whole(2, MOST_SYSTEMS)
+SHARE = real(0, 1, closed=True)
 
 
 def _proportions(text: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
+        return [SHARE(x) for x in text.split(",")]
+    except argparse.ArgumentTypeError as refused:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: give comma-separated proportions, e.g. 0.5,0.6,0.6"
+            f"{refused}; give comma-separated proportions, e.g. 0.5,0.6,0.6"
         ) from None
 
 
@@ -35,20 +40,20 @@ def _win_rate(parser: argparse.ArgumentParser) -> None:
 
 
 def _sata_pair(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rate", type=float, help="baseline selection rate r (default 0.5)")
+    parser.add_argument("--rate", type=LEVEL, help="baseline selection rate r (default 0.5)")
     parser.add_argument(
-        "--p10", type=float, help="share of turns only A is selected in (instead of a difference)"
+        "--p10", type=SHARE, help="share of turns only A is selected in (instead of a difference)"
     )
-    parser.add_argument("--p01", type=float, help="share of turns only B is selected in")
+    parser.add_argument("--p01", type=SHARE, help="share of turns only B is selected in")
 
 
 def _systems(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--k", type=int, help="number of systems (default 4)")
+    parser.add_argument("--k", type=SYSTEMS, help="number of systems (default 4)")
 
 
 def _sata_k(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--rate", type=float, help="the other systems' selection rate r (default 0.5)"
+        "--rate", type=LEVEL, help="the other systems' selection rate r (default 0.5)"
     )
     _systems(parser)
     parser.add_argument(
@@ -56,13 +61,13 @@ def _sata_k(parser: argparse.ArgumentParser) -> None:
         type=_proportions,
         help="every system's selection rate, comma-separated (instead of a difference)",
     )
-    parser.add_argument("--simulations", type=POSITIVE, default=10_000, help="for monte-carlo")
-    parser.add_argument("--seed", type=NON_NEGATIVE, default=0, help="for monte-carlo")
+    parser.add_argument("--simulations", type=resamples(1), default=10_000, help="for monte-carlo")
+    parser.add_argument("--seed", type=SEED, default=0, help="for monte-carlo")
 
 
 def _sata_rate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--expected", type=float, required=True, help="expected rate under H0, e.g. 0.8"
+        "--expected", type=LEVEL, required=True, help="expected rate under H0, e.g. 0.8"
     )
     parser.add_argument(
         "--alternative", choices=["two-sided", "greater", "less"], default="two-sided"
@@ -71,12 +76,14 @@ def _sata_rate(parser: argparse.ArgumentParser) -> None:
 
 def _labels(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--rate", type=float, default=0.5, help="the first system's label rate r (default 0.5)"
+        "--rate", type=LEVEL, default=0.5, help="the first system's label rate r (default 0.5)"
     )
 
 
 def _ratings(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sd", type=float, required=True, help="standard deviation of one rating")
+    parser.add_argument(
+        "--sd", type=positive_real, required=True, help="standard deviation of one rating"
+    )
 
 
 OPTIONS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
@@ -125,10 +132,7 @@ def _description(setting: Setting) -> str:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    plan = actions.add_parser(
-        "plan",
-        help="sample size or power per human-evaluation setting, from the difference to detect",
-    )
+    plan = actions.add_parser("plan")
     settings = plan.add_subparsers(dest="setting", required=True, metavar="SETTING")
     for name, setting in SETTINGS.items():
         sub = settings.add_parser(
@@ -140,16 +144,18 @@ def register(actions: argparse._SubParsersAction) -> None:
         explicit = EXPLICIT.get(name)
         sub.add_argument(
             "--difference",
-            type=float,
+            type=number,
             required=explicit is None,
             metavar="D",
             help="smallest difference to detect" + (f" (or give {explicit})" if explicit else ""),
         )
-        sub.add_argument("--alpha", type=float, default=0.05)
+        sub.add_argument("--alpha", type=LEVEL, default=0.05)
         sub.add_argument(
-            "--power", type=float, default=0.8, help="target power (when --n is absent)"
+            "--power", type=LEVEL, default=0.8, help="target power (when --n is absent)"
         )
-        sub.add_argument("--n", type=int, help=f"compute the power of this many {setting.unit}")
+        sub.add_argument(
+            "--n", type=whole(1, MAX_N), help=f"compute the power of this many {setting.unit}"
+        )
         sub.add_argument("--json", action="store_true", help="print JSON instead of a line")
         if setting.methods:
             methods = list(setting.methods)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from comperbench.cli.common import format_table, located, print_json
+from comperbench.cli.flags import LEVEL, regular_file
 from comperbench.cli.human.common import add_resampling_options
 from comperbench.common.textutil import interval, number, wrap, wrap_signature
 from comperbench.human.ratings import read_ratings
@@ -74,20 +75,19 @@ def run_ratings(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    ratings = actions.add_parser(
-        "ratings", help="ratings per turn or dialogue: agreement and system means"
-    )
+    ratings = actions.add_parser("ratings")
     ratings.add_argument(
         "--file",
+        type=regular_file,
         required=True,
         metavar="FILE",
         help="ratings (.csv, .jsonl or .parquet: item,system,aspect,value,annotator,level; "
         "level turn or dialogue)",
     )
-    ratings.add_argument("--confidence", type=float, default=0.95)
+    ratings.add_argument("--confidence", type=LEVEL, default=0.95)
     ratings.add_argument(
         "--ci", choices=["percentile", "bca"], default="percentile", help="agreement intervals"
     )
-    add_resampling_options(ratings)
+    add_resampling_options(ratings, 0)
     ratings.add_argument("--json", action="store_true", help="print the results as JSON")
     ratings.set_defaults(run=located(run_ratings))

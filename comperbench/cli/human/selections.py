@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from comperbench.cli.common import format_table, located, print_json
+from comperbench.cli.flags import regular_file
 from comperbench.cli.human.common import add_test_options, print_expected, print_rates
 from comperbench.cli.human.selection_checks import (
     checks_payload,
@@ -159,12 +160,10 @@ def run_selections(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    selections = actions.add_parser(
-        "selections",
-        help="per-turn selections (SOBA or SATA): selection rates, the setting's tests, ratings",
-    )
+    selections = actions.add_parser("selections")
     selections.add_argument(
         "--file",
+        type=regular_file,
         required=True,
         metavar="FILE",
         help="selections (.csv, .jsonl or .parquet: dialogue,turn,shown,selected,annotator,"

@@ -27,7 +27,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    template = actions.add_parser("template", help="an example file of a format, to fill in")
+    template = actions.add_parser("template")
     template.add_argument("kind", choices=list(TEMPLATES))
     template.add_argument(
         "--out", metavar="FILE", help="write it to this new .csv or .jsonl file (default: print)"

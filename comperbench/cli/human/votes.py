@@ -20,6 +20,7 @@ from comperbench.cli.common import (
     located,
     print_json,
 )
+from comperbench.cli.flags import resamples
 from comperbench.cli.human.chateval import (
     print_chateval,
     print_prompt_validity,
@@ -63,6 +64,8 @@ from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
+HEADER_CHARS = 2**20
+"""The most of a CSV file's first line read to find its header."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def _one_vote_per_row(path: str) -> bool:
         return True
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle), [])
+            header = next(csv.reader([handle.readline(HEADER_CHARS)]), [])
     except (OSError, UnicodeDecodeError, csv.Error):
         return False  # read_votes says what is wrong with the file
     return "outcome" in [name.strip() for name in header]
@@ -354,22 +357,18 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
 
 
 def add_rating_options(parser: argparse.ArgumentParser) -> None:
-    """--resamples, --seed and --permutations of the ratings."""
-    add_resampling_options(parser)
+    """--resamples, --seed and --permutations of the ratings (Elo, TrueSkill)."""
+    add_resampling_options(parser, 1)
     parser.add_argument(
         "--permutations",
-        type=int,
+        type=resamples(1),
         default=DEFAULT_PERMUTATIONS,
         help="random orders whose median is the Elo and TrueSkill rating",
     )
 
 
 def register(actions: argparse._SubParsersAction) -> None:
-    votes = actions.add_parser(
-        "votes",
-        help="rank systems from pairwise preferences: your A/B votes or a benchmark's shared "
-        "contexts",
-    )
+    votes = actions.add_parser("votes")
     add_sources(
         votes,
         "votes one per row (.csv, .jsonl or .parquet: item,system_a,system_b,outcome,annotator; "
