@@ -22,7 +22,7 @@ from comperbench.cli.common import (
     located,
     print_json,
 )
-from comperbench.cli.flags import LEVEL, MAX_RESAMPLES, regular_file, whole
+from comperbench.cli.flags import LEVEL, MAX_RESAMPLES, regular_file, resamples, whole
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import refuse_existing
 from comperbench.common.parquet_bytes import read_parquet
@@ -313,7 +313,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     compare.add_argument(
         "--permutations",
-        type=int,
+        type=resamples(1),
         help="permutations of the tests between metrics (default: as many as the correction "
         f"needs for a difference to be shown, at most {MAX_PERMUTATIONS})",
     )
