@@ -42,7 +42,7 @@ def test_report_draws_every_figure_offline(browser: Any, data_root: Path, tmp_pa
     for i in range(figures.count()):
         box = figures.nth(i).bounding_box()
         assert box is not None and box["width"] > 300 and box["height"] > 100, (i, box)
-    assert page.locator("table td", has_text="meteor").count() == 1
+    assert page.locator("table").first.locator("td", has_text="meteor").count() == 1
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "evaluate-report.png"), full_page=True)
     context.close()
