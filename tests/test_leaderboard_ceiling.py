@@ -25,10 +25,11 @@ def fresh(data_root: Path) -> None:
     human_ceiling.cache_clear()
 
 
-def test_on_the_items_every_row_is_correlated_on(fresh: None) -> None:
-    """USR's ground truth is left out of every ranking row, so of the ceiling too."""
+def test_on_the_items_a_reference_free_row_is_correlated_on(fresh: None) -> None:
+    """USR's ground truth is kept for people as for reference-free metrics, as evaluate does."""
     found = human_ceiling("usr-topical", "turn", "overall", "spearman")
-    items = scored_items("usr-topical", "turn")
+    items = scored_items("usr-topical", "turn", reference_free=True)
+    assert len(items) == 360
     scores = AnnotatorScores.of_benchmark(
         cached_benchmark("usr-topical", "turn"), "overall", items.positions
     )
@@ -39,14 +40,14 @@ def test_on_the_items_every_row_is_correlated_on(fresh: None) -> None:
         expected.ci.low,
         expected.ci.high,
     )
-    assert (found.n, found.annotators, found.note) == (300, 5, None)
+    assert (found.n, found.annotators, found.note) == (360, 5, None)
     assert found.label == LABEL
 
 
 def test_kept_on_disk_and_a_tampered_file_is_not_served(fresh: None) -> None:
     first = human_ceiling("usr-persona", "system", "overall", "pearson")
-    assert first is not None and first.n == 4 and "only 4 systems" in (first.note or "")
-    items = scored_items("usr-persona", "turn")
+    assert first is not None and first.n == 5 and "only 5 systems" in (first.note or "")
+    items = scored_items("usr-persona", "turn", reference_free=True)
     path = module._path(items, "system", "overall", "pearson")
     assert json.loads(path.read_bytes())["value"] == first.value
     human_ceiling.cache_clear()
@@ -84,7 +85,7 @@ def test_the_forest_plot_draws_the_ceiling_as_a_reference_line(fresh: None) -> N
     assert ceiling is not None
     page = _forest(ceiling)
     assert f"{LABEL} {ceiling.value:.3f}" in page  # the line's label, as SVG text
-    assert "Vertical line: the human ceiling" in page and "300 items" in page
+    assert "Vertical line: the human ceiling" in page and "360 items" in page
     undefined = module.Ceiling("x", "turn", "q", "pearson", np.nan, np.nan, np.nan, 0, 0, "why")
     assert "No human ceiling line: why." in _forest(undefined)
     assert "ceiling" not in _forest(None)
@@ -93,3 +94,20 @@ def test_the_forest_plot_draws_the_ceiling_as_a_reference_line(fresh: None) -> N
 def test_the_glossary_names_the_method_and_its_sources() -> None:
     assert "mean of the other annotators" in GLOSSARY and "Mehri & Eskenazi" in GLOSSARY
     assert "SODA-EVAL, section 4.2.2" in GLOSSARY and LABEL in GLOSSARY
+
+
+def test_leaderboard_show_prints_the_ceiling_beside_the_ranking(
+    fresh: None, data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from comperbench.cli import main
+
+    db = str(tmp_path / "lb.sqlite")
+    assert main(["leaderboard", "show", "usr-topical", "--db", db, "--create"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    found = human_ceiling("usr-topical", "turn", "overall", "spearman")
+    assert found is not None
+    shown = f"reference (not ranked): {LABEL}: {found.value:.3f} [{found.ci_low:.3f}, "
+    assert shown in out and f"n = {found.n}, {found.annotators} annotators" in out
+    assert main(["leaderboard", "show", "usr-topical", "--db", db, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["human_ceiling"]["value"] == pytest.approx(found.value)

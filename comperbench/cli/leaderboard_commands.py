@@ -7,6 +7,7 @@ import argparse
 import os
 import sqlite3
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,6 +120,7 @@ def run_seed(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from comperbench.benchmark import get_metadata
+    from comperbench.leaderboard.ceiling import ceiling_line, human_ceiling
     from comperbench.leaderboard.items import references_note, stored_levels
     from comperbench.leaderboard.service import (
         describe_apart,
@@ -135,6 +137,7 @@ def run_show(args: argparse.Namespace) -> int:
     aspect = meta.aspect(args.aspect).name
     store = _store(args)
     view = (store, args.benchmark, level, aspect, args.statistic)
+    ceiling = human_ceiling(args.benchmark, level, aspect, args.statistic)
     ranked = ranking(*view)
     if args.json:
         print_json(
@@ -147,6 +150,7 @@ def run_show(args: argparse.Namespace) -> int:
                 "items_note": references_note(args.benchmark, level),
                 "ranked": [_ranked_entry(r) for r in ranked],
                 "verdicts": verdict_lines(*view),
+                "human_ceiling": None if ceiling is None else asdict(ceiling),
                 "not_ranked": [describe_unranked(row) for row in unranked(*view)],
                 "set_apart": [describe_apart(row) for row in set_apart(*view)],
             }
@@ -179,6 +183,8 @@ def run_show(args: argparse.Namespace) -> int:
     print(format_table([*headers, "family"], rows))
     for line in verdict_lines(*view):
         print(wrap(line, indent="  "))
+    if ceiling is not None:
+        print(wrap(ceiling_line(ceiling), first="reference (not ranked): ", indent="  "))
     for note in dict.fromkeys(r.row.ci_note for r in ranked if r.row.ci_note):
         print(wrap(note, first="note: ", indent="  "))
     for row in unranked(*view):

@@ -2,7 +2,8 @@
 to show beside the ranked metrics (a reference, never a ranked row).
 
 It is computed from the benchmark's individual ratings (`stats.annotator_agreement.ceiling`) on
-the items every row of the ranking is correlated on (`items.scored_items`), with the shared
+the items a reference-free row is correlated on (`items.scored_items`: people are compared
+with people, not with references), as `comperbench evaluate` computes it, with the shared
 statistical setting, and kept in memory and on disk beside the leaderboard's item arrays: keyed
 by the benchmark's fingerprint, the view, the statistic, the setting and the statistics' code,
 its file written with its sha256, so that a file altered since is computed again, not served.
@@ -77,9 +78,9 @@ class Ceiling:
 def human_ceiling(benchmark: str, level: str, aspect: str, statistic: str) -> Ceiling | None:
     """The human ceiling of the ranking of `benchmark` at `level` ("system": over the system
     means of the first stored level) on `aspect` by `statistic`, on the items the leaderboard
-    correlates every row on; None when the benchmark publishes no individual ratings of it."""
+    correlates a reference-free row on; None when the benchmark publishes no individual ratings of it."""
     stat = get_statistic(statistic)
-    items = scored_items(benchmark, source_level(benchmark, level))
+    items = scored_items(benchmark, source_level(benchmark, level), reference_free=True)
     path = _path(items, level, aspect, stat.name)
     kept = _read(path)
     if kept is not None:
@@ -171,3 +172,12 @@ def _read(path: Path) -> Ceiling | None:
         return Ceiling(**json.loads(payload))
     except (ValueError, TypeError):
         return None
+
+
+def ceiling_line(ceiling: Ceiling) -> str:
+    """The ceiling in one line, as `leaderboard show` prints it beside the ranked rows."""
+    shown = f"{ceiling.value:.3f}" if np.isfinite(ceiling.value) else "undefined"
+    if np.isfinite(ceiling.ci_low) and np.isfinite(ceiling.ci_high):
+        shown += f" [{ceiling.ci_low:.3f}, {ceiling.ci_high:.3f}]"
+    text = f"{ceiling.label}: {shown}, n = {ceiling.n}, {ceiling.annotators} annotators"
+    return text + (f" ({ceiling.note})" if ceiling.note else "")
