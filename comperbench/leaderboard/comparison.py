@@ -19,6 +19,7 @@ import numpy as np
 
 from comperbench import data
 from comperbench.leaderboard.items import scored_items, source_level
+from comperbench.leaderboard.scoring import stats_code
 from comperbench.leaderboard.store import Row, Store
 from comperbench.stats.metric_comparison.significance import SignificanceMatrix
 from comperbench.stats.metric_comparison.verdicts import Resolution, Verdicts, metric_verdicts
@@ -46,9 +47,7 @@ def _key(view: tuple[str, str, str, str], scores: dict[str, np.ndarray], tag: st
     digest = hashlib.sha256(repr((FORMAT, view, tag, SETTINGS)).encode())
     for metric_id, values in scores.items():
         digest.update(metric_id.encode() + b"\0" + values.tobytes())
-    from comperbench.leaderboard.scoring import _stats_code
-
-    digest.update(_stats_code().encode())
+    digest.update(stats_code().encode())
     return digest.hexdigest()[:32]
 
 
