@@ -156,6 +156,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     document = evaluation.document()
     scores_path, table_path = write_outputs(out, evaluation.result, document)
     if report is not None:
+        metrics = len(evaluation.table.rows)
+        print(
+            f"writing {report}: testing every pair of the {metrics} metrics (PERM-BOTH, as many "
+            "permutations as Holm's correction needs)...",
+            file=sys.stderr,
+            flush=True,
+        )
         evaluation.report(report)
     if args.json:
         print(json.dumps(document, indent=2, default=str))
