@@ -219,7 +219,9 @@ def test_rows_under_other_resampling_settings_are_set_apart(
 
     text = ranking_notes(store, "usr-topical", "turn", "overall", "spearman")
     assert "other resampling settings" in text and "odd (resamples 50" in text
-    assert "Protocol: every submission is correlated without Original Ground Truth" in text
+    assert (
+        "Protocol: every reference-based submission is correlated without Original Ground" in text
+    )
     system_text = ranking_notes(store, "usr-topical", "system", "overall", "kendall-b")
     assert "Note: only 5 systems resampled" in system_text
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
+
 from comperbench.cli import build_parser
-from comperbench.leaderboard import scoring, service
+from comperbench.leaderboard import scoring
 from comperbench.stats.settings import SETTINGS
 
 
@@ -23,7 +25,14 @@ def test_commands_and_leaderboard_share_the_setting() -> None:
         SETTINGS.n_resamples,
         SETTINGS.confidence,
     ) == (scoring.SEED, scoring.N_RESAMPLES, scoring.CONFIDENCE)
-    assert SETTINGS.alpha == service.SIGNIFICANCE
+    from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+
+    verdicts = inspect.signature(metric_verdicts).parameters
+    assert (verdicts["alpha"].default, verdicts["correction"].default) == (
+        SETTINGS.alpha,
+        SETTINGS.correction,
+    )
+    assert verdicts["seed"].default == SETTINGS.seed
 
 
 def test_the_setting_is_described_in_one_sentence() -> None:
