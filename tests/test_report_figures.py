@@ -134,3 +134,27 @@ def test_svg_is_self_contained_xml_with_text_as_text():
 
 def test_png_is_a_png():
     assert png(_forest()).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+HOSTILE_NAMES = [r"$\foo$", r"$x^{", "a_b^c$", r"\$", "$$", r"$\frac{1}{0}$ and $"]
+
+
+def test_every_figure_draws_names_full_of_mathtext_as_the_plain_text_given():
+    names = HOSTILE_NAMES
+    n = len(names)
+    figures = [
+        forest_plot(names, [0.1] * n, [0.0] * n, [0.2] * n, xlabel="$", rank_ranges=names),
+        scatter_plot(
+            range(n), range(n), labels=names, xlabel=r"$\x$", ylabel="_^", annotation=r"$\y$"
+        ),
+        heatmap(np.zeros((n, n)), names, names, cell_text=[names] * n, colorbar_label="$\\z$"),
+    ]
+    for figure in figures:
+        png(figure)  # mathtext would raise ValueError while drawing
+        drawn = "".join(t.get_text() for t in figure.findobj(lambda a: hasattr(a, "get_text")))
+        text = svg(figure)
+        for name in names:
+            shown = name.replace("$", r"\$")
+            assert shown in drawn
+            escaped = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            assert escaped in text, name
