@@ -1,0 +1,62 @@
+"""A submission file parsed in a fresh interpreter: how it was refused, the CPU time the
+parse took and how far it raised the process's peak memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+_CHILD = """
+import json, resource, sys
+from pathlib import Path
+from comperbench.leaderboard.items import ItemIndex
+from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse
+path = Path(sys.argv[1])
+raw, index = path.read_bytes(), ItemIndex(["usr-topical"])
+index.size("usr-topical", "turn")
+import pyarrow.parquet
+def cpu():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+before, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu()
+try:
+    parse(path.name, raw, SubmissionMeta("m"), index)
+    refusal, kind = None, None
+except SubmissionError as exc:
+    refusal, kind = str(exc), type(exc).__name__
+seconds = cpu() - start
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"refusal": refusal, "kind": kind, "cpu": seconds, "grown": grown * 1024}))
+"""
+
+
+@dataclass(frozen=True)
+class Measured:
+    refusal: str | None
+    """The error's message (None: the file was accepted)."""
+    kind: str | None
+    cpu_seconds: float
+    grown_bytes: int
+    """How far the parse raised the peak resident memory of its process."""
+
+
+def parse_measured(name: str, data: bytes, timeout: float = 300) -> Measured:
+    """Parse the file `name` holding `data` in a fresh interpreter (a traceback there fails)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise AssertionError(f"parsing {name} ended with {done.returncode}:\n{done.stderr}")
+    found = json.loads(done.stdout)
+    return Measured(found["refusal"], found["kind"], found["cpu"], int(found["grown"]))
