@@ -298,6 +298,9 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
         patch.setattr("comperbench.leaderboard.web.uploads.SWEEP_SECONDS", 0.5)
+        # these tests upload as one account what many would: its share is everyone's here
+        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_FILES", 10**6)
+        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_BYTES", 2**62)
         store = Store(folder / "lb.sqlite")
         app = build(store.path)
         _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())

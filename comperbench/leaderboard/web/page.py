@@ -60,6 +60,16 @@ def offered(choices: list[Any], chosen: str, fallback: str) -> tuple[str, Any]:
     return fallback, gr.update(choices=choices, value=fallback)
 
 
+def check_view(benchmarks: list[str], benchmark: Any, *values: Any) -> None:
+    """Refuse (`gr.Error`, a one-line message) a view whose values are not all text or whose
+    benchmark is not one of `benchmarks`: the API lets a caller send any value."""
+    for value in (benchmark, *values):
+        if not isinstance(value, str):
+            raise gr.Error(f"refused: the view's values are names, not {type(value).__name__}")
+    if benchmark not in benchmarks:
+        raise gr.Error(f"refused: unknown benchmark {benchmark[:100]!r}")
+
+
 VIEW_OUTPUTS = 6
 """How many values `Page.refresh` returns."""
 UPLOAD_STATISTIC = "spearman"
@@ -103,6 +113,7 @@ class Page:
         """The view the controls ask for, in one round trip: the benchmark's levels and aspects
         (a level or aspect it lacks is replaced by its first level or its default aspect) and
         the view drawn (`refresh`)."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         meta = get_metadata(benchmark)
         levels = view_levels(benchmark)
         level, level_update = offered(levels, level, levels[0])
@@ -116,6 +127,7 @@ class Page:
         when ranked, else the first), the forest plot and the statistics scored at the level
         (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
         is, and only then is the statistic's value written (`offered`)."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
@@ -167,6 +179,7 @@ class Page:
         """The ranking of one view (benchmark, level, aspect and correlation, as in the page's
         controls) as one record per ranked metric, keyed by the table's column names; a value
         not computed (the leader's p-value) is null."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         frame = ranking_frame(ranked, benchmark)
         return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")

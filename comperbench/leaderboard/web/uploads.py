@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,50 @@ class Uploads:
     folders: set[Path] = field(default_factory=set)
     reserved: int = 0
     flying: int = 0
+    owners: dict[str, str] = field(default_factory=dict)
+    """The client (`limits.client_of`) each handed-out upload counts against."""
+    reserved_by: Counter[str] = field(default_factory=Counter)
+    flying_by: Counter[str] = field(default_factory=Counter)
+
+    def reserve(self, client: str, brings: int) -> None:
+        """Count an upload request in flight, and what it may bring, against `client`."""
+        self.reserved += brings
+        self.flying += 1
+        self.reserved_by[client] += brings
+        self.flying_by[client] += 1
+
+    def release(self, client: str, brings: int) -> None:
+        """The upload request of `reserve` is answered."""
+        self.reserved -= brings
+        self.flying -= 1
+        self.reserved_by[client] -= brings
+        self.flying_by[client] -= 1
+        for counts in (self.reserved_by, self.flying_by):
+            if counts[client] <= 0:
+                del counts[client]
+
+    def held_by(self, client: str) -> tuple[int, int]:
+        """How many uploads, of how many bytes, `client` holds (none expired are counted)."""
+        count = size = 0
+        for path, owner in list(self.owners.items()):
+            if owner != client:
+                continue
+            if path not in self.files or not os.path.exists(path):
+                self.owners.pop(path, None)
+                continue
+            with contextlib.suppress(OSError):
+                size += os.stat(path).st_size
+                count += 1
+        return count, size
+
+    def oldest_of(self, client: str) -> float | None:
+        """When the oldest upload `client` holds was written (None: it holds none)."""
+        times = []
+        for path, owner in list(self.owners.items()):
+            if owner == client:
+                with contextlib.suppress(OSError):
+                    times.append(os.stat(path).st_mtime)
+        return min(times, default=None)
 
     def held(self, now: float | None = None) -> Held:
         """The uploads still held, after those written over UPLOAD_LIFE seconds ago are deleted
