@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from comperbench.leaderboard.web import downloads
+
 UPLOAD_LIFE = 600.0
 """Seconds an upload is kept for its submission."""
 SWEEP_SECONDS = 60.0
@@ -145,12 +147,16 @@ def uploads_of(app: Any) -> Uploads:
 
 @contextlib.asynccontextmanager
 async def sweeping(app: Any) -> AsyncIterator[None]:
-    """A lifespan for the app: while it is served, expire old uploads every SWEEP_SECONDS."""
+    """A lifespan for the app: while it is served, expire old uploads and Gradio's copies of old
+    downloads (`downloads.sweep`) every SWEEP_SECONDS."""
+    from gradio.utils import get_upload_folder
 
     async def sweep() -> None:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
-            uploads_of(app).held()
+            uploads = uploads_of(app)
+            uploads.held()
+            downloads.sweep(Path(get_upload_folder()), set(uploads.files))
 
     task = asyncio.create_task(sweep())
     try:
