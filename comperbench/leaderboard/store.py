@@ -457,8 +457,8 @@ class StoredCoverage:
 
 @dataclass(frozen=True)
 class Made:
-    """What an account made since a moment: when (its stored submissions and its files refused
-    for their size, oldest first), and how many of them were refused."""
+    """What an account made since a moment: when (its stored submissions and its files refused,
+    oldest first), and how many of them were refused."""
 
     times: list[float]
     refused: int
@@ -751,6 +751,12 @@ class Store:
         """Benchmarks with at least one ranked (full-coverage) metric."""
         with self._read() as db:
             return [r[0] for r in db.execute("SELECT DISTINCT benchmark FROM results ORDER BY 1")]
+
+    def baseline_names(self) -> set[str]:
+        """The names of the stored baselines, case-folded (reserved for them)."""
+        with self._read() as db:
+            rows = db.execute("SELECT DISTINCT name FROM submissions WHERE baseline = 1")
+            return {str(r[0]).strip().casefold() for r in rows}
 
     def metric_names(self) -> list[str]:
         with self._read() as db:
