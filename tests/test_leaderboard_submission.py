@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -526,3 +527,25 @@ def test_a_jsonl_file_over_the_row_limit_is_refused_where_it_goes_over(
     line = b'{"item_id": "x", "score": 1}\n'
     with pytest.raises(sub.OverLimit, match=r"line 5: more than 3 data rows"):
         parse("m.jsonl", line * 2 + b"\n" + line * 5, META, index)
+
+
+@pytest.mark.parametrize(
+    ("uploaded", "kept"),
+    [
+        ("\u202egpj.csv", "_gpj.csv"),
+        ("CON.csv", "_CON.csv"),
+        ("a\r\nb.csv", "a__b.csv"),
+        (".csv", "submission.csv"),
+        ("..\\..\\x.csv", "x.csv"),
+        ("m\u200b.csv", "m_.csv"),
+    ],
+)
+def test_a_file_is_stored_and_shown_under_a_safe_name(
+    index: ItemIndex, topical_ids: list[str], uploaded: str, kept: str
+) -> None:
+    """No control, bidi or invisible character, no device name, no bare extension."""
+    assert sub.file_name_of(uploaded) == kept
+    good = _csv([(i, "0.5") for i in topical_ids])
+    assert parse(uploaded, good, META, index).file_name == kept
+    with pytest.raises(SubmissionError, match=f"^submission {re.escape(kept)} was rejected"):
+        parse(uploaded, b"item_id,score\nx,y\n", META, index)

@@ -830,12 +830,35 @@ def _read(name: str, raw: bytes, index: ItemIndex) -> tuple[str, _Table]:
     return fmt, table
 
 
+_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?", re.IGNORECASE)
+"""Windows device names, which a file cannot be named (with any extension)."""
+_UNSAFE = re.compile(
+    f"{_CONTROL.pattern}|{_BIDI_CONTROL.pattern}|{_INVISIBLE.pattern}|[\u061c\u200e\u200f]"
+)
+
+
+def file_name_of(uploaded: str) -> str:
+    """The name an uploaded file is read, stored and shown under: the last part of its path,
+    each control, bidi or invisible character replaced by '_', a Windows device name prefixed
+    with '_', cut to MAX_NAME_CHARS (its extension kept); 'submission' before a name that is
+    only an extension (`.csv`)."""
+    name = _UNSAFE.sub("_", uploaded.replace("\\", "/").rsplit("/", 1)[-1]).strip(" ").rstrip(".")
+    if not name or name.startswith("."):
+        name = f"submission{name}"
+    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
+    if _DEVICE.fullmatch(name):
+        stem = f"_{stem}"
+    suffix = suffix[:16]
+    return f"{stem[: MAX_NAME_CHARS - len(suffix) - 1]}{dot}{suffix}"
+
+
 def parse(
     file_name: str, raw: bytes, meta: SubmissionMeta, index: ItemIndex | None = None
 ) -> Submission:
-    """Validate an uploaded file completely; raise `SubmissionError` listing its problems."""
+    """Validate an uploaded file completely; raise `SubmissionError` listing its problems. The
+    file is named by `file_name_of` its name in every message and in the submission."""
     index = index or ItemIndex()
-    name = Path(file_name).name
+    name = file_name_of(file_name)
     meta_problems = meta.problems(index.benchmark_names())
     if meta_problems:
         raise SubmissionError(name, meta_problems)

@@ -25,7 +25,12 @@ from comperbench.leaderboard.items import ItemIndex
 from comperbench.leaderboard.placings import placings_of, placings_text
 from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
-from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
+from comperbench.leaderboard.submission import (
+    MAX_FILE_BYTES,
+    SubmissionError,
+    SubmissionMeta,
+    file_name_of,
+)
 from comperbench.leaderboard.web.views import (
     forest,
     metric_choices,
@@ -223,7 +228,8 @@ class Page:
         deleted once handled; a path not handed out by the upload route, or claimed by another
         request already, is refused untouched."""
         if file and not self._claim(file):
-            return f"refused: {Path(file).name!r} is not a file uploaded here; upload it again", ""
+            name = file_name_of(str(file))
+            return f"refused: {name!r} is not a file uploaded here; upload it again", ""
         try:
             meta = SubmissionMeta(
                 name=name or "",
