@@ -125,6 +125,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             [asked, *page.view, metric.metric],
             [tabs, metric.is_open, metric.details, metric.numbers, metric.scatter, metric.means],
         )
+    app.queue(api_open=False)  # a submission waits its turn: /run cannot skip the queue
     return app
 
 

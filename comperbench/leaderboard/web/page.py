@@ -4,8 +4,8 @@ handlers that read or write the store for them.
 Every check of a submission is made in `Page.on_upload`, which the form and the
 `/gradio_api/call/on_upload` API share: sign-in where required, the restore still running, the
 account's daily limit, the size and the validation; the limit is checked again in the
-transaction that stores, so that requests running in parallel (`/gradio_api/run` skips the
-queue) cannot all pass it. The handler reads and deletes only a file that Gradio's upload route
+transaction that stores, so that requests running in parallel cannot all pass it (the app's
+queue runs one submission at a time, and `/gradio_api/run` cannot skip it). The handler reads and deletes only a file that Gradio's upload route
 handed out and that no other request has claimed; any other path is neither read nor deleted.
 """
 
