@@ -16,7 +16,7 @@ from measure import parse_measured
 
 
 def main() -> None:
-    print(f"{'file':<24} {'bytes':>9} {'CPU s':>6} {'peak +MB':>8}  refusal")
+    print(f"{'file':<24} {'bytes':>9} {'CPU s':>6} {'RSS +MB':>7} {'traced MB':>9}  refusal")
     for build in BOMBS.values():
         name, data = build()
         found = parse_measured(name, data)
@@ -24,7 +24,7 @@ def main() -> None:
         shown = " / ".join(line.strip() for line in first[:2])[:150]
         print(
             f"{name:<24} {len(data):>9} {found.cpu_seconds:>6.2f}"
-            f" {found.grown_bytes / 2**20:>8.1f}  {shown}"
+            f" {found.grown_bytes / 2**20:>7.1f} {found.traced_bytes / 2**20:>9.1f}  {shown}"
         )
 
 

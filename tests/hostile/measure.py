@@ -1,5 +1,6 @@
 """A submission file parsed in a fresh interpreter: how it was refused, the CPU time the
-parse took and how far it raised the process's peak memory."""
+parse took and how far it raised the process's peak memory; then parsed again under
+tracemalloc for the peak of its Python allocations."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CHILD = """
-import json, resource, sys
+import json, resource, sys, tracemalloc
 from pathlib import Path
 from comperbench.leaderboard.items import ItemIndex
 from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse
@@ -22,15 +23,21 @@ import pyarrow.parquet
 def cpu():
     used = resource.getrusage(resource.RUSAGE_SELF)
     return used.ru_utime + used.ru_stime
+def refused():
+    try:
+        parse(path.name, raw, SubmissionMeta("m"), index)
+    except SubmissionError as exc:
+        return str(exc), type(exc).__name__
+    return None, None
 before, start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu()
-try:
-    parse(path.name, raw, SubmissionMeta("m"), index)
-    refusal, kind = None, None
-except SubmissionError as exc:
-    refusal, kind = str(exc), type(exc).__name__
+refusal, kind = refused()
 seconds = cpu() - start
 grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-print(json.dumps({"refusal": refusal, "kind": kind, "cpu": seconds, "grown": grown * 1024}))
+tracemalloc.start()
+refused()
+traced = tracemalloc.get_traced_memory()[1]
+tracemalloc.stop()
+print(json.dumps({"refusal": refusal, "kind": kind, "cpu": seconds, "grown": grown * 1024, "traced": traced}))
 """
 
 
@@ -41,7 +48,11 @@ class Measured:
     kind: str | None
     cpu_seconds: float
     grown_bytes: int
-    """How far the parse raised the peak resident memory of its process."""
+    """How far the parse raised the peak resident memory of its process (0 when its peak
+    stayed under that of the imports before it)."""
+    traced_bytes: int
+    """The peak of the Python allocations made while parsing (tracemalloc's, on a second
+    parse: the timed one runs without it)."""
 
 
 def parse_measured(name: str, data: bytes, timeout: float = 300) -> Measured:
@@ -59,4 +70,5 @@ def parse_measured(name: str, data: bytes, timeout: float = 300) -> Measured:
     if done.returncode != 0:
         raise AssertionError(f"parsing {name} ended with {done.returncode}:\n{done.stderr}")
     found = json.loads(done.stdout)
-    return Measured(found["refusal"], found["kind"], found["cpu"], int(found["grown"]))
+    grown, traced = int(found["grown"]), int(found["traced"])
+    return Measured(found["refusal"], found["kind"], found["cpu"], grown, traced)

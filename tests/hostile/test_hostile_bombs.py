@@ -24,6 +24,7 @@ def test_a_bomb_is_refused_in_bounded_memory(bomb: str) -> None:
     assert head.startswith(f"submission {name} was rejected ("), head
     assert len(found.refusal.splitlines()) <= 13, found.refusal
     assert found.grown_bytes < MEMORY, (name, found.grown_bytes)
+    assert found.traced_bytes < MEMORY, (name, found.traced_bytes)
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ def test_every_event_answers_bad_values_without_a_server_error(served: Served) -
 def test_a_view_outside_the_choices_is_a_client_error_with_one_line(served: Served) -> None:
     calls = {
         "choose": ["no-such-benchmark", "turn", "overall", "spearman"],
-        "refresh": ["usr-topical", "turn", "overall", 12],
+        "redrawn": ["usr-topical", "turn", "overall", 12],
         "ranking": ["usr-topical\n", "turn", "overall", "spearman"],
         "switched": [None],
     }
