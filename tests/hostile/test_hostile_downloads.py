@@ -50,3 +50,21 @@ def test_the_sweep_bounds_gradios_copies_by_age_and_count(tmp_path: Path) -> Non
     assert left == copies[20 : 20 + downloads.MAX_DOWNLOADS]  # the newest (youngest) ones
     assert upload.exists()
     assert not copies[0].parent.exists(), "an emptied folder was kept"
+
+
+def test_what_a_previous_run_left_in_the_apps_own_folder_is_deleted_on_start(
+    tmp_path: Path,
+) -> None:
+    from comperbench.leaderboard.web.uploads import OWN_FOLDER, UPLOAD_LIFE, leftovers
+
+    now = time.time()
+    own, other = tmp_path / OWN_FOLDER, tmp_path / "gradio"
+    for folder in (own, other):
+        for name, age in (("old", UPLOAD_LIFE + 60), ("new", 5)):
+            path = folder / f"{name}-hash" / "pending.csv"
+            path.parent.mkdir(parents=True)
+            path.write_text("item_id,score\n")
+            os.utime(path, (now - age,) * 2)
+    assert leftovers(own, now) == 1 and leftovers(other, now) == 0
+    assert not (own / "old-hash").exists() and (own / "new-hash" / "pending.csv").exists()
+    assert (other / "old-hash" / "pending.csv").exists()  # not the app's own: left alone

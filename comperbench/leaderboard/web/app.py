@@ -171,6 +171,9 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from comperbench.leaderboard.web.uploads import own_folder
+
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(own_folder()))
     local = sign_in_checked(host)
     app = build(db)
     app.launch(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import tempfile
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -22,6 +23,9 @@ from typing import Any
 
 from comperbench.leaderboard.web import downloads
 
+OWN_FOLDER = "comperbench-gradio"
+"""The name of the temporary folder `leaderboard serve` gives Gradio (unless GRADIO_TEMP_DIR
+names one): being the app's own, what a previous run left in it is deleted on start."""
 UPLOAD_LIFE = 600.0
 """Seconds an upload is kept for its submission."""
 SWEEP_SECONDS = 60.0
@@ -137,6 +141,30 @@ class Uploads:
                 self.folders.discard(folder)
 
 
+def own_folder() -> Path:
+    """The temporary folder `leaderboard serve` gives Gradio unless GRADIO_TEMP_DIR is set."""
+    return Path(tempfile.gettempdir()) / OWN_FOLDER
+
+
+def leftovers(folder: Path, now: float | None = None) -> int:
+    """In the app's own temporary folder (named OWN_FOLDER; any other is left alone), delete
+    the files written over UPLOAD_LIFE seconds ago, with their emptied folders: uploads and
+    downloads a previous run left (this run has handed none out yet); how many."""
+    if folder.name != OWN_FOLDER or not folder.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    deleted = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and now - path.stat().st_mtime > UPLOAD_LIFE:
+                path.unlink()
+                deleted += 1
+    for path in sorted(folder.rglob("*"), reverse=True):
+        with contextlib.suppress(OSError):
+            path.rmdir()  # only an empty folder goes
+    return deleted
+
+
 def uploads_of(app: Any) -> Uploads:
     """The `Uploads` of a served Gradio app, kept in its state (made on first use)."""
     uploads = getattr(app.state, "uploads", None)
@@ -147,8 +175,9 @@ def uploads_of(app: Any) -> Uploads:
 
 @contextlib.asynccontextmanager
 async def sweeping(app: Any) -> AsyncIterator[None]:
-    """A lifespan for the app: while it is served, expire old uploads and Gradio's copies of old
-    downloads (`downloads.sweep`) every SWEEP_SECONDS."""
+    """A lifespan for the app: on start, delete what a previous run left (`leftovers`); while it
+    is served, expire old uploads and Gradio's copies of old downloads (`downloads.sweep`)
+    every SWEEP_SECONDS."""
     from gradio.utils import get_upload_folder
 
     async def sweep() -> None:
@@ -158,6 +187,7 @@ async def sweeping(app: Any) -> AsyncIterator[None]:
             uploads.held()
             downloads.sweep(Path(get_upload_folder()), set(uploads.files))
 
+    leftovers(Path(get_upload_folder()))
     task = asyncio.create_task(sweep())
     try:
         yield
