@@ -1,13 +1,14 @@
-"""Answers of the routes that run an event outside the queue (`POST /gradio_api/run/{name}`),
-which Gradio answers 500 whatever failed, the client's values included.
+"""Answers of the routes that call an event (`POST /gradio_api/run/{name}`, which runs it
+outside the queue and answers 500 whatever failed, the client's values included, and
+`POST /gradio_api/call/{name}`, which queues it and reports a failure on its stream).
 
 `ClientErrors`, an ASGI middleware, answers the client's mistakes as its own:
 
 - a call naming no event of the app (by name or `fn_index`), giving it a number of values it
   does not take, or a value of a type its control never sends (`value_problem`: text for a
   number, a list for a text box, anything for the page's own state that is not of its type),
-  is answered 404 or 422 before the event runs;
-- a call refused on purpose with a message (a `gr.Error`: a value outside a control's choices,
+  is answered 404 or 422 before the event runs or is queued;
+- a call of `/run` refused on purpose with a message (a `gr.Error`: a value outside a control's choices,
   which Gradio's components check, or one the event's own checks refuse) is answered 422 with
   the first line of the message, cut to MAX_MESSAGE_CHARS.
 
@@ -24,6 +25,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 RUN_ROUTES = ("/gradio_api/run/", "/gradio_api/api/")
 """The routes that run an event outside the queue (the second is the first's older name)."""
+CALL_ROUTES = ("/gradio_api/call/v2/", "/gradio_api/call/")
+"""The routes that queue an event (and fill in the page's state from the session)."""
 MAX_MESSAGE_CHARS = 300
 """Longest message of a refused call (Gradio's own lists every choice of a control)."""
 
@@ -34,10 +37,12 @@ def one_line(message: str) -> str:
     return line if len(line) <= MAX_MESSAGE_CHARS else line[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
-def call_problem(blocks: Any, name: str, body: bytes) -> tuple[int, str] | None:
+def call_problem(
+    blocks: Any, name: str, body: bytes, queued: bool = False
+) -> tuple[int, str] | None:
     """Why a call of the event `name` with the JSON `body` cannot run (status and message):
     no such event, or values it does not take; None when it can (a body that is not a call
-    is left to Gradio's own check, a 422)."""
+    is left to Gradio's own check, a 422). A `queued` call may leave out the page's state."""
     try:
         call = json.loads(body)
     except ValueError:
@@ -52,9 +57,13 @@ def call_problem(blocks: Any, name: str, body: bytes) -> tuple[int, str] | None:
     if fn is None or fn.fn is None:  # none, or one that runs in the browser only
         return 404, one_line(f"no event {name!r} (fn_index {index!r}) runs on this server")
     data = call["data"]
-    if len(data) != len(fn.inputs):  # this route fills in no value, the page's state included
-        return 422, f"{fn.api_name} takes {len(fn.inputs)} values, not {len(data)}"
-    for position, (component, value) in enumerate(zip(fn.inputs, data, strict=True)):
+    inputs = list(fn.inputs)
+    api_inputs = [b for b in inputs if not getattr(b, "skip_api", False)]
+    if queued and len(data) == len(api_inputs):
+        inputs = api_inputs
+    if len(data) != len(inputs):  # `/run` fills in no value, the page's state included
+        return 422, f"{fn.api_name} takes {len(inputs)} values, not {len(data)}"
+    for position, (component, value) in enumerate(zip(inputs, data, strict=True)):
         if problem := value_problem(component, value):
             return 422, f"{fn.api_name}: value {position + 1} {problem}"
     return None
@@ -86,20 +95,22 @@ def value_problem(component: Any, value: object) -> str | None:
 
 
 class ClientErrors:
-    """ASGI middleware: the answers of the module for calls of `/gradio_api/run/...`."""
+    """ASGI middleware: the answers of the module for calls of `/gradio_api/run/...` and
+    `/gradio_api/call/...`."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        route = next((r for r in RUN_ROUTES if r in path), None)
+        route = next((r for r in (*RUN_ROUTES, *CALL_ROUTES) if r in path), None)
         if route is None or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
         body, messages = await _whole(receive)
         name = path.split(route, 1)[1].strip("/")
-        problem = call_problem(scope["app"].get_blocks(), name, body)
+        queued = route in CALL_ROUTES
+        problem = call_problem(scope["app"].get_blocks(), name, body, queued)
         if problem is not None:
             status, message = problem
             await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
@@ -108,7 +119,7 @@ class ClientErrors:
         async def replayed() -> Message:
             return messages.pop(0) if messages else await receive()
 
-        await self.app(scope, replayed, _Answer(send))
+        await self.app(scope, replayed, send if queued else _Answer(send))
 
 
 async def _whole(receive: Receive) -> tuple[bytes, list[Message]]:
