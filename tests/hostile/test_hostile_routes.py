@@ -51,9 +51,12 @@ def test_every_event_answers_bad_values_without_a_server_error(served: Served) -
         for name, counts in sorted(endpoints.items()):
             shapes = [[value] * n for value in HOSTILE_VALUES for n in counts]
             shapes += [[], ["x"] * (max(counts) + 3)]
-            for data in shapes:
+            calls = [{"data": data} for data in shapes]
+            calls += [{"data": [None] * n, "session_hash": "hostile"} for n in counts]
+            for call in calls:
+                data = call["data"]
                 for route in ("run", "call"):
-                    answer = client.post(f"{served.api}/{route}/{name}", json={"data": data})
+                    answer = client.post(f"{served.api}/{route}/{name}", json=call)
                     if answer.status_code >= 500:
                         shown = (
                             route,

@@ -63,20 +63,23 @@ def call_problem(
         inputs = api_inputs
     if len(data) != len(inputs):  # `/run` fills in no value, the page's state included
         return 422, f"{fn.api_name} takes {len(inputs)} values, not {len(data)}"
+    session = call.get("session_hash") is not None  # the page's own: its state is held
     for position, (component, value) in enumerate(zip(inputs, data, strict=True)):
-        if problem := value_problem(component, value):
+        if problem := value_problem(component, value, session):
             return 422, f"{fn.api_name}: value {position + 1} {problem}"
     return None
 
 
-def value_problem(component: Any, value: object) -> str | None:
+def value_problem(component: Any, value: object, session: bool = False) -> str | None:
     """Why `value` is of a type `component` never sends (None: it is not); whether it is one
-    of the component's choices is the component's own check."""
+    of the component's choices is the component's own check. A page's call (`session`) sends
+    no value for its state (null): Gradio holds it for the session."""
     import gradio as gr
 
     if isinstance(component, gr.State):
         kind = type(component.value)
-        if component.value is not None and type(value) is not kind:
+        held = session and value is None
+        if component.value is not None and type(value) is not kind and not held:
             return f"is the page's own state (a {kind.__name__}); it cannot be sent"
         return None
     number = isinstance(value, int | float) and not isinstance(value, bool)
