@@ -13,6 +13,7 @@ from hostile_server import Served, signed_in
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),  # Gradio's queue
+    pytest.mark.filterwarnings("ignore:'future.no_silent_downcasting' is deprecated"),
 ]
 
 HOSTILE_VALUES: list[Any] = [
