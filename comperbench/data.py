@@ -1,8 +1,15 @@
-"""Data root, raw-file resolution, sha256 checks, and downloads when online."""
+"""Data root, raw-file resolution, sha256 checks, and downloads when online.
+
+The cache folder can be shared, or written by others; what is read back from it is verified
+with a digest keyed by `cache_key`, which is kept outside it: the files of `write_verified`
+(the normalised tables, the leaderboard's level items) and each entry of the raw-file hash memo.
+A file or entry whose keyed digest does not match is a cache miss: rebuilt, or hashed again.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -25,6 +32,7 @@ DOWNLOAD_TIMEOUT_S = 10.0
 REACHABLE_TIMEOUT_S = 3.0
 HUB_ENDPOINT_ENV = "HF_ENDPOINT"
 VERIFY_ENV = "COMPERBENCH_VERIFY"
+KEY_ENV = "COMPERBENCH_CACHE_KEY"
 
 
 def cache_dir() -> Path:
@@ -41,6 +49,40 @@ def data_root(explicit: str | os.PathLike[str] | None = None) -> Path:
     if env:
         return Path(env)
     return cache_dir() / "data"
+
+
+_session_key: bytes | None = None
+
+
+def cache_key() -> bytes:
+    """The key of the cache's digests: COMPERBENCH_CACHE_KEY, else a random key kept readable
+    by its owner only in the user config folder (made on first use), else, where that cannot
+    be written, a key for this process alone (its cache files are then misses for the next)."""
+    global _session_key
+    explicit = os.environ.get(KEY_ENV)
+    if explicit:
+        return explicit.encode()
+    path = Path(platformdirs.user_config_dir("comperbench")) / "cache.key"
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    key = os.urandom(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            out.write(key)
+        return key
+    except FileExistsError:
+        return path.read_bytes()
+    except OSError:
+        _session_key = _session_key or key
+        return _session_key
+
+
+def keyed_digest(payload: bytes) -> str:
+    """The HMAC-SHA256 of `payload` under `cache_key`."""
+    return hmac.new(cache_key(), payload, hashlib.sha256).hexdigest()
 
 
 def is_offline() -> bool:
@@ -88,13 +130,20 @@ def memoised_sha256(path: Path) -> str:
     state = _file_state(path)
     memo = _read_hash_memo()
     entry = memo.get(key)
-    if not full_verify() and isinstance(entry, list) and entry[:-1] == state:
-        return str(entry[-1])
+    if not full_verify() and isinstance(entry, list) and entry[:-2] == state:
+        digest, tag = entry[-2:]
+        if hmac.compare_digest(str(tag), _memo_tag(key, state, str(digest))):
+            return str(digest)
     digest = sha256_file(path)
     if _file_state(path) == state:  # not changed while it was read
-        memo[key] = [*state, digest]
+        memo[key] = [*state, digest, _memo_tag(key, state, digest)]
         write_atomic(_hash_memo_path(), json.dumps(memo, sort_keys=True).encode())
     return digest
+
+
+def _memo_tag(key: str, state: list[int], digest: str) -> str:
+    """The keyed digest of one memo entry: a forged or edited entry does not match."""
+    return keyed_digest(json.dumps([key, state, digest]).encode())
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
@@ -110,20 +159,22 @@ def _digest_path(path: Path) -> Path:
 
 
 def write_verified(path: Path, payload: bytes) -> None:
-    """A cache file written whole, with the sha256 of `payload` beside it (for `read_verified`)."""
-    write_atomic(_digest_path(path), hashlib.sha256(payload).hexdigest().encode())
+    """A cache file written whole, with the keyed digest of `payload` beside it (for
+    `read_verified`)."""
+    write_atomic(_digest_path(path), keyed_digest(payload).encode())
     write_atomic(path, payload)
 
 
 def read_verified(path: Path) -> bytes | None:
     """The content of a cache file written by `write_verified`; None (a cache miss) when it is
-    absent or is not the file written (its sha256 differs from the one stored beside it)."""
+    absent or is not the file written (its keyed digest differs from the one stored beside it:
+    one who can write the cache but lacks the key cannot make it match)."""
     try:
         expected = _digest_path(path).read_text().strip()
         payload = path.read_bytes()
     except OSError:
         return None
-    return payload if hashlib.sha256(payload).hexdigest() == expected else None
+    return payload if hmac.compare_digest(keyed_digest(payload), expected) else None
 
 
 def _missing_message(meta: BenchmarkMetadata, source: SourceFile, path: Path, why: str) -> str:

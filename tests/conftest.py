@@ -22,6 +22,8 @@ for _name in (
 ):
     os.environ[_name] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ.setdefault("COMPERBENCH_CACHE_KEY", "the-cache-key-of-the-tests")
+"""The key of the cache's digests, so that no test writes one into the user config folder."""
 
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, which the browser tests drive."""

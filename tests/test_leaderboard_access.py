@@ -299,6 +299,9 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
         patch.setattr("comperbench.leaderboard.web.uploads.SWEEP_SECONDS", 0.5)
+        # these tests upload as one account what many would: its share is everyone's here
+        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_FILES", 10**6)
+        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_BYTES", 2**62)
         store = Store(folder / "lb.sqlite")
         app = build(store.path)
         _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())
@@ -443,14 +446,6 @@ def _form_data(path: str, name: str) -> list[Any]:
     return [file, name, "", "", "", False, [], "learned"]
 
 
-def _run(base: str, data: list[Any], cookie: str | None) -> str:
-    """The result line of `on_upload` called through `/run`, which skips the queue."""
-    headers = {"Cookie": f"session={cookie}"} if cookie else {}
-    answer = httpx.post(f"{base}/run/on_upload", json={"data": data}, headers=headers, timeout=600)
-    answer.raise_for_status()
-    return str(answer.json()["data"][0])
-
-
 def _call(base: str, data: list[Any], cookie: str | None) -> str:
     """The result line of `on_upload` called through the queued `/call`."""
     headers = {"Cookie": f"session={cookie}"} if cookie else {}
@@ -464,8 +459,8 @@ def _call(base: str, data: list[Any], cookie: str | None) -> str:
 def test_parallel_run_and_call_requests_store_no_more_than_the_limit(
     served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Eight submissions at once, half through `/run` (no queue), half through `/call`: the
-    limit is checked in the transaction that stores, so a limit of 3 stores 3."""
+    """Eight submissions at once through `/call`: the limit is checked in the transaction that
+    stores, so a limit of 3 stores 3; `/run`, which would skip the queue, is refused."""
     monkeypatch.setenv(PER_DAY_ENV, "3")
     base = f"{served['url']}gradio_api"
     cookie = session_cookie(SESSION_SECRET, "bob")
@@ -473,8 +468,7 @@ def test_parallel_run_and_call_requests_store_no_more_than_the_limit(
     answers: list[str] = []
 
     def send(k: int) -> None:
-        route = _run if k % 2 else _call
-        answers.append(route(base, _form_data(paths[k], f"bob-{k}"), cookie))
+        answers.append(_call(base, _form_data(paths[k], f"bob-{k}"), cookie))
 
     threads = [threading.Thread(target=send, args=(k,)) for k in range(8)]
     for thread in threads:
@@ -487,6 +481,12 @@ def test_parallel_run_and_call_requests_store_no_more_than_the_limit(
     refused = [a for a in answers if a.startswith("refused: bob has stored 3 submission(s)")]
     assert len(refused) == 5, answers
     assert not any(Path(p).exists() for p in paths), "a handled upload was kept"
+    path = _uploaded_path(base, scores(299), "bob-run.csv")
+    headers = {"Cookie": f"session={cookie}"}
+    skipping = httpx.post(
+        f"{base}/run/on_upload", json={"data": _form_data(path, "run")}, headers=headers
+    )
+    assert skipping.status_code == 404 and len(served["store"].submitted_by("bob", 0)) == 3
 
 
 def test_a_forged_session_cookie_is_refused(served: dict[str, Any]) -> None:
@@ -495,11 +495,11 @@ def test_a_forged_session_cookie_is_refused(served: dict[str, Any]) -> None:
     base = f"{served['url']}gradio_api"
     forged = session_cookie("", "mallory")
     data = _form_data(_uploaded_path(base, scores(300), "mallory.csv"), "mallory")
-    assert _run(base, data, forged) == "refused: sign in with Hugging Face to submit"
+    assert _call(base, data, forged) == "refused: sign in with Hugging Face to submit"
     assert served["store"].submitted_by("mallory", 0) == []
     signed = session_cookie(SESSION_SECRET, "carol")
     data = _form_data(_uploaded_path(base, scores(301), "carol.csv"), "carol")
-    assert _run(base, data, signed).startswith("stored as submission")
+    assert _call(base, data, signed).startswith("stored as submission")
     assert len(served["store"].submitted_by("carol", 0)) == 1
 
 
@@ -531,13 +531,13 @@ def test_a_path_not_handed_out_by_the_upload_route_is_neither_read_nor_deleted(
     cached = served["uploads"] / "0123abcd" / "template.csv"
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_bytes(scores(400))
-    answer = _run(base, _form_data(str(cached), "dave"), cookie)
+    answer = _call(base, _form_data(str(cached), "dave"), cookie)
     assert answer == "refused: 'template.csv' is not a file uploaded here; upload it again"
     assert cached.read_bytes() == scores(400) and served["store"].count() == before
     path = _uploaded_path(base, b"item_id,score\nnot-an-item,1\n", "once.csv")
-    assert "was rejected" in _run(base, _form_data(path, "dave"), cookie)
+    assert "was rejected" in _call(base, _form_data(path, "dave"), cookie)
     Path(path).write_bytes(scores(401))  # the same path named again by a second request
-    again = _run(base, _form_data(path, "dave"), cookie)
+    again = _call(base, _form_data(path, "dave"), cookie)
     assert again == "refused: 'once.csv' is not a file uploaded here; upload it again"
     assert Path(path).read_bytes() == scores(401) and served["store"].count() == before
 
@@ -607,7 +607,7 @@ def test_an_upload_never_submitted_is_deleted_while_no_request_comes(
     assert not Path(path).parent.exists() and path not in uploads.files
     page = _form_data(path, "forgotten")
     cookie = session_cookie(SESSION_SECRET, "erin")
-    answer = _run(f"{served['url']}gradio_api", page, cookie)
+    answer = _call(f"{served['url']}gradio_api", page, cookie)
     assert answer == "refused: 'forgotten.csv' is not a file uploaded here; upload it again"
 
 
@@ -708,7 +708,7 @@ def test_the_local_sign_in_gives_the_named_account(served: dict[str, Any]) -> No
     headers = {"Cookie": f"session={cookie}"}
     upload = {"files": ("local.csv", scores(700))}
     [path] = httpx.post(f"{base}/gradio_api/upload", files=upload, headers=headers).json()
-    answer = _run(f"{base}/gradio_api", _form_data(path, "local-account"), cookie)
+    answer = _call(f"{base}/gradio_api", _form_data(path, "local-account"), cookie)
     assert answer.startswith("stored as submission"), answer
     [stored] = [s for s in served["store"].submissions() if s["name"] == "local-account"]
     assert stored["account"] == ACCOUNT

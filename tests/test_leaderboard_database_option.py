@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from comperbench.cli import main
-from comperbench.leaderboard.store import DB_ENV, Store
+from comperbench.leaderboard.store import DB_ENV, ForeignDatabase, Store
 
 
 @pytest.fixture(autouse=True)
@@ -114,6 +114,38 @@ def test_a_path_that_is_no_leaderboard_database_is_refused(
     assert main(argv + ["--create"] * create) == 2
     assert _one_line_error(capsys) == f"--db {path} {problem}"
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
+def _other_schema(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    """A SQLite database with a submissions table that is not the leaderboard's, and what the
+    error says of it."""
+    path = tmp_path / f"{kind}.sqlite"
+    with sqlite3.connect(path) as db:
+        if kind == "newer":
+            db.execute("CREATE TABLE submissions (id INTEGER)")
+            db.execute("PRAGMA user_version = 99")
+            problem = "is a leaderboard database of schema version 99; this comperbench reads"
+        else:
+            db.execute("CREATE TABLE submissions (x TEXT, name TEXT)")
+            problem = "is not a leaderboard database: its submissions table has columns"
+    db.close()
+    if kind == "newer":
+        return path, f"{problem} versions up to 5: upgrade comperbench"
+    return path, problem.replace("has columns", "has no columns id, file_sha256, file_name,")
+
+
+@pytest.mark.parametrize("kind", ["newer", "other"])
+@pytest.mark.parametrize("command", ["show", "rescore", "submit"])
+def test_a_database_of_another_schema_is_refused_by_what_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, command: str
+) -> None:
+    path, problem = _other_schema(tmp_path, kind)
+    before = path.read_bytes()
+    assert main([*_commands(tmp_path)[command], "--db", str(path)]) == 2
+    assert _one_line_error(capsys).startswith(f"--db {path} {problem}")
+    assert path.read_bytes() == before
+    with pytest.raises(ForeignDatabase, match="is "):
+        Store(path)
 
 
 def test_a_database_that_cannot_be_opened_is_one_line(

@@ -141,15 +141,28 @@ def test_a_duplicate_is_not_written_again(tmp_path: Path, index: ItemIndex) -> N
     assert again.stored.duplicate and _files(mirror.folder) == before
 
 
-def test_an_existing_submission_folder_is_never_replaced(tmp_path: Path, index: ItemIndex) -> None:
+def test_a_folder_without_its_row_takes_the_record_of_the_row_that_stores_its_file(
+    tmp_path: Path, index: ItemIndex
+) -> None:
+    """A folder whose row is not in the store (its process stopped before the commit) keeps
+    its file, and takes the record of the row that stores the file next: its account."""
     store, mirror = Store(tmp_path / "lb.sqlite"), Mirror(tmp_path / "results")
     kept = submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror)
-    before = _files(mirror.folder)
+    scores = next(p for p in kept_files(mirror) if p.name == "scores.csv")
+    before = scores.stat().st_mtime_ns
     other = Store(tmp_path / "other.sqlite")
-    again = submit("a.csv", _file(1), SubmissionMeta("renamed"), other, index, RESAMPLES, mirror)
-    assert not again.stored.duplicate  # new to that store, yet its folder is left as it was
+    again = submit(
+        "a.csv", _file(1), SubmissionMeta("a"), other, index, RESAMPLES, mirror, account="bob"
+    )
+    assert not again.stored.duplicate
+    assert scores.stat().st_mtime_ns == before  # the file is never replaced
+    [entry] = [mirror.read(f) for f in mirror.folders()]
+    assert (entry.account, entry.submitted_at) == ("bob", again.stored.created_at)
     assert mirror.write(_file(1), kept.submission, again.stored, RESAMPLES) is None
-    assert _files(mirror.folder) == before
+
+
+def kept_files(mirror: Mirror) -> list[Path]:
+    return [p for p in mirror.folder.rglob("*") if p.is_file()]
 
 
 def test_a_folder_written_meanwhile_wins(
@@ -235,9 +248,13 @@ def test_a_kill_at_any_step_leaves_no_row_without_its_kept_file(
     store, mirror = Store(tmp_path / "lb.sqlite"), Mirror(tmp_path / "results")
     rows = store.submissions()
     assert all(mirror.holds(str(row["file_sha256"])) for row in rows), (step, rows)
-    again = submit("a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror)
+    again = submit(
+        "a.csv", _file(1), SubmissionMeta("a"), store, index, RESAMPLES, mirror, account="bob"
+    )
     assert again.stored.duplicate == bool(rows)
-    assert mirror.read(mirror.folder / again.submission.file_sha256).raw == _file(1)
+    entry = mirror.read(mirror.folder / again.submission.file_sha256)
+    assert entry.raw == _file(1)
+    assert entry.account == ("someone" if rows else "bob")  # the row's account, whichever
     assert store.count() == 1
 
 

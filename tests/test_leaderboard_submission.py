@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -180,7 +181,7 @@ def test_zip_with_two_files_and_unknown_types(index: ItemIndex) -> None:
     with zipfile.ZipFile(zipped, "w") as archive:
         archive.writestr("a.csv", "item_id,score\n")
         archive.writestr("b.csv", "item_id,score\n")
-    with pytest.raises(SubmissionError, match=r"exactly one file; it holds: a\.csv, b\.csv"):
+    with pytest.raises(SubmissionError, match=r"exactly one file; it holds: 'a\.csv', 'b\.csv'"):
         parse("m.zip", zipped.getvalue(), META, index)
     with pytest.raises(SubmissionError, match="unknown file type 'xlsx'"):
         parse("m.xlsx", b"item_id,score\n", META, index)
@@ -410,13 +411,26 @@ def test_many_problems_are_summarised(index: ItemIndex, topical_ids: list[str]) 
         "submission m.csv was rejected (375 problems): 370 unknown item ids,"
         f" 5 scores not numbers; {sub.MAX_PROBLEMS} listed, the first of each kind among them:"
     )
-    assert len(lines) == 1 + sub.MAX_PROBLEMS
+    assert len(lines) == 2 + sub.MAX_PROBLEMS
     assert lines[1].startswith("  line 2, item_id 'usr-topical/0000/none': unknown id")
     # the first bad score (line 372) is listed after the first 9 unknown ids
-    assert lines[-1].startswith(f"  line 372, item_id {topical_ids[0]!r}, column 'score'")
+    assert lines[-2].startswith(f"  line 372, item_id {topical_ids[0]!r}, column 'score'")
+    assert lines[-1] == f"  ... and {375 - sub.MAX_PROBLEMS} more"
     with pytest.raises(SubmissionError) as info:
         parse("m.csv", _csv(rows), META, index)
-    assert info.value.total == len(info.value.problems) == 375
+    assert info.value.total == 375
+    assert len(info.value.problems) == sub.MAX_PROBLEMS + 1  # the first 10, and the first bad score
+
+
+def test_reading_stops_after_the_counted_problems(index: ItemIndex) -> None:
+    rows = [(f"usr-topical/{n:07d}/none", "1") for n in range(sub.MAX_COUNTED_PROBLEMS + 500)]
+    lines = _rejection(_csv(rows), index, "m.csv").splitlines()
+    stop = sub.MAX_COUNTED_PROBLEMS + 1
+    assert lines[0].startswith(
+        f"submission m.csv was rejected ({sub.MAX_COUNTED_PROBLEMS} problems; reading stopped"
+        f" at line {stop}): {sub.MAX_COUNTED_PROBLEMS} unknown item ids;"
+    )
+    assert lines[-1] == f"  ... and {sub.MAX_COUNTED_PROBLEMS - sub.MAX_PROBLEMS} more"
 
 
 def test_long_item_ids_are_cut_in_messages(index: ItemIndex) -> None:
@@ -436,7 +450,7 @@ MEASURED = """
 import json, resource, sys
 from pathlib import Path
 from comperbench.leaderboard.items import ItemIndex
-from comperbench.leaderboard.submission import OverLimit, SubmissionMeta, parse
+from comperbench.leaderboard.submission import SubmissionError, SubmissionMeta, parse
 path = Path(sys.argv[1])
 raw, index = path.read_bytes(), ItemIndex(["usr-topical"])
 index.size("usr-topical", "turn")
@@ -444,12 +458,12 @@ before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 try:
     parse(path.name, raw, SubmissionMeta("m"), index)
     refusal = None
-except OverLimit as exc:
+except SubmissionError as exc:
     refusal = str(exc)
 grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
 print(json.dumps({"refusal": refusal, "grown": grown * 1024}))
 """
-"""Parses a file in a fresh interpreter: its `OverLimit` refusal (None: none), and how far the
+"""Parses a file in a fresh interpreter: its refusal (None: none), and how far the
 process's peak memory grew while parsing it."""
 
 
@@ -466,17 +480,20 @@ def refusal_and_growth(path: Path) -> tuple[str | None, int]:
     return measured["refusal"], int(measured["grown"])
 
 
-def test_a_gzip_bomb_is_refused_after_the_row_limit(index: ItemIndex, tmp_path: Path) -> None:
-    """A 32 KB gzip expanding to about 10 MB of rows (300,000) is read only up to the row after
-    the limit (the old reader expanded, decoded and listed every row)."""
+def test_a_gzip_bomb_is_refused_after_the_counted_problems(
+    index: ItemIndex, tmp_path: Path
+) -> None:
+    """A 32 KB gzip expanding to about 10 MB of one row (300,000 times) is read only until its
+    duplicates fill the problems counted (the old reader expanded, decoded and listed every row)."""
     bomb = tmp_path / "bomb.csv.gz"
     bomb.write_bytes(gzip_bomb())
     assert bomb.stat().st_size <= 33 * 1024
     message, grown = refusal_and_growth(bomb)
-    assert message == (
-        "submission bomb.csv.gz was rejected (1 problem):\n"
-        f"  line {sub.MAX_ROWS + 2}: more than {sub.MAX_ROWS} data rows (read up to here);"
-        " no benchmark has that many items"
+    assert message is not None
+    assert message.startswith(
+        f"submission bomb.csv.gz was rejected ({sub.MAX_COUNTED_PROBLEMS} problems; reading"
+        f" stopped at line {sub.MAX_COUNTED_PROBLEMS + 2}): {sub.MAX_COUNTED_PROBLEMS}"
+        " duplicate item ids;"
     )
     assert grown < 300 * 1024 * 1024, grown
 
@@ -510,3 +527,25 @@ def test_a_jsonl_file_over_the_row_limit_is_refused_where_it_goes_over(
     line = b'{"item_id": "x", "score": 1}\n'
     with pytest.raises(sub.OverLimit, match=r"line 5: more than 3 data rows"):
         parse("m.jsonl", line * 2 + b"\n" + line * 5, META, index)
+
+
+@pytest.mark.parametrize(
+    ("uploaded", "kept"),
+    [
+        ("\u202egpj.csv", "_gpj.csv"),
+        ("CON.csv", "_CON.csv"),
+        ("a\r\nb.csv", "a__b.csv"),
+        (".csv", "submission.csv"),
+        ("..\\..\\x.csv", "x.csv"),
+        ("m\u200b.csv", "m_.csv"),
+    ],
+)
+def test_a_file_is_stored_and_shown_under_a_safe_name(
+    index: ItemIndex, topical_ids: list[str], uploaded: str, kept: str
+) -> None:
+    """No control, bidi or invisible character, no device name, no bare extension."""
+    assert sub.file_name_of(uploaded) == kept
+    good = _csv([(i, "0.5") for i in topical_ids])
+    assert parse(uploaded, good, META, index).file_name == kept
+    with pytest.raises(SubmissionError, match=f"^submission {re.escape(kept)} was rejected"):
+        parse(uploaded, b"item_id,score\nx,y\n", META, index)

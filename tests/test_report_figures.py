@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from matplotlib.collections import LineCollection, PathCollection
 
-from comperbench.report.figures import forest_plot, heatmap, png, scatter_plot, svg
+from comperbench.report.figures import forest_plot, heatmap, png, scatter_plot, svg, verdicts_figure
+from comperbench.stats.metric_comparison.verdicts import metric_verdicts
 
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
 
@@ -161,3 +162,33 @@ def test_verdicts_figure_labels_never_overlap_at_24_metrics():
     assert sum(text.startswith("cluster ") for text in right) == len(clusters)
     low, high = verdicts.rank_ranges[0]
     assert right[0] == f"cluster 1 | rank {low}-{high}"
+
+
+HOSTILE_NAMES = [r"$\foo$", r"$x^{", "a_b^c$", r"\$", "$$", r"$\frac{1}{0}$ and $"]
+
+
+def test_every_figure_draws_names_full_of_mathtext_as_the_plain_text_given():
+    names = HOSTILE_NAMES
+    n = len(names)
+    figures = [
+        forest_plot(names, [0.1] * n, [0.0] * n, [0.2] * n, xlabel="$", rank_ranges=names),
+        scatter_plot(
+            range(n), range(n), labels=names, xlabel=r"$\x$", ylabel="_^", annotation=r"$\y$"
+        ),
+        heatmap(np.zeros((n, n)), names, names, cell_text=[names] * n, colorbar_label="$\\z$"),
+        verdicts_figure(
+            metric_verdicts(
+                dict(zip(names, np.eye(n, 12) + np.arange(12), strict=True)), np.arange(12.0)
+            ),
+            xlabel="$",
+        ),
+    ]
+    for figure in figures:
+        png(figure)  # mathtext would raise ValueError while drawing
+        drawn = "".join(t.get_text() for t in figure.findobj(lambda a: hasattr(a, "get_text")))
+        text = svg(figure)
+        for name in names:
+            shown = name.replace("$", r"\$")
+            assert shown in drawn
+            escaped = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            assert escaped in text, name

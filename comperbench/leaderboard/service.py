@@ -51,8 +51,9 @@ from comperbench.leaderboard.store import (
 )
 from comperbench.leaderboard.submission import (
     Coverage,
-    OverLimit,
+    Problem,
     Submission,
+    SubmissionError,
     SubmissionMeta,
     parse,
 )
@@ -165,12 +166,15 @@ def accept(
 
     `limited` holds `account` to its daily limit: each file is stored only if the account has
     not made its limit (checked in the transaction that stores it), and a file refused for its
-    size (`OverLimit`) counts against the limit."""
+    size or its content (`SubmissionError`) counts against the limit: reading it cost the
+    server too. A submission that is not a baseline cannot take the name of a stored one."""
     index = index or ItemIndex()
     now = time.time() if created_at is None else created_at
     try:
         submissions = [parse(name, raw, meta, index) for name, raw, meta in uploads]
-    except OverLimit:
+        for submission in submissions:
+            _check_name(store, submission)
+    except SubmissionError:
         if limited and account is not None:
             store.refused(account, now)
         raise
@@ -202,6 +206,14 @@ def accept(
         ]
     except QuotaReached as exc:
         raise _over_limit(str(account), exc.made, exc.limit, now) from None
+
+
+def _check_name(store: Store, submission: Submission) -> None:
+    """Refuse a submission, not itself a baseline, named as a stored baseline is."""
+    meta = submission.meta
+    if not meta.baseline and meta.name.strip().casefold() in store.baseline_names():
+        why = f"the name {meta.name.strip()!r} is a baseline's; choose another"
+        raise SubmissionError(submission.file_name, [Problem(why, field_name="name")])
 
 
 def submit_many(
@@ -268,8 +280,9 @@ def restore(
     """Rebuild an empty store from the results folder: every kept submission accepted again as
     on upload (validated, scored with its recorded resample count, stored at its recorded time
     by its recorded account), oldest first, with a line each to `report`. A kept submission that
-    cannot be read or no longer validates is reported with its folder and the reason and left
-    out. A store that has submissions is left as it is, and nothing is written to the folder."""
+    cannot be read (`Mirror.read` checks each field of its record), no longer validates or fails
+    in any other way is reported with its folder and the reason and left out; the others are
+    restored all the same. A store that has submissions is left as it is, and nothing is written to the folder."""
     done = Restoration()
     folders = mirror.folders()
     if store.count() or not folders:
@@ -285,19 +298,18 @@ def restore(
     entries.sort(key=lambda e: (e.submitted_at, e.submission_id))
     index = index or ItemIndex()
     for k, entry in enumerate(entries, 1):
-        upload = (entry.file_name, entry.raw, entry.meta)
         try:
             [outcome] = accept(
-                [upload],
+                [(entry.file_name, entry.raw, entry.meta)],
                 store,
                 index,
                 entry.n_resamples,
                 entry.submitted_at,
                 entry.account,
             )
-        except (ComperbenchError, ValueError) as exc:
+        except Exception as exc:
             done.failed.append((entry.folder, str(exc)))
-            report(f"not restored: {entry.folder}: {exc}")
+            report(f"not restored: {entry.folder}: {type(exc).__name__}: {exc}")
             continue
         done.restored.append(outcome)
         report(

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import platformdirs
 
+from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
 from comperbench.leaderboard.records import Correlation, Settings, defined_resamples
 from comperbench.leaderboard.scoring import SCORING_VERSION
@@ -171,19 +172,68 @@ def _creation_problem(path: Path) -> str | None:
     return None
 
 
+_REQUIRED_COLUMNS = {
+    "submissions": [
+        *("id", "file_sha256", "file_name", "format", "rows", "name", "authors", "link"),
+        *("description", "reference_free", "trained_on", "baseline", "package_version"),
+        "created_at",
+    ],
+    "metrics": ["id", "submission_id", "name"],
+    "coverage": ["metric_id", "benchmark", "level", "fingerprint", "covered", "total", "scores"],
+    "results": [
+        "metric_id",
+        "benchmark",
+        "level",
+        "aspect",
+        "statistic",
+        "value",
+        "n",
+        "replicates",
+    ],
+}
+"""The columns each table has had since the first schema (the migrations add the rest)."""
+
+
+class ForeignDatabase(ComperbenchError):
+    """A database this version of comperbench cannot read as a leaderboard."""
+
+
 def _foreign_database(path: Path) -> str | None:
-    """Why the SQLite database at `path` is another program's (tables, none of them the
-    leaderboard's submissions), None when it is not."""
+    """Why the SQLite database at `path` is not a leaderboard database this version can read
+    (another program's tables, another schema, a newer schema version), None when it is."""
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            return _schema_problem(db)
         finally:
             db.close()
     except sqlite3.Error as exc:
         return f"cannot be read as a SQLite database ({exc})"
-    if tables and "submissions" not in tables:
+
+
+def _schema_problem(db: sqlite3.Connection) -> str | None:
+    """Why the open database `db` is not a leaderboard this version can read, or None."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return None
+    if "submissions" not in tables:
         return "is a SQLite database of another program (it has no submissions table)"
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        return (
+            f"is a leaderboard database of schema version {version}; this comperbench reads"
+            f" versions up to {SCHEMA_VERSION}: upgrade comperbench"
+        )
+    for table, required in _REQUIRED_COLUMNS.items():
+        if table not in tables:
+            continue
+        missing = [c for c in required if c not in _columns(db, table)]
+        if missing:
+            found = ", ".join(sorted(_columns(db, table)))[:200]
+            return (
+                f"is not a leaderboard database: its {table} table has no column"
+                f"{'s' * (len(missing) > 1)} {', '.join(missing[:5])} (it has {found})"
+            )
     return None
 
 
@@ -407,8 +457,8 @@ class StoredCoverage:
 
 @dataclass(frozen=True)
 class Made:
-    """What an account made since a moment: when (its stored submissions and its files refused
-    for their size, oldest first), and how many of them were refused."""
+    """What an account made since a moment: when (its stored submissions and its files refused,
+    oldest first), and how many of them were refused."""
 
     times: list[float]
     refused: int
@@ -449,6 +499,12 @@ class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if (
+            self.path.is_file()
+            and self.path.stat().st_size
+            and (problem := _foreign_database(self.path))
+        ):
+            raise ForeignDatabase(f"the database {self.path} {problem}")
         with self._connect() as db:
             db.executescript(_SCHEMA + _RESULTS + ";" + _RESULTS_INDEX + ";")
         with self._transaction() as db:
@@ -702,6 +758,12 @@ class Store:
         """Benchmarks with at least one ranked (full-coverage) metric."""
         with self._read() as db:
             return [r[0] for r in db.execute("SELECT DISTINCT benchmark FROM results ORDER BY 1")]
+
+    def baseline_names(self) -> set[str]:
+        """The names of the stored baselines, case-folded (reserved for them)."""
+        with self._read() as db:
+            rows = db.execute("SELECT DISTINCT name FROM submissions WHERE baseline = 1")
+            return {str(r[0]).strip().casefold() for r in rows}
 
     def metric_names(self) -> list[str]:
         with self._read() as db:

@@ -7,10 +7,12 @@ benchmarks. Nothing here touches the store: a file either validates completely o
 id and column (or metadata field). Scores are read strictly: JSON numbers in JSONL, plain ASCII
 decimals in CSV; JSONL nesting, metadata lengths and metadata characters are bounded.
 
-A file is read as a stream (decompressed as it is read) and refused with `OverLimit` as soon as
-it goes over MAX_EXPANDED_BYTES, MAX_ROWS data rows or MAX_METRIC_COLUMNS score columns (a
-parquet file by its footer, before its columns are read), so that a small compressed file
-cannot make the server expand gigabytes.
+A file is read as a stream (decompressed as it is read) and checked row by row as it is read:
+it is refused with `OverLimit` as soon as it goes over MAX_EXPANDED_BYTES, MAX_LINES lines,
+MAX_ROW_BYTES in one row, MAX_ROWS data rows, MAX_CELLS scores or MAX_METRIC_COLUMNS score
+columns (a parquet file by its footer and schema, before a column is read; its text columns are
+never read), and reading stops once MAX_COUNTED_PROBLEMS problems are counted, so that a small
+compressed file can make the server neither expand gigabytes nor list millions of problems.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ import gzip
 import hashlib
 import io
 import json
+import lzma
 import math
 import re
 import zipfile
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -40,14 +44,27 @@ from comperbench.leaderboard.items import TEXT_COLUMNS, ItemIndex
 from comperbench.metrics.base import Family
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
 UNSCORED_SHARE = 0.005
 """The share of its items a full coverage may leave without a score (half a percent)."""
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest accepted upload (compressed or not)."""
-MAX_EXPANDED_BYTES = 256 * 1024 * 1024
-"""Largest accepted content after gzip or zip decompression."""
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024
+"""Largest accepted content after gzip or zip decompression (as large as a plain upload)."""
+MAX_ROW_BYTES = 1024 * 1024
+"""Longest row: a JSONL line, or a CSV record over all its lines (a template row with its
+texts is a few kilobytes)."""
+MAX_LINES = 1_000_000
+"""Most lines read from one file, blank lines and the lines of multi-line CSV cells included
+(five times the lines of DSTC7's template with its texts)."""
+MAX_CELLS = 2_000_000
+"""Most score cells (rows x score columns) read from one file."""
+MAX_ZIP_ENTRIES = 16
+"""Most entries a zip's directory may list (one file, and perhaps its folders)."""
+PARQUET_BATCH_ROWS = 8192
+"""Rows of a parquet file converted at a time."""
 MAX_ROWS = 200_000
 """Most data rows read from one file: every item of every benchmark level fits with room to
 spare (the largest level, DSTC7's turns, has 10,000 items)."""
@@ -55,6 +72,8 @@ MAX_METRIC_COLUMNS = 64
 """Most score columns (metrics) in one file."""
 MAX_PROBLEMS = 10
 """Problems listed in one error message (the total and the count of each kind are always given)."""
+MAX_COUNTED_PROBLEMS = 1_000
+"""Problems counted before reading stops: a file with more is not read to its end."""
 MAX_JSON_DEPTH = 16
 """Deepest nesting of objects and arrays read on a JSONL line (a valid record needs 1)."""
 MAX_ID_CHARS = 256
@@ -135,29 +154,63 @@ class Problem:
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
+class Problems:
+    """The problems found in a file, in file order: every one counted by kind, the first
+    MAX_PROBLEMS and the first of each kind kept; `full` once MAX_COUNTED_PROBLEMS are counted
+    (reading stops there: a file that wrong is not read to its end)."""
+
+    def __init__(self, problems: Sequence[Problem] = ()) -> None:
+        self.kept: list[Problem] = []
+        self.counts: Counter[Kind] = Counter()
+        self.last_line: int | None = None
+        for problem in problems:
+            self.add(problem)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def full(self) -> bool:
+        return self.total >= MAX_COUNTED_PROBLEMS
+
+    def add(self, problem: Problem) -> None:
+        if self.total < MAX_PROBLEMS or problem.kind not in self.counts:
+            self.kept.append(problem)
+        self.counts[problem.kind] += 1
+        self.last_line = problem.line if problem.line is not None else self.last_line
+
+
 class SubmissionError(ComperbenchError, ValueError):
-    """A submission that cannot be accepted; `problems` lists every reason found.
+    """A submission that cannot be accepted; `problems` lists the first reasons found (at
+    least one of each kind) and `total` counts them all.
 
     Its message counts the problems by kind on one line, then lists up to MAX_PROBLEMS of them.
     """
 
-    def __init__(self, file: str, problems: Sequence[Problem]) -> None:
-        self.file, self.problems = file, list(problems)
-        self.total = len(self.problems)
-        super().__init__(_report(file, self.problems))
+    def __init__(self, file: str, problems: Sequence[Problem] | Problems) -> None:
+        found = problems if isinstance(problems, Problems) else Problems(problems)
+        self.file, self.problems, self.total = file, found.kept, found.total
+        super().__init__(_report(file, found))
 
 
-def _report(file: str, problems: list[Problem]) -> str:
+def _report(file: str, found: Problems) -> str:
     """E.g. 'submission m.csv was rejected (375 problems): 370 unknown item ids, 5 scores not
-    numbers; 10 listed, the first of each kind among them:' and those problems, one per line."""
-    total = len(problems)
-    head = f"submission {file} was rejected ({total} problem{'s' * (total != 1)})"
+    numbers; 10 listed, the first of each kind among them:', those problems, one per line, and
+    '  ... and 365 more'."""
+    total = found.total
+    head = f"submission {file} was rejected ({total} problem{'s' * (total != 1)}"
+    if found.full:
+        head += f"; reading stopped at line {found.last_line}" if found.last_line else ""
+    head += ")"
     if total > 1:
-        counts = Counter(p.kind for p in problems).most_common()
+        counts = found.counts.most_common()
         head += ": " + ", ".join(f"{n} {kind[n != 1]}" for kind, n in counts)
+    shown = _examples(found.kept)
     if total > MAX_PROBLEMS:
-        head += f"; {MAX_PROBLEMS} listed, the first of each kind among them"
-    return "\n".join([f"{head}:", *(f"  {p}" for p in _examples(problems))])
+        head += f"; {len(shown)} listed, the first of each kind among them"
+    more = [f"  ... and {total - len(shown)} more"] if total > len(shown) else []
+    return "\n".join([f"{head}:", *(f"  {p}" for p in shown), *more])
 
 
 def _examples(problems: list[Problem]) -> list[Problem]:
@@ -338,18 +391,6 @@ class Submission:
     """Metric name (the submission name, or `name/column`) -> coverage per benchmark level."""
 
 
-@dataclass
-class _Rows:
-    """A parsed table: column names and, per row, its line number, id and raw score cells."""
-
-    columns: list[str]
-    lines: list[int]
-    ids: list[object]
-    cells: dict[str, list[object]]
-    text: bool = False
-    """Cells are CSV text (read as plain decimals); else JSON or parquet values."""
-
-
 class _Bounded(io.RawIOBase):
     """The bytes of `stream` (decompressed as read), refused with `OverLimit` past `limit` and
     with a located `SubmissionError` when the `packing` (gzip, zip) cannot be read."""
@@ -364,7 +405,7 @@ class _Bounded(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         try:
             data = self.stream.read(len(buffer))
-        except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
             why = f"not a readable {self.packing} file ({exc})"
             raise SubmissionError(self.file_name, [Problem(why)]) from exc
         self.count += len(data)
@@ -391,18 +432,31 @@ def unpack(file_name: str, raw: bytes) -> tuple[str, IO[bytes]]:
     return inner, io.BufferedReader(bounded)
 
 
+def _zip_entries(raw: bytes) -> int | None:
+    """The count of entries a zip's end record declares (None: no end record), read before
+    `zipfile` builds an object for each entry of the central directory."""
+    end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 0xFFFF))
+    if end < 0 or end + 22 > len(raw):
+        return None
+    return int.from_bytes(raw[end + 10 : end + 12], "little")
+
+
 def _zip_member(file_name: str, raw: bytes) -> tuple[str, IO[bytes]]:
     """The name and an open stream of the one file of a zip upload."""
+    entries = _zip_entries(raw)
+    if entries is not None and entries > MAX_ZIP_ENTRIES:
+        why = f"a zip must hold exactly one file; its directory lists {entries} entries"
+        raise SubmissionError(file_name, [Problem(why)])
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
         members = [m for m in archive.infolist() if not m.is_dir()]
         if len(members) != 1:
-            names = ", ".join(m.filename for m in members) or "none"
+            names = ", ".join(_shown(m.filename) for m in members[:MAX_PROBLEMS]) or "none"
             raise SubmissionError(
                 file_name, [Problem(f"a zip must hold exactly one file; it holds: {names}")]
             )
         return members[0].filename, archive.open(members[0])
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as exc:
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, lzma.LZMAError) as exc:
         raise SubmissionError(file_name, [Problem(f"not a readable zip file ({exc})")]) from exc
 
 
@@ -416,25 +470,47 @@ def detect_format(file_name: str, data: bytes) -> str:
         return suffix
     raise SubmissionError(
         file_name,
-        [Problem(f"unknown file type {suffix or '(none)'!r}; use .csv, .jsonl or .parquet")],
+        [Problem(f"unknown file type {_shown(suffix or '(none)')}; use .csv, .jsonl or .parquet")],
     )
 
 
-def _lines(file_name: str, stream: IO[bytes]) -> Iterator[str]:
-    """The lines of a UTF-8 stream as read (a leading BOM dropped); a byte that is not UTF-8
-    raises `SubmissionError` with its line and byte."""
-    offset = 0
-    for number, line in enumerate(stream, start=1):
+class _Lines:
+    """The lines of a UTF-8 stream as read (a leading BOM dropped), each at most MAX_ROW_BYTES,
+    at most MAX_LINES of them and at most MAX_ROW_BYTES from one `record_start` to the next (a
+    CSV record spans lines); a byte that is not UTF-8 raises `SubmissionError` with its line."""
+
+    def __init__(self, file_name: str, stream: IO[bytes]) -> None:
+        self.file_name, self.readline = file_name, stream.readline
+        self.number = self.offset = self.record_bytes = 0
+
+    def record_start(self) -> None:
+        self.record_bytes = 0
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline(MAX_ROW_BYTES + 1)
+        if not line:
+            raise StopIteration
+        self.number += 1
+        self.record_bytes += len(line)
+        if self.record_bytes > MAX_ROW_BYTES or self.number > MAX_LINES:
+            self._refuse()
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            where = f"byte {offset + exc.start}"
-            raise SubmissionError(
-                file_name,
-                [Problem(f"not valid UTF-8 ({where}); save the file as UTF-8", line=number)],
-            ) from exc
-        offset += len(line)
-        yield text.removeprefix("\ufeff") if number == 1 else text
+            where = f"byte {self.offset + exc.start}"
+            why = f"not valid UTF-8 ({where}); save the file as UTF-8"
+            raise SubmissionError(self.file_name, [Problem(why, line=self.number)]) from exc
+        self.offset += len(line)
+        return text if self.number > 1 else text.removeprefix("\ufeff")
+
+    def _refuse(self) -> None:
+        if self.number > MAX_LINES:
+            raise OverLimit(self.file_name, f"more than {MAX_LINES} lines", self.number)
+        why = f"a row longer than {MAX_ROW_BYTES} bytes; is this a submission file?"
+        raise OverLimit(self.file_name, why, self.number)
 
 
 def _too_many_rows(file_name: str, line: int | None) -> OverLimit:
@@ -451,13 +527,17 @@ def _score_columns(columns: Sequence[str]) -> list[str]:
 
 
 def _check_columns(file_name: str, columns: list[str], line: int | None) -> None:
+    if len(columns) > MAX_METRIC_COLUMNS + 1 + len(TEXT_COLUMNS):
+        why = f"{len(columns)} columns; at most {MAX_METRIC_COLUMNS} metrics per file"
+        raise OverLimit(file_name, why, line)
     problems = []
     if ID_COLUMN not in columns:
         lowered = {c.lower(): c for c in reversed(columns)}
         close = difflib.get_close_matches(ID_COLUMN, list(lowered), n=1, cutoff=0.4)
-        hint = f" (is {lowered[close[0]]!r} meant to be {ID_COLUMN!r}?)" if close else ""
+        hint = f" (is {_shown(lowered[close[0]])} meant to be {ID_COLUMN!r}?)" if close else ""
+        shown = ", ".join(_shown(c) for c in columns)
         problems.append(
-            Problem(f"no {ID_COLUMN!r} column; columns are {columns}{hint}", line, kind=_HEADER)
+            Problem(f"no {ID_COLUMN!r} column; columns are [{shown}]{hint}", line, kind=_HEADER)
         )
     seen: set[str] = set()
     for column in columns:
@@ -469,7 +549,7 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
                 Problem(
                     "column names are letters, digits, '_', '.', '-' (at most 64)",
                     line,
-                    column=column,
+                    column=column[:SHOWN_CHARS],
                     kind=_HEADER,
                 )
             )
@@ -483,46 +563,95 @@ def _check_columns(file_name: str, columns: list[str], line: int | None) -> None
         raise SubmissionError(file_name, problems)
 
 
-def _read_csv(file_name: str, stream: IO[bytes]) -> _Rows:
-    reader = csv.reader(_lines(file_name, stream))
+class _Table:
+    """The rows of a file checked as they are read: each id (valid, not a duplicate, known) and
+    each score cell (a finite number); the ids, their lines and each score column's values kept,
+    every problem counted into `problems`."""
+
+    def __init__(
+        self, file_name: str, columns: list[str], line: int | None, index: ItemIndex, text: bool
+    ) -> None:
+        _check_columns(file_name, columns, line)
+        self.file_name, self.columns, self.index, self.text = file_name, columns, index, text
+        self.score_columns = _score_columns(columns)
+        self.ids: list[str] = []
+        self.lines: list[int] = []
+        self.values = {c: array("d") for c in self.score_columns}
+        self.first_line: dict[str, int] = {}
+
+    def add(self, problems: Problems, line: int, item: object, cells: Sequence[object]) -> None:
+        """Check and keep one row (`cells`: its score cells, in `score_columns` order)."""
+        if len(self.first_line) * len(self.score_columns) > MAX_CELLS:
+            why = f"more than {MAX_CELLS} scores (rows x score columns); split the file"
+            raise OverLimit(self.file_name, why, line)
+        if (reason := self._id_problem(line, item)) is not None:
+            problems.add(reason)
+            return
+        assert isinstance(item, str)
+        self.first_line[item] = line
+        if reason := self.index.unknown_reason(item):
+            problems.add(Problem(reason, line, item, kind=_UNKNOWN))
+        for column, cell in zip(self.score_columns, cells, strict=True):
+            found = _score_problem(cell, self.text)
+            if found is not None:
+                problems.add(Problem(found[1], line, item, column, kind=found[0]))
+            self.values[column].append(math.nan if found else float(cell))  # type: ignore[arg-type]
+        self.ids.append(item)
+        self.lines.append(line)
+
+    def _id_problem(self, line: int, item: object) -> Problem | None:
+        if not isinstance(item, str) or not item:
+            shown = repr(item)[:SHOWN_CHARS]
+            return Problem(
+                f"{ID_COLUMN} must be a non-empty string, found {shown}", line, kind=_BAD_ID
+            )
+        if len(item) > MAX_ID_CHARS:
+            return Problem(f"longer than {MAX_ID_CHARS} characters", line, item, kind=_BAD_ID)
+        if item in self.first_line:
+            first = self.first_line[item]
+            return Problem(f"duplicate id (first on line {first})", line, item, kind=_DUPLICATE)
+        return None
+
+
+def _read_csv(file_name: str, stream: IO[bytes], index: ItemIndex, problems: Problems) -> _Table:
+    lines = _Lines(file_name, stream)
+    reader = csv.reader(lines)
     try:
         header = next(reader)
     except StopIteration:
         raise SubmissionError(file_name, [Problem("the file is empty")]) from None
     except csv.Error as exc:
         raise SubmissionError(file_name, [Problem(f"not CSV ({exc})", 1, kind=_LINE)]) from exc
-    columns = [c.strip() for c in header]
-    _check_columns(file_name, columns, 1)
-    rows = _Rows(columns, [], [], {c: [] for c in _score_columns(columns)}, text=True)
-    id_at = columns.index(ID_COLUMN)
-    problems = []
-    previous = reader.line_num
-    records = 0
+    table = _Table(file_name, [c.strip() for c in header], 1, index, text=True)
+    id_at = table.columns.index(ID_COLUMN)
+    score_at = [table.columns.index(c) for c in table.score_columns]
+    previous, records = reader.line_num, 0
     try:
-        for record in reader:
+        for record in _records(reader, lines):
             line, previous = previous + 1, reader.line_num
-            if not any(cell.strip() for cell in record):
+            if not record or not any(cell.strip() for cell in record):
                 continue
             records += 1
             if records > MAX_ROWS:
                 raise _too_many_rows(file_name, line)
-            if len(record) != len(columns):
-                problems.append(
-                    Problem(
-                        f"{len(record)} fields, the header has {len(columns)}", line, kind=_LINE
-                    )
-                )
-                continue
-            rows.lines.append(line)
-            rows.ids.append(record[id_at].strip())
-            for column, cell in zip(columns, record, strict=True):
-                if column in rows.cells:
-                    rows.cells[column].append(cell)
+            if len(record) != len(table.columns):
+                why = f"{len(record)} fields, the header has {len(table.columns)}"
+                problems.add(Problem(why, line, kind=_LINE))
+            else:
+                table.add(problems, line, record[id_at].strip(), [record[k] for k in score_at])
+            if problems.full:
+                break
     except csv.Error as exc:
-        problems.append(Problem(f"malformed CSV ({exc})", previous + 1, kind=_LINE))
-    if problems:
-        raise SubmissionError(file_name, problems)
-    return rows
+        problems.add(Problem(f"malformed CSV ({exc})", previous + 1, kind=_LINE))
+    return table
+
+
+def _records(reader: Iterator[list[str]], lines: _Lines) -> Iterator[list[str]]:
+    """The records of a CSV reader over `lines`, each bounded as one row."""
+    lines.record_start()
+    for record in reader:
+        yield record
+        lines.record_start()
 
 
 def _too_deep(line: str) -> bool:
@@ -555,44 +684,42 @@ def _json_record(line: str) -> dict[str, object] | str:
     return record if isinstance(record, dict) else "each line must be a JSON object"
 
 
-def _read_jsonl(file_name: str, stream: IO[bytes]) -> _Rows:
-    rows: _Rows | None = None
-    problems = []
+def _read_jsonl(
+    file_name: str, stream: IO[bytes], index: ItemIndex, problems: Problems
+) -> _Table | None:
+    """The table of a JSONL stream (None: no line held an object)."""
+    table: _Table | None = None
+    lines = _Lines(file_name, stream)
     records = 0
-    for number, line in enumerate(_lines(file_name, stream), start=1):
+    for line in lines:
+        lines.record_start()
         if not line.strip():
             continue
         records += 1
         if records > MAX_ROWS:
-            raise _too_many_rows(file_name, number)
+            raise _too_many_rows(file_name, lines.number)
         record = _json_record(line)
         if isinstance(record, str):
-            problems.append(Problem(record, number, kind=_LINE))
-            continue
-        if rows is None:
-            columns = [str(k) for k in record]
-            _check_columns(file_name, columns, number)
-            rows = _Rows(columns, [], [], {c: [] for c in _score_columns(columns)})
-        if set(record) != set(rows.columns):
-            extra = sorted(set(record) - set(rows.columns))
-            missing = sorted(set(rows.columns) - set(record))
-            problems.append(
-                Problem(
-                    f"keys differ from line {rows.lines[0]}'s (extra {extra}, missing {missing})",
-                    number,
-                    kind=_LINE,
-                )
-            )
-            continue
-        rows.lines.append(number)
-        rows.ids.append(record[ID_COLUMN])
-        for column in rows.cells:
-            rows.cells[column].append(record[column])
-    if problems:
-        raise SubmissionError(file_name, problems)
-    if rows is None:
-        raise SubmissionError(file_name, [Problem("the file is empty")])
-    return rows
+            problems.add(Problem(record, lines.number, kind=_LINE))
+        elif table is None:
+            table = _Table(file_name, [str(k) for k in record], lines.number, index, text=False)
+        if isinstance(record, dict) and table is not None:
+            _add_json_row(table, problems, lines.number, record)
+        if problems.full:
+            break
+    return table
+
+
+def _add_json_row(table: _Table, problems: Problems, line: int, record: dict[str, object]) -> None:
+    if len(record) != len(table.columns) or any(c not in record for c in table.columns):
+        extra = [_shown(k) for k in list(set(record) - set(table.columns))[:MAX_PROBLEMS]]
+        missing = sorted(set(table.columns) - set(record))
+        first = table.lines[0] if table.lines else "the first object"
+        shown = ", ".join(sorted(extra))
+        why = f"keys differ from line {first}'s (extra [{shown}], missing {missing})"
+        problems.add(Problem(why, line, kind=_LINE))
+        return
+    table.add(problems, line, record[ID_COLUMN], [record[c] for c in table.score_columns])
 
 
 def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
@@ -611,7 +738,24 @@ def _parquet_bounds(file_name: str, metadata: pq.FileMetaData) -> None:
         raise OverLimit(file_name, why)
 
 
-def _read_parquet(file_name: str, data: bytes) -> _Rows:
+def _parquet_type_problems(schema: pa.Schema, score_columns: list[str]) -> list[Problem]:
+    """The id column not strings, or a score column not numbers (read from the schema)."""
+    import pyarrow as pa
+
+    problems = []
+    kind = schema.field(ID_COLUMN).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        problems.append(Problem("must be strings", column=ID_COLUMN, kind=_HEADER))
+    for column in score_columns:
+        kind = schema.field(column).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            problems.append(Problem(f"must be numbers, found {kind}", column=column, kind=_HEADER))
+    return problems
+
+
+def _read_parquet(file_name: str, data: bytes, index: ItemIndex, problems: Problems) -> _Table:
+    """The id and score columns of a parquet file, read by batches after its footer and schema
+    are checked (the text columns are never read)."""
     import pyarrow as pa
 
     from comperbench.common.parquet_bytes import parquet_file
@@ -619,29 +763,22 @@ def _read_parquet(file_name: str, data: bytes) -> _Rows:
     try:
         parquet = parquet_file(data)
         _parquet_bounds(file_name, parquet.metadata)
-        table = parquet.read()
+        schema = parquet.schema_arrow
+        table = _Table(file_name, list(schema.names), None, index, text=False)
+        if found := _parquet_type_problems(schema, table.score_columns):
+            raise SubmissionError(file_name, found)
+        wanted = [ID_COLUMN, *table.score_columns]
+        line = 0
+        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=wanted):
+            columns = [batch.column(c).to_pylist() for c in wanted]
+            for item, *cells in zip(*columns, strict=True):
+                line += 1  # parquet rows are reported as lines 1..n (there is no header line)
+                table.add(problems, line, item, cells)
+            if problems.full:
+                break
     except (pa.ArrowException, OSError) as exc:
         raise SubmissionError(file_name, [Problem(f"not a readable parquet file ({exc})")]) from exc
-    columns = list(table.column_names)
-    _check_columns(file_name, columns, None)
-    problems = []
-    if not pa.types.is_string(table.schema.field(ID_COLUMN).type) and not pa.types.is_large_string(
-        table.schema.field(ID_COLUMN).type
-    ):
-        problems.append(Problem("must be strings", column=ID_COLUMN, kind=_HEADER))
-    for column in _score_columns(columns):
-        kind = table.schema.field(column).type
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            problems.append(Problem(f"must be numbers, found {kind}", column=column, kind=_HEADER))
-    if problems:
-        raise SubmissionError(file_name, problems)
-    # Parquet rows are reported as lines 1..n (there is no header line).
-    return _Rows(
-        columns,
-        list(range(1, table.num_rows + 1)),
-        table.column(ID_COLUMN).to_pylist(),
-        {c: table.column(c).to_pylist() for c in _score_columns(columns)},
-    )
+    return table
 
 
 def _score_problem(cell: object, text: bool) -> tuple[Kind, str] | None:
@@ -682,7 +819,7 @@ def _text_score_problem(cell: str) -> tuple[Kind, str] | None:
 def _decimal_hint(number: str) -> str:
     """A hint for text that Python's float() reads but a score is not written as."""
     try:
-        float(number)
+        float(number[:SHOWN_CHARS])
     except ValueError:
         return ""
     return "; write ASCII digits with an optional sign, '.' and exponent, no '_' or other digits"
@@ -695,66 +832,70 @@ def _metric_names(meta: SubmissionMeta, columns: Sequence[str]) -> dict[str, str
     return {c: f"{meta.name.strip()}/{c}" for c in score_columns}
 
 
-def _problems(rows: _Rows, index: ItemIndex) -> Iterator[Problem]:
-    first_line: dict[str, int] = {}
-    for position, (line, item) in enumerate(zip(rows.lines, rows.ids, strict=True)):
-        if not isinstance(item, str) or not item:
-            shown = repr(item)[:SHOWN_CHARS]
-            yield Problem(
-                f"{ID_COLUMN} must be a non-empty string, found {shown}", line, kind=_BAD_ID
-            )
-            continue
-        if len(item) > MAX_ID_CHARS:
-            yield Problem(f"longer than {MAX_ID_CHARS} characters", line, item, kind=_BAD_ID)
-            continue
-        if item in first_line:
-            yield Problem(
-                f"duplicate id (first on line {first_line[item]})", line, item, kind=_DUPLICATE
-            )
-            continue
-        first_line[item] = line
-        reason = index.unknown_reason(item)
-        if reason:
-            yield Problem(reason, line, item, kind=_UNKNOWN)
-        for column, cells in rows.cells.items():
-            if found := _score_problem(cells[position], rows.text):
-                kind, why = found
-                yield Problem(why, line, item, column, kind=kind)
+def _read(name: str, raw: bytes, index: ItemIndex) -> tuple[str, _Table]:
+    """The format and the checked table of an upload; `SubmissionError` listing its problems."""
+    inner, stream = unpack(name, raw)
+    fmt = detect_format(inner, stream.peek(4)[:4])
+    problems = Problems()
+    table: _Table | None
+    if fmt == "parquet":
+        table = _read_parquet(name, stream.read(), index, problems)
+    elif fmt == "csv":
+        table = _read_csv(name, stream, index, problems)
+    else:
+        table = _read_jsonl(name, stream, index, problems)
+    if problems.total:
+        raise SubmissionError(name, problems)
+    if table is None:
+        raise SubmissionError(name, [Problem("the file is empty")])
+    if not table.ids:
+        raise SubmissionError(name, [Problem("no data rows")])
+    return fmt, table
+
+
+_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?", re.IGNORECASE)
+"""Windows device names, which a file cannot be named (with any extension)."""
+_UNSAFE = re.compile(
+    f"{_CONTROL.pattern}|{_BIDI_CONTROL.pattern}|{_INVISIBLE.pattern}|[\u061c\u200e\u200f]"
+)
+
+
+def file_name_of(uploaded: str) -> str:
+    """The name an uploaded file is read, stored and shown under: the last part of its path,
+    each control, bidi or invisible character replaced by '_', a Windows device name prefixed
+    with '_', cut to MAX_NAME_CHARS (its extension kept); 'submission' before a name that is
+    only an extension (`.csv`)."""
+    name = _UNSAFE.sub("_", uploaded.replace("\\", "/").rsplit("/", 1)[-1]).strip(" ").rstrip(".")
+    if not name or name.startswith("."):
+        name = f"submission{name}"
+    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
+    if _DEVICE.fullmatch(name):
+        stem = f"_{stem}"
+    suffix = suffix[:16]
+    return f"{stem[: MAX_NAME_CHARS - len(suffix) - 1]}{dot}{suffix}"
 
 
 def parse(
     file_name: str, raw: bytes, meta: SubmissionMeta, index: ItemIndex | None = None
 ) -> Submission:
-    """Validate an uploaded file completely; raise `SubmissionError` listing every problem."""
+    """Validate an uploaded file completely; raise `SubmissionError` listing its problems. The
+    file is named by `file_name_of` its name in every message and in the submission."""
     index = index or ItemIndex()
-    name = Path(file_name).name
+    name = file_name_of(file_name)
     meta_problems = meta.problems(index.benchmark_names())
     if meta_problems:
         raise SubmissionError(name, meta_problems)
-    inner, stream = unpack(name, raw)
-    fmt = detect_format(inner, stream.peek(4)[:4])
-    if fmt == "parquet":
-        rows = _read_parquet(name, stream.read())
-    else:
-        rows = _read_csv(name, stream) if fmt == "csv" else _read_jsonl(name, stream)
-    if not rows.ids:
-        raise SubmissionError(name, [Problem("no data rows")])
-    problems = list(_problems(rows, index))
-    if problems:
-        raise SubmissionError(name, problems)
+    fmt, table = _read(name, raw, index)
     submission = Submission(
         meta=meta,
         file_name=name,
         file_sha256=hashlib.sha256(raw).hexdigest(),
         format=fmt,
-        rows=len(rows.ids),
+        rows=len(table.ids),
     )
-    ids: list[str] = [str(i) for i in rows.ids]
-    groups = index.group(ids)
-    for column, metric in _metric_names(meta, rows.columns).items():
-        values = np.array(
-            [float(c) for c in rows.cells[column]]
-        )  # every cell passed _score_problem
+    groups = index.group(table.ids)
+    for column, metric in _metric_names(meta, table.columns).items():
+        values = np.frombuffer(table.values[column], dtype=np.float64)
         coverage = []
         for (benchmark, level), (positions, slots) in sorted(groups.items()):
             aligned = np.full(index.size(benchmark, level), np.nan)

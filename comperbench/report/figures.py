@@ -3,7 +3,8 @@
 The functions take plain sequences and return a `matplotlib.figure.Figure` drawn on the Agg
 canvas. Figures are made without pyplot, so none is kept in a global registry: a figure's
 memory is freed as soon as nothing refers to it. matplotlib is imported when a figure is made,
-so `import comperbench` does not load it.
+so `import comperbench` does not load it. Every text is drawn as given (`plain`): a `$` in a
+metric's name never starts mathtext.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def _figure(height: float) -> Figure:
     figure = Figure(figsize=(WIDTH, height), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+def plain(text: object) -> str:
+    """`text` as matplotlib draws it literally: every `$` escaped, so that no part of a name or
+    note is read as mathtext (whose parser raises on, e.g., `$\\foo$`)."""
+    return str(text).replace("$", r"\$")
 
 
 def _defined(value: float | None) -> bool:
@@ -119,19 +126,19 @@ def forest_plot(
             )
     if rank_ranges is not None:
         for i, text in enumerate(rank_ranges):
-            ax.text(1.01, ys[i], text, transform=label_axis, va="center", fontsize="small")
-    ax.set_yticks(ys, [str(label) for label in labels])
+            ax.text(1.01, ys[i], plain(text), transform=label_axis, va="center", fontsize="small")
+    ax.set_yticks(ys, [plain(label) for label in labels])
     ax.set_ylim(-0.7, n - 0.3)
     if highlight is not None:
         _highlight_row(ax, list(labels), highlight, ys)
     if reference is not None and _defined(reference.value):
         _reference_line(ax, reference)
     _zero_line(ax)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(plain(xlabel))
     ax.grid(axis="x", color="#eeeeee")
     ax.set_axisbelow(True)
     if title:
-        ax.set_title(title, loc="left")
+        ax.set_title(plain(title), loc="left")
     return figure
 
 
@@ -217,12 +224,12 @@ def scatter_plot(
             framealpha=0.9,
         )
         legend.get_title().set_multialignment("left")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
     ax.grid(color="#eeeeee")
     ax.set_axisbelow(True)
     if title:
-        ax.set_title(title, loc="left")
+        ax.set_title(plain(title), loc="left")
     return figure
 
 
@@ -240,7 +247,7 @@ def _label_points(
         text = f"{name} (left out)".strip() if out[i] else name
         left = bool(xs[i] > right_third)
         ax.annotate(
-            text,
+            plain(text),
             (xs[i], ys[i]),
             xytext=(-5 if left else 5, 4 if rank % 2 else -10),
             textcoords="offset points",
@@ -254,7 +261,7 @@ def _wrapped(text: str | None) -> str | None:
     """`text` with each of its lines wrapped at LEGEND_CHARACTERS."""
     if not text:
         return text
-    return "\n".join(textwrap.fill(line, LEGEND_CHARACTERS) for line in text.split("\n"))
+    return "\n".join(plain(textwrap.fill(line, LEGEND_CHARACTERS)) for line in text.split("\n"))
 
 
 def heatmap(
@@ -289,9 +296,9 @@ def heatmap(
     image = ax.imshow(
         np.ma.masked_invalid(matrix), cmap=colours, vmin=vmin, vmax=vmax, aspect="auto"
     )
-    figure.colorbar(image, ax=ax, label=colorbar_label, shrink=0.9)
-    ax.set_xticks(range(cols), [str(c) for c in col_labels], rotation=45, ha="right")
-    ax.set_yticks(range(rows), [str(r) for r in row_labels])
+    figure.colorbar(image, ax=ax, label=plain(colorbar_label), shrink=0.9)
+    ax.set_xticks(range(cols), [plain(c) for c in col_labels], rotation=45, ha="right")
+    ax.set_yticks(range(rows), [plain(r) for r in row_labels])
     ax.tick_params(length=0)
     size = text_size or ("small" if max(rows, cols) <= 12 else "x-small")
     for i in range(rows):
@@ -299,12 +306,12 @@ def heatmap(
             if math.isnan(matrix[i, j]):
                 text = "–"
             elif cell_text is not None:
-                text = str(cell_text[i][j])
+                text = plain(cell_text[i][j])
             else:
                 continue
             ax.text(j, i, text, ha="center", va="center", fontsize=size, color=_ink(image, i, j))
     if title:
-        ax.set_title(title, loc="left")
+        ax.set_title(plain(title), loc="left")
     return figure
 
 
@@ -383,13 +390,13 @@ def verdicts_figure(verdicts: Verdicts, *, xlabel: str, title: str | None = None
         right[start] = f"cluster {k + 1} | {right[start]}"
         start = stop
     ax.plot(verdicts.values, ys, "o", color=POINT, markersize=5)
-    ax.set_yticks(ys, list(verdicts.metrics))
+    ax.set_yticks(ys, [plain(m) for m in verdicts.metrics])
     ax.set_ylim(-0.5, n - 0.5)
     twin = ax.twinx()
     twin.set_ylim(ax.get_ylim())
     twin.set_yticks(ys, right, fontsize="small")
     _zero_line(ax)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(plain(xlabel))
     ax.grid(axis="x", color="#eeeeee")
     if title:
         ax.set_title(_wrapped(title), loc="left", fontsize="medium")

@@ -125,17 +125,20 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             [asked, *page.view, metric.metric],
             [tabs, metric.is_open, metric.details, metric.numbers, metric.scatter, metric.means],
         )
+    app.queue(api_open=False)  # a submission waits its turn: /run cannot skip the queue
     return app
 
 
 def launch_options() -> dict[str, Any]:
     """`launch` arguments: system fonts (no font CDN), no share link, no SSR node, the size limit
     of one file, the bounds of one request and of the uploads held (`limits.BoundedBody`), and
-    the expiry of uploads never submitted (`uploads.sweeping`)."""
+    the expiry of uploads never submitted (`uploads.sweeping`), and the client's mistakes answered
+    as such (`answers.ClientErrors`)."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
         from starlette.middleware import Middleware
 
+    from comperbench.leaderboard.web.answers import ClientErrors
     from comperbench.leaderboard.web.limits import BoundedBody
     from comperbench.leaderboard.web.uploads import sweeping
 
@@ -148,7 +151,10 @@ def launch_options() -> dict[str, Any]:
         "share": False,
         "ssr_mode": False,
         "max_file_size": MAX_FILE_BYTES,
-        "app_kwargs": {"middleware": [Middleware(BoundedBody)], "lifespan": sweeping},
+        "app_kwargs": {
+            "middleware": [Middleware(BoundedBody), Middleware(ClientErrors)],
+            "lifespan": sweeping,
+        },
         "footer_links": [],
         "css": RESULT_CSS,
     }
@@ -165,6 +171,9 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    from comperbench.leaderboard.web.uploads import own_folder
+
+    os.environ.setdefault("GRADIO_TEMP_DIR", str(own_folder()))
     local = sign_in_checked(host)
     app = build(db)
     app.launch(

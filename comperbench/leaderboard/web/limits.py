@@ -14,7 +14,13 @@ middleware, bounds
   - is admitted only when what it may bring (its Content-Length, or MAX_REQUEST_BYTES when
     chunked) fits, with the uploads not yet submitted (`uploads.Uploads`, expired after
     `uploads.UPLOAD_LIFE`) and the upload requests in flight, within PENDING_BYTES and
-    PENDING_FILES; otherwise it is refused (503, with Retry-After) before any of its body is read.
+    PENDING_FILES, and with its client's (the signed-in account, else the address) within
+    CLIENT_BYTES and CLIENT_FILES, so that no one client can hold the uploads of everyone;
+    otherwise it is refused (503, with Retry-After) before any of its body is read;
+  - is refused (400) unless it is multipart/form-data with a boundary RFC 2046 allows;
+  - is refused (408) when its body stalls for IDLE_SECONDS, and (400) when its client goes
+    away before its body ends: what was written of it is deleted;
+- the routes in REFUSED_ROUTES (Gradio's video recording route) are refused (404) unread.
 
 A refusal found while the body is read is raised into the route as a starlette
 `MultiPartException` (which Gradio's multipart parser handles by deleting the temporary files it
@@ -24,8 +30,11 @@ client to close the connection, so the rest of the body is never read.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import math
+import re
 import time
 
 from python_multipart.exceptions import FormParserError
@@ -47,7 +56,18 @@ PENDING_BYTES = 4 * MAX_REQUEST_BYTES
 """Most bytes of uploads not yet submitted (those in flight counted at what they may bring)."""
 PENDING_FILES = 100
 """Most uploads not yet submitted, those in flight included."""
+CLIENT_BYTES = 2 * MAX_REQUEST_BYTES
+"""Most bytes of uploads not yet submitted from one client (an account, or an address where no
+one signs in), those in flight counted at what they may bring."""
+CLIENT_FILES = 10
+"""Most uploads not yet submitted from one client, those in flight included."""
+IDLE_SECONDS = 30.0
+"""Longest wait for the next chunk of an upload's body: a stalled upload is refused (408)."""
 UPLOAD_ROUTE = "/gradio_api/upload"
+REFUSED_ROUTES = ("/gradio_api/process_recording",)
+"""Routes that take bytes the leaderboard never needs (it records no video): refused (404)."""
+_BOUNDARY = re.compile(rb"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]")
+"""A multipart boundary as RFC 2046 allows it: 1 to 70 characters."""
 
 
 class Refusal(MultiPartException):
@@ -82,6 +102,43 @@ TOO_MANY_FILES = (
 )
 
 
+NOT_SERVED = "refused: this server takes no recordings; upload a submission file"
+ENDED = "refused: the upload ended before its body did; upload the file again"
+BAD_MULTIPART = (
+    "refused: an upload is a multipart/form-data body with a boundary of 1 to 70 characters"
+)
+
+
+def client_of(scope: Scope, signed: str | None) -> str:
+    """Whom an upload counts against: the signed-in account, else the client's address."""
+    if signed:
+        return f"account:{signed}"
+    client = scope.get("client") or ("unknown", 0)
+    return f"address:{client[0]}"
+
+
+def multipart_problem(scope: Scope) -> str | None:
+    """Why an upload's Content-Type is not multipart/form-data with a usable boundary."""
+    content_type = next((v for k, v in scope["headers"] if k.lower() == b"content-type"), b"")
+    kind, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary", b"")
+    if kind != b"multipart/form-data" or not _BOUNDARY.fullmatch(boundary):
+        return BAD_MULTIPART
+    return None
+
+
+def client_full(now: float, oldest: float | None) -> Refusal:
+    """The refusal of an upload over its client's share."""
+    wait = UPLOAD_LIFE if oldest is None else oldest + UPLOAD_LIFE - now
+    minutes = max(1, math.ceil(wait / 60))
+    return Refusal(
+        503,
+        f"refused: you hold as many uploads waiting to be submitted as one client may"
+        f" ({CLIENT_FILES} files, {CLIENT_BYTES // 2**20} MiB); submit or wait {minutes} min",
+        retry_after=minutes * 60,
+    )
+
+
 def full(held: Held, now: float) -> Refusal:
     """The refusal of an upload that does not fit beside the uploads held, with the time until
     the oldest of them expires."""
@@ -109,17 +166,20 @@ def is_upload(scope: Scope) -> bool:
     return scope["method"] == "POST" and scope["path"].rstrip("/").endswith(UPLOAD_ROUTE)
 
 
-def signed_in(scope: Scope) -> bool:
-    """Whether the request's Gradio session holds a sign-in that has not expired."""
+def signed_in(scope: Scope) -> str | None:
+    """The account of the request's Gradio session when it holds a sign-in that has not
+    expired, else None."""
     from fastapi import HTTPException
     from gradio.oauth import require_oauth_token
     from starlette.requests import Request
 
+    request = Request(scope)
     try:
-        require_oauth_token(Request(scope))
+        require_oauth_token(request)
     except HTTPException:
-        return False
-    return True
+        return None
+    info = request.session.get("oauth_info", {}).get("userinfo", {})
+    return str(info.get("preferred_username") or "signed-in")
 
 
 class FileParts:
@@ -162,7 +222,9 @@ class BoundedBody:
             await self.app(scope, receive, send)
             return
         declared = declared_length(scope)
-        if declared is not None and declared > self.limit:
+        if scope["path"].rstrip("/").endswith(REFUSED_ROUTES):
+            await self.refuse(scope, receive, send, Refusal(404, NOT_SERVED))
+        elif declared is not None and declared > self.limit:
             await self.refuse(scope, receive, send, Refusal(413, refusal(self.limit, declared)))
         elif is_upload(scope):
             await self.upload(scope, receive, send, declared)
@@ -172,32 +234,44 @@ class BoundedBody:
     async def upload(
         self, scope: Scope, receive: Receive, send: Send, declared: int | None
     ) -> None:
-        """An upload: refused before its body is read when not signed in or when it does not
-        fit beside the uploads held; else read with its parts counted, what it may bring
-        reserved until it is answered."""
-        if "session" in scope and not signed_in(scope):
+        """An upload: refused before its body is read when not signed in, not multipart, or
+        when it does not fit beside the uploads held (its client's and everyone's); else read
+        with its parts counted, what it may bring reserved until it is answered, and the files
+        it is handed counted against its client."""
+        account = signed_in(scope) if "session" in scope else None
+        if "session" in scope and account is None:
             await self.refuse(scope, receive, send, Refusal(401, NOT_SIGNED_IN))
             return
-        uploads = uploads_of(scope["app"])
+        if problem := multipart_problem(scope):
+            await self.refuse(scope, receive, send, Refusal(400, problem))
+            return
+        uploads, client = uploads_of(scope["app"]), client_of(scope, account)
         brings = self.limit if declared is None else declared
         now = time.time()
         held = uploads.held(now)
         if not self.fits(uploads, held, brings):
             await self.refuse(scope, receive, send, full(held, now))
             return
-        uploads.reserved += brings
-        uploads.flying += 1
+        if not self.client_fits(uploads, client, brings):
+            await self.refuse(scope, receive, send, client_full(now, uploads.oldest_of(client)))
+            return
+        uploads.reserve(client, brings)
         try:
-            await self.bounded(scope, receive, send, FileParts(scope))
+            await self.bounded(scope, receive, _handed(send, uploads, client), FileParts(scope))
         finally:
             uploads.note_folders()
-            uploads.reserved -= brings
-            uploads.flying -= 1
+            uploads.release(client, brings)
 
     @staticmethod
     def fits(uploads: Uploads, held: Held, brings: int) -> bool:
         files = held.count + uploads.flying + 1
         return files <= PENDING_FILES and held.size + uploads.reserved + brings <= PENDING_BYTES
+
+    @staticmethod
+    def client_fits(uploads: Uploads, client: str, brings: int) -> bool:
+        count, size = uploads.held_by(client)
+        files = count + uploads.flying_by[client] + 1
+        return files <= CLIENT_FILES and size + uploads.reserved_by[client] + brings <= CLIENT_BYTES
 
     async def bounded(
         self, scope: Scope, receive: Receive, send: Send, parts: FileParts | None
@@ -212,18 +286,20 @@ class BoundedBody:
 
         async def counted() -> Message:
             nonlocal received, refused
-            message = await receive()
-            if message["type"] == "http.request":
-                chunk = message.get("body", b"")
-                received += len(chunk)
-                try:
+            try:
+                message = await _next(receive, parts is not None)
+                if message["type"] == "http.disconnect" and parts is not None:
+                    raise Refusal(400, ENDED)  # the parser deletes what it wrote of the body
+                if message["type"] == "http.request":
+                    chunk = message.get("body", b"")
+                    received += len(chunk)
                     if received > self.limit:
                         raise Refusal(413, refusal(self.limit))
                     if parts is not None:
                         parts.feed(chunk)
-                except Refusal as exc:
-                    refused = exc
-                    raise
+            except Refusal as exc:
+                refused = exc
+                raise
             return message
 
         async def answer(message: Message) -> None:
@@ -245,3 +321,30 @@ class BoundedBody:
     @staticmethod
     async def refuse(scope: Scope, receive: Receive, send: Send, refused: Refusal) -> None:
         await refused.response()(scope, receive, send)
+
+
+async def _next(receive: Receive, upload: bool) -> Message:
+    """The request's next message; for an upload, refused (408) after IDLE_SECONDS without one."""
+    if not upload:
+        return await receive()
+    try:
+        return await asyncio.wait_for(receive(), IDLE_SECONDS)
+    except TimeoutError:
+        stalled = f"refused: the upload sent nothing for {IDLE_SECONDS:g} s; upload the file again"
+        raise Refusal(408, stalled) from None
+
+
+def _handed(send: Send, uploads: Uploads, client: str) -> Send:
+    """`send`, noting the paths an upload's answer hands out as its client's."""
+    body = bytearray()
+
+    async def sent(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            body.extend(message.get("body", b""))
+            if not message.get("more_body", False):
+                with contextlib.suppress(ValueError, TypeError):
+                    for path in json.loads(body):
+                        uploads.owners[str(path)] = client
+        await send(message)
+
+    return sent

@@ -4,8 +4,8 @@ handlers that read or write the store for them.
 Every check of a submission is made in `Page.on_upload`, which the form and the
 `/gradio_api/call/on_upload` API share: sign-in where required, the restore still running, the
 account's daily limit, the size and the validation; the limit is checked again in the
-transaction that stores, so that requests running in parallel (`/gradio_api/run` skips the
-queue) cannot all pass it. The handler reads and deletes only a file that Gradio's upload route
+transaction that stores, so that requests running in parallel cannot all pass it (the app's
+queue runs one submission at a time, and `/gradio_api/run` cannot skip it). The handler reads and deletes only a file that Gradio's upload route
 handed out and that no other request has claimed; any other path is neither read nor deleted.
 """
 
@@ -25,7 +25,12 @@ from comperbench.leaderboard.items import ItemIndex
 from comperbench.leaderboard.placings import placings_of, placings_text
 from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
-from comperbench.leaderboard.submission import MAX_FILE_BYTES, SubmissionError, SubmissionMeta
+from comperbench.leaderboard.submission import (
+    MAX_FILE_BYTES,
+    SubmissionError,
+    SubmissionMeta,
+    file_name_of,
+)
 from comperbench.leaderboard.web.views import (
     forest,
     metric_choices,
@@ -58,6 +63,16 @@ def offered(choices: list[Any], chosen: str, fallback: str) -> tuple[str, Any]:
     if chosen in values:
         return chosen, gr.update(choices=choices)
     return fallback, gr.update(choices=choices, value=fallback)
+
+
+def check_view(benchmarks: list[str], benchmark: Any, *values: Any) -> None:
+    """Refuse (`gr.Error`, a one-line message) a view whose values are not all text or whose
+    benchmark is not one of `benchmarks`: the API lets a caller send any value."""
+    for value in (benchmark, *values):
+        if not isinstance(value, str):
+            raise gr.Error(f"refused: the view's values are names, not {type(value).__name__}")
+    if benchmark not in benchmarks:
+        raise gr.Error(f"refused: unknown benchmark {benchmark[:100]!r}")
 
 
 VIEW_OUTPUTS = 6
@@ -103,6 +118,7 @@ class Page:
         """The view the controls ask for, in one round trip: the benchmark's levels and aspects
         (a level or aspect it lacks is replaced by its first level or its default aspect) and
         the view drawn (`refresh`)."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         meta = get_metadata(benchmark)
         levels = view_levels(benchmark)
         level, level_update = offered(levels, level, levels[0])
@@ -116,6 +132,7 @@ class Page:
         when ranked, else the first), the forest plot and the statistics scored at the level
         (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
         is, and only then is the statistic's value written (`offered`)."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]
@@ -167,6 +184,7 @@ class Page:
         """The ranking of one view (benchmark, level, aspect and correlation, as in the page's
         controls) as one record per ranked metric, keyed by the table's column names; a value
         not computed (the leader's p-value) is null."""
+        check_view(self.benchmarks, benchmark, level, aspect, statistic)
         ranked = ranking(self.store, benchmark, level, aspect, statistic)
         frame = ranking_frame(ranked, benchmark)
         return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
@@ -210,7 +228,8 @@ class Page:
         deleted once handled; a path not handed out by the upload route, or claimed by another
         request already, is refused untouched."""
         if file and not self._claim(file):
-            return f"refused: {Path(file).name!r} is not a file uploaded here; upload it again", ""
+            name = file_name_of(str(file))
+            return f"refused: {name!r} is not a file uploaded here; upload it again", ""
         try:
             meta = SubmissionMeta(
                 name=name or "",

@@ -21,7 +21,7 @@ from comperbench.leaderboard.scoring import leaderboard_statistics
 from comperbench.leaderboard.service import ranking, submissions_per_day
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.leaderboard.web.dataset_view import ALL_SYSTEMS, item_view, system_choices
-from comperbench.leaderboard.web.page import FAST, Listener, Page
+from comperbench.leaderboard.web.page import FAST, Listener, Page, check_view
 from comperbench.leaderboard.web.views import (
     COLUMN_TYPES,
     FAMILIES,
@@ -113,6 +113,7 @@ _NOT_RANKED_LABEL = "not ranked: why, in the place of the rank"
 
 
 def _overall(page: Page, statistic: str, chosen: list[str], group: str | None) -> tuple[Any, ...]:
+    check_view(page.benchmarks, page.first, statistic, *(chosen or []), *([group] if group else []))
     shown = overall_table(page.store, statistic, chosen or None, group)
     listed = shown.choice == NOT_RANKED
     label = _NOT_RANKED_LABEL if listed else _RANKED_LABEL
@@ -166,6 +167,7 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
         download = gr.DownloadButton("Download CSV (every group)", elem_id="overall-csv", size="sm")
         heatmap = gr.HTML(elem_id="overall-figure")
         notes = gr.Textbox(label="notes", interactive=False, elem_id="overall-notes")
+
     draw: Listener = {
         "fn": lambda *chosen: _overall(page, *chosen),
         "inputs": [statistic, benchmarks, group],
@@ -211,6 +213,7 @@ class MetricTab:
 
     def drawn(self, *view_and_metric: Any) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
         """The submission, numbers, scatters and means of the view and metric."""
+        check_view(self.page.benchmarks, *view_and_metric[:4])
         store = self.page.store
         return (
             metric_details(store, *view_and_metric),
@@ -257,6 +260,7 @@ class ComparisonTab:
     is_open: gr.State
 
     def drawn(self, *view: str) -> tuple[str, str | None]:
+        check_view(self.page.benchmarks, *view)
         return comparison(self.page.store, ranking(self.page.store, *view), *view)
 
     def redraw(self, is_open: bool, *view: str) -> tuple[Any, ...]:
@@ -295,16 +299,23 @@ def dataset_tab(page: Page) -> tuple[gr.Tab, Listener]:
         item = gr.HTML(elem_id="dataset-item")
 
     def systems(name: str, chosen_level: str) -> Any:
+        check_view(page.benchmarks, name, chosen_level)
         return gr.update(choices=system_choices(name, chosen_level), value=ALL_SYSTEMS)
 
     def switched(name: str) -> tuple[Any, Any]:
+        check_view(page.benchmarks, name)
         first = stored_levels(name)[0]
         return gr.update(choices=stored_levels(name), value=first), systems(name, first)
 
     benchmark.input(switched, benchmark, [level, system], **FAST)
     level.input(systems, [benchmark, level], system, **FAST)
+
+    def shown_item(name: str, chosen_level: str, system: str, position: float) -> tuple[str, str]:
+        check_view(page.benchmarks, name, chosen_level, system)
+        return item_view(name, chosen_level, system, position)
+
     show_item: Listener = {
-        "fn": item_view,
+        "fn": shown_item,
         "inputs": [benchmark, level, system, position],
         "outputs": [item, counter],
     }
@@ -324,11 +335,16 @@ def template_row(page: Page) -> None:
         )
 
     def switched(name: str) -> tuple[Any, str | None]:
+        check_view(page.benchmarks, name)
         first = stored_levels(name)[0]
         return gr.update(choices=stored_levels(name), value=first), template_file(name, first)
 
+    def template(name: str, chosen_level: str) -> str | None:
+        check_view(page.benchmarks, name, chosen_level)
+        return template_file(name, chosen_level)
+
     benchmark.input(switched, benchmark, [level, download], **FAST)
-    level.input(template_file, [benchmark, level], download, **FAST)
+    level.input(template, [benchmark, level], download, **FAST)
 
 
 def upload_tab(page: Page) -> tuple[gr.Tab, Dependency]:

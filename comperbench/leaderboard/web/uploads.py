@@ -13,12 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import tempfile
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from comperbench.leaderboard.web import downloads
+
+OWN_FOLDER = "comperbench-gradio"
+"""The name of the temporary folder `leaderboard serve` gives Gradio (unless GRADIO_TEMP_DIR
+names one): being the app's own, what a previous run left in it is deleted on start."""
 UPLOAD_LIFE = 600.0
 """Seconds an upload is kept for its submission."""
 SWEEP_SECONDS = 60.0
@@ -46,6 +53,50 @@ class Uploads:
     folders: set[Path] = field(default_factory=set)
     reserved: int = 0
     flying: int = 0
+    owners: dict[str, str] = field(default_factory=dict)
+    """The client (`limits.client_of`) each handed-out upload counts against."""
+    reserved_by: Counter[str] = field(default_factory=Counter)
+    flying_by: Counter[str] = field(default_factory=Counter)
+
+    def reserve(self, client: str, brings: int) -> None:
+        """Count an upload request in flight, and what it may bring, against `client`."""
+        self.reserved += brings
+        self.flying += 1
+        self.reserved_by[client] += brings
+        self.flying_by[client] += 1
+
+    def release(self, client: str, brings: int) -> None:
+        """The upload request of `reserve` is answered."""
+        self.reserved -= brings
+        self.flying -= 1
+        self.reserved_by[client] -= brings
+        self.flying_by[client] -= 1
+        for counts in (self.reserved_by, self.flying_by):
+            if counts[client] <= 0:
+                del counts[client]
+
+    def held_by(self, client: str) -> tuple[int, int]:
+        """How many uploads, of how many bytes, `client` holds (none expired are counted)."""
+        count = size = 0
+        for path, owner in list(self.owners.items()):
+            if owner != client:
+                continue
+            if path not in self.files or not os.path.exists(path):
+                self.owners.pop(path, None)
+                continue
+            with contextlib.suppress(OSError):
+                size += os.stat(path).st_size
+                count += 1
+        return count, size
+
+    def oldest_of(self, client: str) -> float | None:
+        """When the oldest upload `client` holds was written (None: it holds none)."""
+        times = []
+        for path, owner in list(self.owners.items()):
+            if owner == client:
+                with contextlib.suppress(OSError):
+                    times.append(os.stat(path).st_mtime)
+        return min(times, default=None)
 
     def held(self, now: float | None = None) -> Held:
         """The uploads still held, after those written over UPLOAD_LIFE seconds ago are deleted
@@ -90,6 +141,30 @@ class Uploads:
                 self.folders.discard(folder)
 
 
+def own_folder() -> Path:
+    """The temporary folder `leaderboard serve` gives Gradio unless GRADIO_TEMP_DIR is set."""
+    return Path(tempfile.gettempdir()) / OWN_FOLDER
+
+
+def leftovers(folder: Path, now: float | None = None) -> int:
+    """In the app's own temporary folder (named OWN_FOLDER; any other is left alone), delete
+    the files written over UPLOAD_LIFE seconds ago, with their emptied folders: uploads and
+    downloads a previous run left (this run has handed none out yet); how many."""
+    if folder.name != OWN_FOLDER or not folder.is_dir():
+        return 0
+    now = time.time() if now is None else now
+    deleted = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and now - path.stat().st_mtime > UPLOAD_LIFE:
+                path.unlink()
+                deleted += 1
+    for path in sorted(folder.rglob("*"), reverse=True):
+        with contextlib.suppress(OSError):
+            path.rmdir()  # only an empty folder goes
+    return deleted
+
+
 def uploads_of(app: Any) -> Uploads:
     """The `Uploads` of a served Gradio app, kept in its state (made on first use)."""
     uploads = getattr(app.state, "uploads", None)
@@ -100,13 +175,19 @@ def uploads_of(app: Any) -> Uploads:
 
 @contextlib.asynccontextmanager
 async def sweeping(app: Any) -> AsyncIterator[None]:
-    """A lifespan for the app: while it is served, expire old uploads every SWEEP_SECONDS."""
+    """A lifespan for the app: on start, delete what a previous run left (`leftovers`); while it
+    is served, expire old uploads and Gradio's copies of old downloads (`downloads.sweep`)
+    every SWEEP_SECONDS."""
+    from gradio.utils import get_upload_folder
 
     async def sweep() -> None:
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
-            uploads_of(app).held()
+            uploads = uploads_of(app)
+            uploads.held()
+            downloads.sweep(Path(get_upload_folder()), set(uploads.files))
 
+    leftovers(Path(get_upload_folder()))
     task = asyncio.create_task(sweep())
     try:
         yield

@@ -6,15 +6,12 @@ Everything is read from the local store and the local benchmark tables.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import math
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import metadata
-from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
@@ -43,6 +40,7 @@ from comperbench.leaderboard.service import (
 )
 from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
+from comperbench.leaderboard.web.downloads import download
 from comperbench.leaderboard.web.plots import Matrix, forest_html, heatmap_html, scatter_html
 from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic, resampled_unit
 from comperbench.stats.multiplicity import NAMES
@@ -112,17 +110,7 @@ def csv_file(frame: pd.DataFrame, stem: str) -> str:
         if not pd.api.types.is_numeric_dtype(safe[column]):
             safe[column] = safe[column].map(_quoted)
     safe.columns = [_quoted(column) for column in safe.columns]
-    return _download(safe.to_csv(index=False), stem)
-
-
-def _download(text: str, stem: str) -> str:
-    """A file holding `text` for a download button, named by `stem` and its content."""
-    folder = Path(tempfile.gettempdir()) / "comperbench-downloads"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"{stem}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv"
-    if not path.exists():
-        path.write_text(text, encoding="utf-8")
-    return str(path)
+    return download(safe.to_csv(index=False), stem)
 
 
 def template_file(benchmark: str, level: str) -> str | None:
@@ -132,7 +120,7 @@ def template_file(benchmark: str, level: str) -> str | None:
         text = submission_template(benchmark, [level])
     except ComperbenchError:
         return None
-    return _download(text, f"{benchmark}-{level}-template")
+    return download(text, f"{benchmark}-{level}-template")
 
 
 def glossary() -> str:
