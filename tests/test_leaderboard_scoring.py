@@ -280,6 +280,13 @@ def test_the_humans_side_over_contexts_is_kept_on_disk(topical, kept) -> None:
     again = score_coverage(coverage, [spa], n_resamples=30, seed=7)
     assert [r.value for r in first] == [r.value for r in again]
     assert scoring._context_side_path(items, "engaging", spa, 30, 8) != path
+    side = np.load(path, allow_pickle=False)
+    with path.open("wb") as out:  # an altered side is not served: computed again
+        np.save(out, -side, allow_pickle=False)
+    scoring._human_contexts.cache_clear()
+    tampered = score_coverage(coverage, [spa], n_resamples=30, seed=7)
+    assert [r.value for r in tampered] == [r.value for r in first]
+    np.testing.assert_array_equal(np.load(path, allow_pickle=False), side)
 
 
 def test_a_stored_interval_on_part_of_the_resamples_says_on_how_many() -> None:

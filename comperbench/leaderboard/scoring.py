@@ -153,15 +153,17 @@ def _context_side_path(
 def _cached_context_side(
     items: LevelItems, aspect: str, statistic: Statistic, n_resamples: int, seed: int, W: np.ndarray
 ) -> np.ndarray:
-    """The humans' side of `statistic` over contexts, read from disk when computed before."""
+    """The humans' side of `statistic` over contexts, read from disk when computed before (and
+    not altered since: its digest is verified)."""
     path = _context_side_path(items, aspect, statistic, n_resamples, seed)
-    if path.is_file():
-        return np.load(path, allow_pickle=False)
+    kept = data.read_verified(path)  # a file altered since it was written is computed again
+    if kept is not None:
+        return np.load(io.BytesIO(kept), allow_pickle=False)
     _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
     side = np.asarray(statistic.context_side(human[:, np.isfinite(human).all(axis=0)], W))
     out = io.BytesIO()
     np.save(out, side, allow_pickle=False)
-    data.write_atomic(path, out.getvalue())
+    data.write_verified(path, out.getvalue())
     return side
 
 
