@@ -4,6 +4,7 @@ its events, and its modules imported without gradio."""
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import subprocess
 import sys
@@ -414,17 +415,31 @@ def test_tied_with_leader_is_the_comparison_and_compare_verdict(
 
     from comperbench.cli import main
     from comperbench.leaderboard.items import scored_items
+    from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
 
+    meta = get_metadata("usr-topical")
+    for level in ("turn", "system"):
+        statistics = [s.name for s in leaderboard_statistics() if scored_at(s, level)]
+        for aspect, statistic in itertools.product(meta.aspect_names, statistics):
+            view = ("usr-topical", level, aspect, statistic)
+            ranked = ranking(store, *view)
+            if len(ranked) < 2:
+                continue
+            verdicts = view_verdicts(store, *view, [r.row for r in ranked])
+            leader = verdicts.index(str(ranked[0].row.metric_id))
+            for r in ranked:
+                i = verdicts.index(str(r.row.metric_id))
+                if r.rank != 1:  # leaders tie on their value
+                    assert r.tied_with_leader == (verdicts.adjusted[leader, i] > verdicts.alpha)
+                    assert r.p_vs_leader == verdicts.adjusted[leader, i]
+                assert (r.rank_low, r.rank_high) == verdicts.rank_ranges[i], view
+            shown = comparison(store, ranked, *view)[1]
+            assert shown is not None
+            matrix = pd.read_csv(shown).drop(columns="row better than column").to_numpy(float)
+            np.testing.assert_allclose(matrix, verdicts.adjusted, equal_nan=True)
     view = ("usr-topical", "turn", "overall", "spearman")
     ranked = ranking(store, *view)
     verdicts = view_verdicts(store, *view, [r.row for r in ranked])
-    leader = verdicts.index(str(ranked[0].row.metric_id))
-    for r in ranked:
-        i = verdicts.index(str(r.row.metric_id))
-        if i != leader:
-            assert r.tied_with_leader == (verdicts.adjusted[leader, i] > verdicts.alpha)
-            assert r.p_vs_leader == verdicts.adjusted[leader, i]
-        assert (r.rank_low, r.rank_high) == verdicts.rank_ranges[i]
     items = scored_items("usr-topical", "turn")
     columns = {
         r.row.metric: store.item_scores(r.row.metric_id, "usr-topical", "turn") for r in ranked
