@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from comperbench.leaderboard.web.page import row_link
 from comperbench.leaderboard.web.views import (
     FAMILIES,
     RANKING_COLUMNS,
+    SHOWN_COLUMNS,
     about_markdown,
     citation_bibtex,
     comparison,
@@ -44,6 +46,7 @@ from comperbench.leaderboard.web.views import (
     p_colour,
     ranking_frame,
     shown_ranking,
+    shown_rows,
     statistic_choices,
     template_file,
 )
@@ -111,14 +114,18 @@ def test_ranking_search_filters_and_columns(store: Store) -> None:
         ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
     )
     assert frame["family"].tolist() == ["unknown", "learned"]  # as declared, if declared
-    every = (RANKING_COLUMNS, FAMILIES)
-    assert shown_ranking(frame, " NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
-    assert shown_ranking(frame, "", "reference-free", every[1], every[0]).empty
-    assert len(shown_ranking(frame, "", "reference-based", every[1], every[0])) == 2
-    assert shown_ranking(frame, "", "all", ["ngram"], every[0]).empty
-    assert shown_ranking(frame, "", "all", ["learned"], every[0])["metric"].tolist() == ["noisy"]
-    chosen = shown_ranking(frame, "", "all", every[1], ["value", "metric"])
-    assert list(chosen.columns) == ["metric", "value"]
+    every = (SHOWN_COLUMNS, FAMILIES)
+
+    def shown(*filters: Any) -> pd.DataFrame:
+        return shown_ranking(frame, *filters).data
+
+    assert shown(" NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
+    assert shown("", "reference-free", every[1], every[0]).empty
+    assert len(shown("", "reference-based", every[1], every[0])) == 2
+    assert shown("", "all", ["ngram"], every[0]).empty
+    assert shown("", "all", ["learned"], every[0])["metric"].tolist() == ["noisy"]
+    assert list(shown("", "all", every[1], ["value", "metric"]).columns) == ["metric", "value"]
+    assert shown_rows(frame, "noi", "all", every[1]).tolist() == [False, True]
 
 
 def test_baselines_have_their_metric_family_submissions_the_declared_one() -> None:

@@ -8,8 +8,10 @@ tests, sharp at any zoom), and nothing is rasterised or fetched. The figures com
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -36,10 +38,27 @@ def forest_html(
     highs: Sequence[float],
     rank_ranges: Sequence[str],
     statistic: str,
+    highlight: str | None = None,
 ) -> str:
-    """Each ranked metric's value with its interval, best first, its rank range at the right."""
+    """Each ranked metric's value with its interval, best first, its rank range at the right;
+    the row labelled `highlight` (the visitor's own submission) marked. Drawn once per set of
+    rows: the page redraws the same plot on every load and search."""
     if not labels:
-        return "<p>No ranked metrics yet.</p>"
+        return "<p>No ranked metrics shown.</p>"
+    columns = (labels, values, lows, highs, rank_ranges)
+    return _forest_html(*(tuple(c) for c in columns), statistic, highlight)
+
+
+@lru_cache(maxsize=256)
+def _forest_html(
+    labels: tuple[str, ...],
+    values: tuple[float, ...],
+    lows: tuple[float, ...],
+    highs: tuple[float, ...],
+    rank_ranges: tuple[str, ...],
+    statistic: str,
+    highlight: str | None,
+) -> str:
     figure = forest_plot(
         list(labels),
         list(values),
@@ -47,6 +66,7 @@ def forest_html(
         list(highs),
         xlabel=f"{statistic} with the human scores",
         rank_ranges=[f"rank {r}" for r in rank_ranges],
+        highlight=highlight,
     )
     caption = (
         f"Dots: {statistic}; whiskers: {SETTINGS.confidence:.0%} bootstrap intervals (over every "
@@ -54,6 +74,8 @@ def forest_html(
         "such rows are marked not informative); at the right: each metric's rank range from "
         "the pairwise tests of the Comparison tab."
     )
+    if highlight is not None:
+        caption += f" Highlighted: your submission, {html.escape(highlight)}."
     return _html(figure, "forest", caption)
 
 
