@@ -41,10 +41,13 @@ PAGE_CSS = """
 #result textarea { font-family: ui-monospace, monospace; }
 #page-header h1 { font-size: 1.5rem; margin: 0; }
 #page-header small { font-size: 0.95rem; font-weight: normal; margin-left: 0.6em; }
+#ranking-table [role=columnheader], #ranking-table [role=columnheader] * {
+  word-break: normal !important; overflow-wrap: normal !important; }
 #statistical-setting, #statistical-setting * { font-size: 0.8rem !important; margin: 0; }
 """
 """The upload's result in a fixed-width font (its table of placings lines up); a one-line
-header and a small statistics line, so that the ranking starts high on the page."""
+header and a small statistics line, so that the ranking starts high on the page; the ranking's
+headers wrap between words only."""
 TEMP_FILES_KEPT = (900, 3600)
 """Every 15 minutes, Gradio deletes the files it made for a page (downloads) that are older than an
 hour; uploads never submitted are deleted sooner (`uploads.UPLOAD_LIFE`), a handled one at once."""

@@ -123,9 +123,11 @@ def scatter_html(
     left_out: Sequence[bool],
     annotation: str,
     names: tuple[str, str],
+    own: bool = False,
 ) -> str:
     """System means of a metric against the human means, the systems the protocol leaves out
-    drawn hollow and labelled apart."""
+    drawn hollow and labelled apart; headed "your submission" when the metric is the
+    visitor's own."""
     if not systems:
         return "<p>No system means to plot.</p>"
     figure = scatter_plot(
@@ -136,6 +138,7 @@ def scatter_html(
         xlabel=f"{names[0]} (system mean)",
         ylabel=f"human {names[1]} (system mean)",
         annotation=annotation,
+        title=f"your submission: {names[0]}" if own else None,
     )
     caption = (
         "One point per system: the means of its items. Hollow grey points are systems the "

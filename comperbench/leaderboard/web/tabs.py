@@ -8,8 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
 from comperbench.common.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
 from comperbench.leaderboard.overall import COVERAGE_RULE, HEADLINE_STATISTIC, OVERALL_COLUMNS
@@ -34,6 +32,7 @@ from comperbench.leaderboard.web.views import (
     metric_numbers,
     metric_view,
     overall_table,
+    ranked_row,
     shown_ranking,
     shown_rows,
     template_file,
@@ -44,6 +43,7 @@ with requires_extra("the leaderboard app"):
     import gradio as gr
     from gradio.events import Dependency
 
+SCATTER_LABEL = "metric vs human per item (the items the protocol correlates)"
 TABLE_HEIGHT = 620
 """The ranking table's height before it scrolls within its box: 15 rows."""
 
@@ -129,6 +129,7 @@ def ranking_tab(page: Page) -> RankingTab:
             show_label=False,
             label="full-coverage submissions",
             max_height=TABLE_HEIGHT,
+            wrap=True,
             elem_id="ranking-table",
         )
         forest = gr.HTML(elem_id="ranking-forest")
@@ -246,24 +247,57 @@ class MetricTab:
         outputs = [self.details, self.numbers, self.scatter, self.means]
         return {"fn": self.redraw, "inputs": inputs, "outputs": outputs}
 
-    def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, ...]:
+    def redraw(
+        self,
+        is_open: bool,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
         """The metric's submission, scatter and means, or no change while the page is closed."""
         if not is_open:
             return gr.update(), gr.update(), gr.update(), gr.update()
-        return self.drawn(*view_and_metric)
+        return self.drawn(benchmark, level, aspect, statistic, metric, request)
 
-    def drawn(self, *view_and_metric: Any) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
-        """The submission, numbers, scatters and means of the view and metric."""
+    def drawn(
+        self,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
+        """The submission, numbers, scatters and means of the view and metric; the plots say
+        so when the metric is of the page's own submission."""
         store = self.page.store
+        view = (store, benchmark, level, aspect, statistic, metric)
+        mine = self.page.mine(request)
+        row = ranked_row(*view)
+        own = row is not None and row.submission_id == mine
+        items, means = metric_view(*view)
+        label = f"{SCATTER_LABEL}: your submission" if own else SCATTER_LABEL
         return (
-            metric_details(store, *view_and_metric),
-            metric_numbers(store, *view_and_metric),
-            *metric_view(store, *view_and_metric),
+            metric_details(*view),
+            metric_numbers(*view, mine),
+            gr.ScatterPlot(items, label=label),
+            means,
         )
 
-    def open_metric(self, *view_and_metric: Any) -> tuple[Any, ...]:
+    def open_metric(
+        self,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
         """The page opened: it is open, with the submission, scatter and means of the metric."""
-        return (True, *self.drawn(*view_and_metric))
+        return (True, *self.drawn(benchmark, level, aspect, statistic, metric, request))
 
 
 def metric_tab(page: Page) -> MetricTab:
@@ -277,7 +311,7 @@ def metric_tab(page: Page) -> MetricTab:
             x="metric score",
             y="human score",
             color="system",
-            label="metric vs human per item (the items the protocol correlates)",
+            label=SCATTER_LABEL,
         )
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = gr.State(False)

@@ -279,10 +279,14 @@ def p_value(p: float | None) -> str:
 
 
 def interval(low: float, high: float) -> str:
-    """An interval as "[low, high]", each bound padded to the width of a negative one so that
-    the intervals of a column line up in a fixed-width font."""
-    width = DECIMALS + 3
-    return f"[{low:{width}.{DECIMALS}f}, {high:{width}.{DECIMALS}f}]"
+    """An interval as "[low, high]", a bound without a minus sign led by a figure space (the
+    width of a minus in the table's fixed-width font, and never collapsed as spaces are), so
+    that the intervals of a column line up."""
+    return f"[{_signed(low)}, {_signed(high)}]"
+
+
+def _signed(value: float) -> str:
+    return number(value) if value < 0 else f"\u2007{number(value)}"
 
 
 @cache
@@ -564,10 +568,11 @@ def metric_numbers(
     aspect: str,
     statistic: str,
     metric: int | str | None,
+    mine: int | None = None,
 ) -> str:
     """The chosen metric's correlation, interval, rank and rank range in the view and at system
-    level, and the system-level scatter of its system means against the humans' (escaped
-    HTML)."""
+    level, and the system-level scatter of its system means against the humans', headed "your
+    submission" when the metric is of submission `mine` (escaped HTML)."""
     row = ranked_row(store, benchmark, level, aspect, statistic, metric)
     if row is None:
         return ""
@@ -582,6 +587,7 @@ def metric_numbers(
         (means["in the correlation"] != "yes").tolist(),
         f"system level: {at_system}",
         (row.metric, aspect),
+        own=row.submission_id == mine,
     )
     return (
         f'<p id="metric-placing"><strong>{html.escape(row.metric)}</strong> on '
