@@ -120,8 +120,9 @@ class Page:
     ) -> tuple[Any, ...]:
         """The ranking (`RankingView`, which the table and the forest plot are drawn from), its
         notes, the signature, the metric choices (`metric` chosen when ranked, else the first)
-        and the statistics scored at the level (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
-        is, and only then is the statistic's value written (`offered`)."""
+        and the statistics scored at the level (`VIEW_OUTPUTS` values); a statistic not scored
+        there is replaced by the first one that is, and only then is the statistic's value
+        written (`offered`)."""
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
             level = view_levels(benchmark)[0]

@@ -87,6 +87,8 @@ DEFAULT_COLUMNS = [
 _TYPES = ["number", "str", "str", "number", "str", "number", "str", "number", *["str"] * 5]
 COLUMN_TYPES = dict(zip(SHOWN_COLUMNS, _TYPES, strict=True))
 """Each shown column's Dataframe datatype."""
+FIXED_WIDTH = "ui-monospace, monospace"
+"""The interval column's font: its padded bounds line up in it."""
 DECIMALS = 3
 """Decimals of every value, interval bound and p-value shown."""
 UNKNOWN_FAMILY = "unknown"
@@ -333,9 +335,7 @@ def shown_ranking(
     formats = {"value": number, "adjusted p vs leader": p_value}
     styler = table.style.format({c: f for c, f in formats.items() if c in table.columns})
     if INTERVAL in table.columns:
-        styler = styler.set_properties(
-            subset=[INTERVAL], **{"font-family": "ui-monospace, monospace", "white-space": "pre"}
-        )
+        styler = styler.set_properties(subset=[INTERVAL], **{"font-family": FIXED_WIDTH})
     return styler.hide(axis="index")
 
 
