@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ from comperbench.leaderboard.web.page import row_link
 from comperbench.leaderboard.web.views import (
     FAMILIES,
     RANKING_COLUMNS,
+    SHOWN_COLUMNS,
     about_markdown,
     citation_bibtex,
     comparison,
@@ -47,6 +49,7 @@ from comperbench.leaderboard.web.views import (
     p_colour,
     ranking_frame,
     shown_ranking,
+    shown_rows,
     statistic_choices,
     template_file,
 )
@@ -127,14 +130,18 @@ def test_ranking_search_filters_and_columns(store: Store) -> None:
         ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
     )
     assert frame["family"].tolist() == ["unknown", "learned"]  # as declared, if declared
-    every = (RANKING_COLUMNS, FAMILIES)
-    assert shown_ranking(frame, " NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
-    assert shown_ranking(frame, "", "reference-free", every[1], every[0]).empty
-    assert len(shown_ranking(frame, "", "reference-based", every[1], every[0])) == 2
-    assert shown_ranking(frame, "", "all", ["ngram"], every[0]).empty
-    assert shown_ranking(frame, "", "all", ["learned"], every[0])["metric"].tolist() == ["noisy"]
-    chosen = shown_ranking(frame, "", "all", every[1], ["value", "metric"])
-    assert list(chosen.columns) == ["metric", "value"]
+    every = (SHOWN_COLUMNS, FAMILIES)
+
+    def shown(*filters: Any) -> pd.DataFrame:
+        return shown_ranking(frame, *filters).data
+
+    assert shown(" NOI ", "all", every[1], every[0])["metric"].tolist() == ["noisy"]
+    assert shown("", "reference-free", every[1], every[0]).empty
+    assert len(shown("", "reference-based", every[1], every[0])) == 2
+    assert shown("", "all", ["ngram"], every[0]).empty
+    assert shown("", "all", ["learned"], every[0])["metric"].tolist() == ["noisy"]
+    assert list(shown("", "all", every[1], ["value", "metric"]).columns) == ["metric", "value"]
+    assert shown_rows(frame, "noi", "all", every[1]).tolist() == [False, True]
 
 
 def test_baselines_have_their_metric_family_submissions_the_declared_one() -> None:
@@ -456,3 +463,28 @@ def test_tied_with_leader_is_the_comparison_and_compare_verdict(
     np.testing.assert_allclose(np.array(shown["adjusted_p_values"], dtype=float), verdicts.adjusted)
     assert shown["tied_with_leader"] == verdicts.tied_with_leader
     assert len(items) == shown["n"]
+
+
+def test_numbers_are_shown_to_three_decimals_and_intervals_line_up() -> None:
+    from comperbench.leaderboard.web.views import interval, number, p_value
+
+    assert number(0.43125) == "0.431" and number(-0.2) == "-0.200" and number(None) == ""
+    assert p_value(0.0009999) == "<0.001" and p_value(0.001) == "0.001" and p_value(1.0) == "1.000"
+    assert p_value(float("nan")) == "" and p_value(None) == ""
+    shown = [interval(0.341, 0.5111), interval(-0.012, 0.2), interval(-0.5, -0.25)]
+    assert shown == ["[\u20070.341, \u20070.511]", "[-0.012, \u20070.200]", "[-0.500, -0.250]"]
+    assert len({len(s) for s in shown}) == 1  # one width: the bounds line up in a fixed font
+
+
+def test_the_shown_table_formats_and_the_frame_keeps_the_numbers(store: Store) -> None:
+    frame = ranking_frame(
+        ranking(store, "usr-topical", "turn", "overall", "pearson"), "usr-topical"
+    )
+    styled = shown_ranking(frame, "", "all", FAMILIES, SHOWN_COLUMNS)
+    assert list(styled.data.columns) == SHOWN_COLUMNS
+    text = styled.to_html()
+    low, high = frame.loc[0, ["CI low", "CI high"]]
+    assert f"[\u2007{low:.3f}, \u2007{high:.3f}]" in text and f"{frame.loc[0, 'value']:.3f}" in text
+    assert frame["value"].tolist() == [
+        r.row.value for r in ranking(store, "usr-topical", "turn", "overall", "pearson")
+    ]

@@ -32,6 +32,8 @@ from deadlines import DEADLINE_MS
 from oauth_mock import ACCOUNT, SESSION_SECRET
 
 from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
+from comperbench.leaderboard.web.tabs import SCATTER_LABEL
+from comperbench.leaderboard.web.views import DEFAULT_COLUMNS, RANKING_COLUMNS
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("GRADIO_TEMP_DIR", tempfile.mkdtemp(prefix="comperbench-gradio-"))
@@ -104,9 +106,10 @@ def server(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @contextmanager
-def _opened(browser: Any, url: str) -> Iterator[Any]:
-    """A page on `url` in a fresh context; no request outside the machine, no script run."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def _opened(browser: Any, url: str, height: int = 1000) -> Iterator[Any]:
+    """A page on `url` in a fresh context 1400 px wide; no request outside the machine, no
+    script run."""
+    context = browser.new_context(viewport={"width": 1400, "height": height})
     context.set_default_timeout(DEADLINE_MS)  # clicks and waits alike, however loaded the machine
     outside: list[str] = []
     dialogs: list[str] = []
@@ -235,7 +238,15 @@ def _shown_metrics_become(page: Any, test: Any) -> list[str]:
     return shown
 
 
+def _filters(page: Any) -> None:
+    """Open the folded filters and columns."""
+    page.get_by_text("filters and columns").click()
+    page.locator("#ranking-columns").wait_for(state="visible", timeout=DEADLINE_MS)
+
+
 def test_ranking_search_filters_columns_and_downloads(page: Any) -> None:
+    assert not page.locator("#ranking-columns").is_visible()  # folded until asked for
+    _filters(page)
     search = page.locator("#ranking-search textarea")
     search.press_sequentially("LEN")  # typed: filling the box sends no input event
     assert _shown_metrics_become(page, lambda m: m == ["length"]) == ["length"]
@@ -248,15 +259,21 @@ def test_ranking_search_filters_columns_and_downloads(page: Any) -> None:
     page.locator("#ranking-families").get_by_label("unknown").uncheck()
     shown = _shown_metrics_become(page, lambda m: sorted(m) == ["f1", "length"])
     assert sorted(shown) == ["f1", "length"]  # the baselines, both n-gram metrics
-    page.locator("#ranking-columns").get_by_label("authors").uncheck()
+    page.locator("#ranking-columns").get_by_label("authors").check()  # not shown by default
     headers = _grid(page).get_by_role("columnheader")
     page.wait_for_function(
-        "() => !document.querySelector('#ranking-table [role=grid]').innerText.includes('authors')",
+        "() => document.querySelector('#ranking-table [role=grid]').innerText.includes('authors')",
         timeout=DEADLINE_MS,
     )
     assert "family" in headers.all_inner_texts()[-1]
-    text = _downloaded(page, "#ranking-csv")
-    assert text.splitlines()[0].endswith("trained on this benchmark,family")
+    page.locator("#ranking-columns").get_by_label("family").uncheck()
+    page.wait_for_function(
+        "() => !document.querySelector('#ranking-table [role=grid]').innerText.includes('family')",
+        timeout=DEADLINE_MS,
+    )
+    assert "authors" in headers.all_inner_texts()[-1]
+    text = _downloaded(page, "#ranking-csv")  # every column, whichever are shown
+    assert text.splitlines()[0] == ",".join(RANKING_COLUMNS)
     assert sorted(line.split(",")[2] for line in text.splitlines()[1:]) == ["f1", "length"]
     page.get_by_role("tab", name="Comparison").click()
     page.locator("#heatmap th[scope=col]").first.wait_for(timeout=DEADLINE_MS)
@@ -402,7 +419,7 @@ def test_switching_benchmark_updates_the_table(page: Any) -> None:
         arg=[before],
         timeout=DEADLINE_MS,
     )
-    n = _grid(page).get_by_role("row").nth(1).get_by_role("gridcell").nth(8).inner_text()
+    n = _grid(page).get_by_role("row").nth(1).get_by_role("gridcell").nth(7).inner_text()
     # the protocol leaves USR's ground truth out of every ranking
     assert n.strip() == ("240" if other == "usr-persona" else "300")
 
@@ -868,3 +885,143 @@ def test_the_page_is_served_while_the_restore_runs_and_redrawn_after(
         later = _upload(page, _noisy_file(tmp_path, "later.csv", 6), "later")
         assert later.startswith("stored as submission #2"), later
     assert len(public["store"].submitted_by(ACCOUNT, 0)) == 1
+
+
+ABOVE_THE_FOLD = """() => [...document.querySelectorAll('#ranking-table [role=grid] [role=row]')]
+  .slice(1).filter((row) => { const box = row.getBoundingClientRect();
+    return box.height > 0 && box.bottom <= innerHeight; }).length"""
+"""How many ranking rows are wholly on the first screen."""
+
+
+def test_the_first_screen_at_1400x900_shows_12_ranking_rows(
+    browser: Any, server: dict[str, Any]
+) -> None:
+    with _opened(browser, server["url"], height=900) as page:
+        _grid(page).get_by_role("row").nth(1).wait_for(timeout=DEADLINE_MS)
+        _choose(page, "benchmark", "usr-persona")  # 20 ranked metrics
+        _grid(page).get_by_role("row").nth(20).wait_for(timeout=DEADLINE_MS)
+        page.evaluate(SETTLED)
+        assert page.evaluate(ABOVE_THE_FOLD) >= 12
+        assert not page.locator("#ranking-columns").is_visible()  # folded
+        headers = [h.strip() for h in _grid(page).get_by_role("columnheader").all_inner_texts()]
+        assert headers == DEFAULT_COLUMNS
+        found = page.evaluate(CLIPPED)
+        assert found["page"] <= found["width"] == 1400 and found["clipped"] == [], found
+        assert page.evaluate(SCROLLED_SIDEWAYS) == []
+        _shot_first_screen(page, "page-ranking-1400x900.png")
+
+
+SCROLLED_SIDEWAYS = """() => {
+  const table = document.querySelector('#ranking-table').getBoundingClientRect();
+  const wider = [...document.querySelectorAll('#ranking-table *')].filter(
+    (e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible');
+  const out = [...document.querySelectorAll('#ranking-table [role=columnheader]')].filter(
+    (h) => h.getBoundingClientRect().right > table.right + 1);
+  return [...wider, ...out].map((e) => `${e.tagName}.${e.className}`);
+}"""
+"""What of the ranking table scrolls sideways or ends past its box."""
+
+
+def _shot_first_screen(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def test_numbers_have_one_format_per_column(page: Any) -> None:
+    _grid(page).get_by_role("row").nth(2).wait_for(timeout=DEADLINE_MS)
+    values, intervals, p = (_column(page, DEFAULT_COLUMNS.index(c)) for c in COLUMNS_FORMATTED)
+    assert all(re.fullmatch(r"-?\d\.\d{3}", v) for v in values), values
+    assert all(
+        re.fullmatch("\\[[\u2007-]\\d\\.\\d{3}, [\u2007-]\\d\\.\\d{3}\\]", i) for i in intervals
+    ), intervals
+    assert p[0] == "" and all(re.fullmatch(r"<0\.001|\d\.\d{3}", v) for v in p[1:]), p
+    fonts, widths = zip(*_text_boxes(page, DEFAULT_COLUMNS.index("95% CI")), strict=True)
+    assert all("monospace" in f for f in fonts), fonts
+    assert max(widths) - min(widths) < 0.5, widths  # the bounds line up
+    table = pd.read_csv(io.StringIO(_downloaded(page, "#ranking-csv")))
+    assert list(table.columns) == RANKING_COLUMNS  # numbers, unrounded
+    assert table["CI low"].dtype == float and (table["CI low"] < table["CI high"]).all()
+    shown = [float(v) for v in values]
+    np.testing.assert_allclose(shown, table["value"], atol=5e-4)
+    assert any(len(repr(v).split(".")[1]) > 3 for v in table["value"])
+
+
+COLUMNS_FORMATTED = ("value", "95% CI", "adjusted p vs leader")
+
+
+def _text_boxes(page: Any, column: int) -> list[tuple[str, float]]:
+    """The font and the width of the text of each cell of a ranking column."""
+    return [
+        tuple(pair)
+        for pair in _grid(page).evaluate(
+            """(grid, k) => [...grid.querySelectorAll('[role=row]')].slice(1).map((row) => {
+                 const cell = row.querySelectorAll('[role=gridcell]')[k];
+                 const texts = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+                 let node = texts.nextNode();
+                 while (node && !node.textContent.trim()) node = texts.nextNode();
+                 const range = document.createRange();
+                 range.selectNodeContents(node);
+                 return [getComputedStyle(node.parentElement).fontFamily,
+                         range.getBoundingClientRect().width];
+               })""",
+            column,
+        )
+    ]
+
+
+def _forest_labels(page: Any) -> str:
+    return str(page.locator("#ranking-forest").inner_text())
+
+
+def test_a_search_filters_the_forest_plot_too(page: Any) -> None:
+    _choose(page, "benchmark", "usr-persona")
+    page.wait_for_function(
+        "() => document.querySelector('#ranking-forest').innerText.includes('noisy-human-copy-17')",
+        timeout=DEADLINE_MS,
+    )
+    assert "length" in _forest_labels(page)
+    page.locator("#ranking-search textarea").press_sequentially("copy-1")
+    shown = _shown_metrics_become(page, lambda m: len(m) == 8)
+    assert shown and all("noisy-human-copy-1" in m for m in shown), shown
+    page.wait_for_function(
+        "() => !document.querySelector('#ranking-forest').innerText.includes('copy-07')",
+        timeout=DEADLINE_MS,
+    )
+    plotted = _forest_labels(page)
+    assert all(m in plotted for m in shown)
+    for hidden in ("length", "f1", "noisy-human-copy-00", "noisy-human-copy-09"):
+        assert hidden not in plotted
+    _filters(page)
+    page.locator("#ranking-families").get_by_label("unknown").uncheck()  # every copy
+    page.wait_for_function(
+        "() => document.querySelector('#ranking-forest').innerText.includes('No ranked metrics')",
+        timeout=DEADLINE_MS,
+    )
+
+
+def test_the_page_s_own_upload_is_highlighted_in_its_plots(
+    browser: Any, page: Any, server: dict[str, Any]
+) -> None:
+    path = _noisy_file(server["folder"], "mine.csv", 12)
+    assert "stored as submission" in _upload(page, path, "my-own-metric")
+    page.get_by_role("tab", name="Ranking").click()
+    _choose(page, "benchmark", "usr-topical")
+    caption = "Highlighted: your submission, my-own-metric."
+    page.wait_for_function(
+        "(text) => document.querySelector('#ranking-forest').innerText.includes(text)",
+        arg=caption,
+        timeout=DEADLINE_MS,
+    )
+    from comperbench.report.figures import HIGHLIGHT
+
+    assert HIGHLIGHT.lower() in page.locator("#ranking-forest svg").inner_html().lower()
+    page.locator("#ranking-forest").scroll_into_view_if_needed()
+    _shot(page, "page-forest-highlight.png")
+    _open_metric(page, "my-own-metric")
+    scatter = page.locator("#system-scatter").inner_text()
+    assert "your submission: my-own-metric" in scatter
+    assert "your submission" in page.get_by_text(SCATTER_LABEL).first.inner_text()
+    with _opened(browser, server["url"]) as other:  # another visitor's page
+        other.locator("#ranking-forest svg").wait_for(timeout=DEADLINE_MS)
+        assert "my-own-metric" in other.locator("#ranking-forest").inner_text()
+        assert "your submission" not in other.locator("#ranking-forest").inner_text()

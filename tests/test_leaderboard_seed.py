@@ -155,3 +155,32 @@ def test_the_time_left_is_the_estimate_scaled_by_the_levels_done() -> None:
     assert count.line(50).endswith("0:50 elapsed, about 2.5 min left")
     count.levels_done, count.stored = 4, 10
     assert count.line(200) == "seeding 4/4 benchmark levels, 10 of 10 baselines, 3:20 elapsed"
+
+
+def test_the_seed_keeps_the_verdicts_of_the_views_the_app_opens_on(
+    data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.leaderboard import comparison
+    from comperbench.leaderboard.seeding.verdicts import opening_views
+    from comperbench.leaderboard.service import ranking
+
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))  # no verdicts kept yet
+    notes: list[str] = []
+    store = Store(tmp_path / "lb.sqlite")
+    seed(store, ["length", "f1"], ["usr-persona"], notes.append)
+    assert notes[-1].startswith("kept the verdicts of 2 views the app opens on")
+    views = opening_views("usr-persona")
+    assert views == [
+        ("usr-persona", "turn", "overall", "spearman"),
+        ("usr-persona", "system", "overall", "spearman"),
+    ]
+    comparison._computed.cache_clear()  # as a server just started
+
+    def computed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a view's verdicts were computed, not read")
+
+    monkeypatch.setattr(comparison, "metric_verdicts", computed)
+    for view in views:
+        assert [r.row.metric for r in ranking(store, *view)]  # read from disk
+    with pytest.raises(AssertionError, match="computed, not read"):
+        ranking(store, "usr-persona", "turn", "overall", "pearson")  # not an opening view

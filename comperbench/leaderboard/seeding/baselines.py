@@ -25,6 +25,7 @@ from comperbench.leaderboard.seeding.seed_cost import (
     level_cost,
     uses_encoder,
 )
+from comperbench.leaderboard.seeding.verdicts import keep_opening_verdicts
 from comperbench.leaderboard.service import Outcome, submit_many
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import SubmissionMeta
@@ -233,7 +234,9 @@ def seed(
 
     Every level is loaded and every metric checked before anything is scored: `progress` gets
     what is skipped and why, then the plan's summary with its estimate; then one line on
-    standard error says how far the seed is, against totals that do not change.
+    standard error says how far the seed is, against totals that do not change. Last, the
+    verdicts of the views the app opens on are computed and kept (`keep_opening_verdicts`),
+    so that no page load computes them.
 
     Without an explicit list of benchmarks, those whose raw files are absent are skipped and
     said so.
@@ -263,6 +266,11 @@ def seed(
             done += level.cost.seconds(planned.workers)
             count.estimated_done = done
         status.show(count.line(time.monotonic() - started))
+    began = time.monotonic()
+    views = keep_opening_verdicts(store, [level.bench.name for level in planned.levels])
+    progress(
+        f"kept the verdicts of {views} views the app opens on ({clock(time.monotonic() - began)})"
+    )
     return outcomes
 
 

@@ -31,10 +31,23 @@ from comperbench.stats.settings import SETTINGS
 if TYPE_CHECKING:
     from gradio import Blocks
 
+QUEUE_IDLE_SECONDS = (0.05, 0.1)
+"""How long Gradio's queue sleeps between looks at its events and at their progress when it has
+none (Gradio's own on Windows; its 1 ms and 10 ms elsewhere keep an idle server at 6-7% of a
+core with no page open). Events that only read the ranking skip the queue (`page.FAST`)."""
 POLL_SECONDS = 2.0
 """How often an open page asks whether the background restore is done."""
-RESULT_CSS = "#result textarea { font-family: ui-monospace, monospace; }"
-"""The upload's result is set in a fixed-width font, so that its table of placings lines up."""
+PAGE_CSS = """
+#result textarea { font-family: ui-monospace, monospace; }
+#page-header h1 { font-size: 1.5rem; margin: 0; }
+#page-header small { font-size: 0.95rem; font-weight: normal; margin-left: 0.6em; }
+#ranking-table [role=columnheader], #ranking-table [role=columnheader] * {
+  word-break: normal !important; overflow-wrap: normal !important; }
+#statistical-setting, #statistical-setting * { font-size: 0.8rem !important; margin: 0; }
+"""
+"""The upload's result in a fixed-width font (its table of placings lines up); a one-line
+header and a small statistics line, so that the ranking starts high on the page; the ranking's
+headers wrap between words only."""
 TEMP_FILES_KEPT = (900, 3600)
 """Every 15 minutes, Gradio deletes the files it made for a page (downloads) that are older than an
 hour; uploads never submitted are deleted sooner (`uploads.UPLOAD_LIFE`), a handled one at once."""
@@ -57,6 +70,7 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         comparison_tab,
         dataset_tab,
         metric_tab,
+        opening,
         overall_tab,
         ranking_tab,
         upload_tab,
@@ -65,15 +79,19 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
     with gr.Blocks(
         title="comperbench leaderboard", analytics_enabled=False, delete_cache=TEMP_FILES_KEPT
     ) as app:
-        gr.Markdown("# comperbench leaderboard\nHow well do dialogue metrics agree with people?")
+        gr.Markdown(
+            "# comperbench leaderboard <small>How well do dialogue metrics agree with people?"
+            "</small>",
+            elem_id="page-header",
+        )
         if local:
             gr.Markdown(local_banner(local), elem_id="local-sign-in")
         page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
         gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
         timer = gr.Timer(POLL_SECONDS, active=False)
         with gr.Tabs() as tabs:
-            ranked = ranking_tab()
-            overall, draw_overall = overall_tab(page)
+            ranked = ranking_tab(page)
+            overall, _ = overall_tab(page)  # drawn when opened
             metric = metric_tab(page)
             compared = comparison_tab(page)
             dataset, show_item = dataset_tab(page)
@@ -85,7 +103,6 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             ranked.notes,
             ranked.signature,
             metric.metric,
-            ranked.forest,
             page.statistic,
         ]
         chosen = gr.on(  # one event, so that the answers to the controls land in turn
@@ -105,16 +122,25 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         for event in (chosen, submitted.then(page.refresh, page.view, outputs), polled):
             event.then(**metric.redraw_listener)
             event.then(**compared.redraw_listener)
-            event.then(**ranked.show, **FAST)
+            event.then(**ranked.show, **FAST).then(**ranked.plot, **FAST)
         gr.api(page.ranked_rows, api_name="ranking", queue=False)
         asked = gr.State(False)
-        loaded = app.load(
-            page.opened,
-            page.statistic,
-            [page.benchmark, page.level, page.aspect, *outputs, asked],
+        loaded = app.load(  # one request to the first row, then the plot: see tabs.opening
+            opening(page),
+            [page.statistic, *ranked.show["inputs"][1:]],
+            [
+                page.benchmark,
+                page.level,
+                page.aspect,
+                *outputs,
+                asked,
+                ranked.table,
+                ranked.download,
+            ],
+            **FAST,
         )
-        loaded.then(**ranked.show).then(**show_item).then(**draw_overall)
-        app.load(page.polling, None, timer)
+        loaded.then(**ranked.plot, **FAST).then(**show_item, **FAST)
+        app.load(page.polling, None, timer, **FAST)
         loaded.then(**metric.redraw_listener)  # a Metric tab opened before the page loaded
         loaded.then(
             lambda wanted, *view: (
@@ -126,6 +152,8 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
             [tabs, metric.is_open, metric.details, metric.numbers, metric.scatter, metric.means],
         )
     app.queue(api_open=False)  # a submission waits its turn: /run cannot skip the queue
+    queue = app._queue  # no public setting: see QUEUE_IDLE_SECONDS
+    queue.sleep_when_free, queue.progress_update_sleep_when_free = QUEUE_IDLE_SECONDS
     return app
 
 
@@ -156,7 +184,7 @@ def launch_options() -> dict[str, Any]:
             "lifespan": sweeping,
         },
         "footer_links": [],
-        "css": RESULT_CSS,
+        "css": PAGE_CSS,
     }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 from urllib.parse import urlencode
@@ -23,6 +23,7 @@ from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import requires_extra
 from comperbench.leaderboard.items import ItemIndex
 from comperbench.leaderboard.placings import placings_of, placings_text
+from comperbench.leaderboard.seeding.verdicts import OPENING_STATISTIC
 from comperbench.leaderboard.service import Refused, Restoring, admit, ranking, submit
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import (
@@ -32,10 +33,10 @@ from comperbench.leaderboard.submission import (
     file_name_of,
 )
 from comperbench.leaderboard.web.views import (
-    forest,
     metric_choices,
     ranking_frame,
     ranking_notes,
+    ranking_view,
     statistic_choices,
     view_levels,
 )
@@ -75,8 +76,10 @@ def check_view(benchmarks: list[str], benchmark: Any, *values: Any) -> None:
         raise gr.Error(f"refused: unknown benchmark {benchmark[:100]!r}")
 
 
-VIEW_OUTPUTS = 6
+VIEW_OUTPUTS = 5
 """How many values `Page.refresh` returns."""
+OWN_KEPT = 10_000
+"""How many pages' own submissions are remembered (the page's memory stays bounded)."""
 UPLOAD_STATISTIC = "spearman"
 """The statistic an accepted upload's placings are shown in (as `comperbench submit` prints
 them by default)."""
@@ -95,7 +98,9 @@ class Page:
     """The store, the item index uploads are checked against, the benchmarks (`first` shown on
     opening), the restore running in the background, whether submitting needs a sign-in, and
     the view controls: which benchmark, level, aspect and correlation is shown; `uploaded` is
-    the app's set of files its upload route handed out (Gradio's `Blocks.upload_file_set`)."""
+    the app's set of files its upload route handed out (Gradio's `Blocks.upload_file_set`);
+    `own` the submission each open page (by Gradio's session hash) stored last, highlighted
+    in its plots."""
 
     store: Store
     index: ItemIndex
@@ -108,6 +113,7 @@ class Page:
     aspect: gr.Dropdown
     statistic: gr.Dropdown
     uploaded: set[str]
+    own: dict[str, int] = field(default_factory=dict)
 
     @property
     def view(self) -> list[Component]:
@@ -128,10 +134,11 @@ class Page:
     def refresh(
         self, benchmark: str, level: str, aspect: str, statistic: str, metric: Any = None
     ) -> tuple[Any, ...]:
-        """The ranking table, its notes, the signature, the metric choices (`metric` chosen
-        when ranked, else the first), the forest plot and the statistics scored at the level
-        (`VIEW_OUTPUTS` values); a statistic not scored there is replaced by the first one that
-        is, and only then is the statistic's value written (`offered`)."""
+        """The ranking (`RankingView`, which the table and the forest plot are drawn from), its
+        notes, the signature, the metric choices (`metric` chosen when ranked, else the first)
+        and the statistics scored at the level (`VIEW_OUTPUTS` values); a statistic not scored
+        there is replaced by the first one that is, and only then is the statistic's value
+        written (`offered`)."""
         check_view(self.benchmarks, benchmark, level, aspect, statistic)
         meta = get_metadata(benchmark)
         if level not in view_levels(benchmark):
@@ -147,11 +154,10 @@ class Page:
         ids = [str(value) for _, value in choices]
         chosen = metric if str(metric) in ids else (choices[0][1] if choices else None)
         return (
-            ranking_frame(ranked, benchmark),
+            ranking_view(ranked, benchmark, level, aspect, statistic),
             f"{self.restoring_notice}\n{notes}" if self.restoring.running else notes,
             sig,
             gr.update(choices=choices, value=int(chosen) if chosen is not None else None),
-            forest(ranked, statistic),
             statistic_update,
         )
 
@@ -221,10 +227,12 @@ class Page:
         trained_on: list[str],
         family: str | None,
         profile: gr.OAuthProfile | None,
+        request: gr.Request | None = None,
     ) -> tuple[str, str]:
         """Check, validate, score and store an uploaded file as made by the signed-in account;
         what happened to it, for the user (an empty `family` declares none), with its value,
-        interval, rank and rank range where it was scored, and links to its rows. The file is
+        interval, rank and rank range where it was scored, and links to its rows; the stored
+        submission becomes the page's own (`own`, by the request's session). The file is
         deleted once handled; a path not handed out by the upload route, or claimed by another
         request already, is refused untouched."""
         if file and not self._claim(file):
@@ -240,10 +248,24 @@ class Page:
                 trained_on=tuple(trained_on or ()),
                 family=family or None,
             )
-            return self._submit(file, meta, None if profile is None else profile.username)
+            account = None if profile is None else profile.username
+            session = request.session_hash if request is not None else None
+            return self._submit(file, meta, account, session)
         finally:
             if file:
                 Path(file).unlink(missing_ok=True)
+
+    def remember(self, session: str, submission_id: int) -> None:
+        """Submission `submission_id` is the page `session`'s own (the oldest pages forgotten
+        past `OWN_KEPT`)."""
+        self.own.pop(session, None)
+        self.own[session] = submission_id
+        while len(self.own) > OWN_KEPT:
+            del self.own[next(iter(self.own))]
+
+    def mine(self, request: gr.Request | None = None) -> int | None:
+        """The submission the requesting page stored last, if any."""
+        return self.own.get(request.session_hash) if request and request.session_hash else None
 
     def _claim(self, file: str) -> bool:
         """Take `file` out of the uploaded set: whether it was there (only one request can)."""
@@ -254,7 +276,7 @@ class Page:
         return True
 
     def _submit(
-        self, file: str | None, meta: SubmissionMeta, account: str | None
+        self, file: str | None, meta: SubmissionMeta, account: str | None, session: str | None
     ) -> tuple[str, str]:
         try:
             admit(self.store, account, self.sign_in)
@@ -275,6 +297,8 @@ class Page:
             return str(exc), ""
         except ComperbenchError as exc:
             return f"rejected: {exc}", ""
+        if session:
+            self.remember(session, outcome.stored.submission_id)
         placed = placings_of(self.store, outcome, UPLOAD_STATISTIC)
         if not placed:
             return outcome.summary(), ""
@@ -316,7 +340,7 @@ def view_controls(store: Store, restoring: Restoring, sign_in: bool, uploaded: s
         level = gr.Dropdown(view_levels(first), value=view_levels(first)[0], label="level")
         aspect = gr.Dropdown(list(meta.aspect_names), value=meta.default_aspect, label="aspect")
         statistic = gr.Dropdown(
-            statistic_choices(view_levels(first)[0]), value="spearman", label="correlation"
+            statistic_choices(view_levels(first)[0]), value=OPENING_STATISTIC, label="correlation"
         )
     return Page(
         store,

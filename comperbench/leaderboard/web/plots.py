@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,13 +50,31 @@ def forest_html(
     highs: Sequence[float],
     rank_ranges: Sequence[str],
     statistic: str,
+    highlight: str | None = None,
     ceiling: Ceiling | None = None,
 ) -> str:
     """Each ranked metric's value with its interval, best first, its rank range at the right;
-    with a defined `ceiling`, the human ceiling as a labelled vertical line, its interval a band
-    (said in the caption, as is why it is missing or weak)."""
+    the row labelled `highlight` (the visitor's own submission) marked; with a defined
+    `ceiling`, the human ceiling as a labelled vertical line, its interval a band (said in the
+    caption, as is why it is missing or weak). Drawn once per set of rows: the page redraws the
+    same plot on every load and search."""
     if not labels:
-        return "<p>No ranked metrics yet.</p>"
+        return "<p>No ranked metrics shown.</p>"
+    columns = (labels, values, lows, highs, rank_ranges)
+    return _forest_html(*(tuple(c) for c in columns), statistic, highlight, ceiling)
+
+
+@lru_cache(maxsize=256)
+def _forest_html(
+    labels: tuple[str, ...],
+    values: tuple[float, ...],
+    lows: tuple[float, ...],
+    highs: tuple[float, ...],
+    rank_ranges: tuple[str, ...],
+    statistic: str,
+    highlight: str | None,
+    ceiling: Ceiling | None,
+) -> str:
     reference = None
     if ceiling is not None and np.isfinite(ceiling.value):
         label = f"{ceiling.label} {ceiling.value:.3f}"
@@ -67,6 +86,7 @@ def forest_html(
         list(highs),
         xlabel=f"{statistic} with the human scores",
         rank_ranges=[f"rank {r}" for r in rank_ranges],
+        highlight=highlight,
         reference=reference,
     )
     caption = (
@@ -75,6 +95,8 @@ def forest_html(
         "such rows are marked not informative); at the right: each metric's rank range from "
         "the pairwise tests of the Comparison tab."
     )
+    if highlight is not None:
+        caption += f" Highlighted: your submission, {html.escape(highlight)}."
     return _html(figure, "forest", caption + _ceiling_caption(ceiling))
 
 
@@ -140,9 +162,11 @@ def scatter_html(
     left_out: Sequence[bool],
     annotation: str,
     names: tuple[str, str],
+    own: bool = False,
 ) -> str:
     """System means of a metric against the human means, the systems the protocol leaves out
-    drawn hollow and labelled apart."""
+    drawn hollow and labelled apart; headed "your submission" when the metric is the
+    visitor's own."""
     if not systems:
         return "<p>No system means to plot.</p>"
     figure = scatter_plot(
@@ -153,6 +177,7 @@ def scatter_html(
         xlabel=f"{names[0]} (system mean)",
         ylabel=f"human {names[1]} (system mean)",
         annotation=annotation,
+        title=f"your submission: {names[0]}" if own else None,
     )
     caption = (
         "One point per system: the means of its items. Hollow grey points are systems the "

@@ -4,10 +4,9 @@ across tabs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-import pandas as pd
 
 from comperbench.common.extras import requires_extra
 from comperbench.leaderboard.items import stored_levels
@@ -24,10 +23,12 @@ from comperbench.leaderboard.web.dataset_view import ALL_SYSTEMS, item_view, sys
 from comperbench.leaderboard.web.page import FAST, Listener, Page, check_view
 from comperbench.leaderboard.web.views import (
     COLUMN_TYPES,
+    DEFAULT_COLUMNS,
     FAMILIES,
     FORMAT_HELP,
-    RANKING_COLUMNS,
     REFERENCES,
+    SHOWN_COLUMNS,
+    RankingView,
     about_markdown,
     comparison,
     csv_file,
@@ -36,19 +37,27 @@ from comperbench.leaderboard.web.views import (
     metric_numbers,
     metric_view,
     overall_table,
+    ranked_row,
     shown_ranking,
+    shown_rows,
     template_file,
 )
+from comperbench.leaderboard.web.views import forest as forest_of
 
 with requires_extra("the leaderboard app"):
     import gradio as gr
     from gradio.events import Dependency
 
+SCATTER_LABEL = "metric vs human per item (the items the protocol correlates)"
+TABLE_HEIGHT = 620
+"""The ranking table's height before it scrolls within its box: 15 rows."""
+
 
 @dataclass(frozen=True)
 class RankingTab:
-    """The ranking table (the view's rows in `full`, those searched and filtered shown), its
-    CSV download, its notes (partial, set-apart and unranked rows) and the signature."""
+    """The ranking table (the view's `RankingView` in `full`, the rows searched and filtered
+    shown), its CSV download, the forest plot of the same rows, its notes (partial, set-apart
+    and unranked rows) and the signature; `show` draws the table, `plot` the forest plot."""
 
     tab: gr.Tab
     full: gr.State
@@ -58,52 +67,122 @@ class RankingTab:
     notes: gr.Textbox
     signature: gr.Textbox
     show: Listener
+    plot: Listener
 
 
 def _shown(
-    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
-) -> tuple[gr.Dataframe, str]:
-    shown = shown_ranking(frame, search, reference, families, columns)
+    view: RankingView | None, search: str, reference: str, families: list[str], columns: list[str]
+) -> tuple[Any, Any]:
+    """The table of the rows searched and filtered, in the chosen columns, and every column of
+    those rows as CSV (numbers unrounded)."""
+    if view is None:  # before the page's first view is drawn
+        return gr.update(), gr.update()
+    shown = shown_ranking(view.frame, search, reference, families, columns)
     datatype = [COLUMN_TYPES[c] for c in shown.columns]
-    return gr.Dataframe(shown, datatype=datatype), csv_file(shown, "ranking")
+    kept = view.frame.loc[shown_rows(view.frame, search, reference, families)]
+    return gr.Dataframe(shown, datatype=datatype), csv_file(kept, "ranking")
 
 
-def ranking_tab() -> RankingTab:
+def ranking_tab(page: Page) -> RankingTab:
     """The ranking of the full-coverage submissions of the view: search by name, filters by
-    references and family, a choice of columns, and the shown rows as CSV."""
+    references and family and a choice of columns (folded), the shown rows as CSV and their
+    forest plot, the page's own submission highlighted."""
     with gr.Tab("Ranking", id="ranking") as tab:
-        with gr.Row():
-            search = gr.Textbox(label="search metric", elem_id="ranking-search", scale=2)
-            reference = gr.Radio(
-                REFERENCES, value="all", label="references", elem_id="ranking-references", scale=2
+        with gr.Row(equal_height=False, elem_id="ranking-controls"):
+            search = gr.Textbox(
+                label="search metric",
+                show_label=False,
+                placeholder="search metric",
+                container=False,
+                elem_id="ranking-search",
+                scale=1,
+                min_width=220,
             )
-            families = gr.CheckboxGroup(
-                FAMILIES, value=FAMILIES, label="family", elem_id="ranking-families", scale=3
+            with (
+                gr.Column(scale=4, min_width=300),
+                gr.Accordion("filters and columns", open=False, elem_id="ranking-filters"),
+            ):
+                with gr.Row():
+                    reference = gr.Radio(
+                        REFERENCES,
+                        value="all",
+                        label="references",
+                        elem_id="ranking-references",
+                        scale=2,
+                    )
+                    families = gr.CheckboxGroup(
+                        FAMILIES,
+                        value=FAMILIES,
+                        label="family",
+                        elem_id="ranking-families",
+                        scale=3,
+                    )
+                columns = gr.CheckboxGroup(
+                    SHOWN_COLUMNS,
+                    value=DEFAULT_COLUMNS,
+                    label="columns",
+                    elem_id="ranking-columns",
+                )
+            download = gr.DownloadButton(
+                "Download CSV", elem_id="ranking-csv", size="sm", scale=0, min_width=130
             )
-        columns = gr.CheckboxGroup(
-            RANKING_COLUMNS, value=RANKING_COLUMNS, label="columns", elem_id="ranking-columns"
-        )
-        full = gr.State(pd.DataFrame(columns=RANKING_COLUMNS))
+        full = gr.State(None)
         table = gr.Dataframe(
-            headers=RANKING_COLUMNS,
-            datatype=list(COLUMN_TYPES.values()),
+            headers=DEFAULT_COLUMNS,
+            datatype=[COLUMN_TYPES[c] for c in DEFAULT_COLUMNS],
             interactive=False,
+            show_label=False,
             label="full-coverage submissions",
+            max_height=TABLE_HEIGHT,
+            wrap=True,
             elem_id="ranking-table",
         )
-        download = gr.DownloadButton("Download CSV", elem_id="ranking-csv", size="sm")
         forest = gr.HTML(elem_id="ranking-forest")
         gr.Markdown(glossary(), elem_id="ranking-glossary")
         notes = gr.Textbox(label="partial", interactive=False, elem_id="partial")
         signature = gr.Textbox(label="signature", interactive=False)
+    filters = [full, search, reference, families]
     show: Listener = {
         "fn": _shown,
-        "inputs": [full, search, reference, families, columns],
+        "inputs": [*filters, columns],
         "outputs": [table, download],
     }
-    for control in (search, reference, families, columns):
-        control.input(**show, **FAST)
-    return RankingTab(tab, full, table, download, forest, notes, signature, show)
+
+    def plotted(
+        view: RankingView | None,
+        search: str,
+        reference: str,
+        families: list[str],
+        request: gr.Request,
+    ) -> Any:
+        if view is None:
+            return gr.update()
+        shown = shown_rows(view.frame, search, reference, families).tolist()
+        return forest_of(view.ranked, view.statistic, shown, page.mine(request), view.ceiling)
+
+    plot: Listener = {"fn": plotted, "inputs": filters, "outputs": [forest]}
+    for control in (search, reference, families):
+        control.input(**show, **FAST).then(**plot, **FAST)
+    columns.input(**show, **FAST)
+    return RankingTab(tab, full, table, download, forest, notes, signature, show, plot)
+
+
+def opening(page: Page) -> Callable[..., tuple[Any, ...]]:
+    """The page's load in one request: the view its address asks for (`Page.opened`), then the
+    ranking table of it and its CSV (the forest plot follows as its own event)."""
+
+    def opened(
+        statistic: str,
+        search: str,
+        reference: str,
+        families: list[str],
+        columns: list[str],
+        request: gr.Request,
+    ) -> tuple[Any, ...]:
+        drawn = page.opened(statistic, request)
+        return (*drawn, *_shown(drawn[3], search, reference, families, columns))
+
+    return opened
 
 
 _OVERALL_TYPES = ["number", "str", "str", "number", "number", "number", "str", "str", "str"]
@@ -205,25 +284,58 @@ class MetricTab:
         outputs = [self.details, self.numbers, self.scatter, self.means]
         return {"fn": self.redraw, "inputs": inputs, "outputs": outputs}
 
-    def redraw(self, is_open: bool, *view_and_metric: Any) -> tuple[Any, ...]:
+    def redraw(
+        self,
+        is_open: bool,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
         """The metric's submission, scatter and means, or no change while the page is closed."""
         if not is_open:
             return gr.update(), gr.update(), gr.update(), gr.update()
-        return self.drawn(*view_and_metric)
+        return self.drawn(benchmark, level, aspect, statistic, metric, request)
 
-    def drawn(self, *view_and_metric: Any) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
-        """The submission, numbers, scatters and means of the view and metric."""
-        check_view(self.page.benchmarks, *view_and_metric[:4])
+    def drawn(
+        self,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
+        """The submission, numbers, scatters and means of the view and metric; the plots say
+        so when the metric is of the page's own submission."""
+        check_view(self.page.benchmarks, benchmark, level, aspect, statistic)
         store = self.page.store
+        view = (store, benchmark, level, aspect, statistic, metric)
+        mine = self.page.mine(request)
+        row = ranked_row(*view)
+        own = row is not None and row.submission_id == mine
+        items, means = metric_view(*view)
+        label = f"{SCATTER_LABEL}: your submission" if own else SCATTER_LABEL
         return (
-            metric_details(store, *view_and_metric),
-            metric_numbers(store, *view_and_metric),
-            *metric_view(store, *view_and_metric),
+            metric_details(*view),
+            metric_numbers(*view, mine),
+            gr.ScatterPlot(items, label=label),
+            means,
         )
 
-    def open_metric(self, *view_and_metric: Any) -> tuple[Any, ...]:
+    def open_metric(
+        self,
+        benchmark: str,
+        level: str,
+        aspect: str,
+        statistic: str,
+        metric: int | str | None,
+        request: gr.Request | None = None,
+    ) -> tuple[Any, ...]:
         """The page opened: it is open, with the submission, scatter and means of the metric."""
-        return (True, *self.drawn(*view_and_metric))
+        return (True, *self.drawn(benchmark, level, aspect, statistic, metric, request))
 
 
 def metric_tab(page: Page) -> MetricTab:
@@ -237,7 +349,7 @@ def metric_tab(page: Page) -> MetricTab:
             x="metric score",
             y="human score",
             color="system",
-            label="metric vs human per item (the items the protocol correlates)",
+            label=SCATTER_LABEL,
         )
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = gr.State(False)

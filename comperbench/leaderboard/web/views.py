@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import metadata
@@ -16,10 +17,13 @@ from urllib.parse import urlparse
 
 import numpy as np
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from comperbench.benchmark import get_metadata, list_benchmarks
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
+from comperbench.leaderboard.ceiling import GLOSSARY as CEILING_GLOSSARY
+from comperbench.leaderboard.ceiling import Ceiling, ceiling_line, human_ceiling
 from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.items import (
     cached_benchmark,
@@ -63,9 +67,30 @@ RANKING_COLUMNS = [
     "authors",
     "family",
 ]
-_TYPES = ["number", "str", "str", *["number"] * 4, "str", "number", *["str"] * 5]
-COLUMN_TYPES = dict(zip(RANKING_COLUMNS, _TYPES, strict=True))
-"""Each ranking column's Dataframe datatype."""
+"""The ranking's columns as downloaded and served by the API: numbers unrounded."""
+INTERVAL = "95% CI"
+SHOWN_COLUMNS = [*RANKING_COLUMNS[:4], INTERVAL, *RANKING_COLUMNS[6:]]
+"""The table's columns: the interval's bounds as one "[low, high]" column."""
+DEFAULT_COLUMNS = [
+    "rank",
+    "rank range",
+    "metric",
+    "value",
+    INTERVAL,
+    "adjusted p vs leader",
+    "tied with leader",
+    "n",
+    "reference-free",
+    "family",
+]
+"""The columns shown until others are chosen: they fit 1400 px without scrolling sideways."""
+_TYPES = ["number", "str", "str", "number", "str", "number", "str", "number", *["str"] * 5]
+COLUMN_TYPES = dict(zip(SHOWN_COLUMNS, _TYPES, strict=True))
+"""Each shown column's Dataframe datatype."""
+FIXED_WIDTH = "ui-monospace, monospace"
+"""The interval column's font: its padded bounds line up in it."""
+DECIMALS = 3
+"""Decimals of every value, interval bound and p-value shown."""
 UNKNOWN_FAMILY = "unknown"
 FAMILIES = [*METRIC_FAMILIES, UNKNOWN_FAMILY]
 """Every family the ranking's family column may show."""
@@ -125,11 +150,12 @@ def template_file(benchmark: str, level: str) -> str | None:
 
 def glossary() -> str:
     """`GLOSSARY` with the shared statistical setting's level, test and correction."""
-    return GLOSSARY.format(
+    text = GLOSSARY.format(
         alpha=SETTINGS.alpha,
         test=SETTINGS.test.upper(),
         correction=f"{NAMES[SETTINGS.correction]} correction",
     )
+    return f"{text} {CEILING_GLOSSARY}"
 
 
 @dataclass(frozen=True)
@@ -190,26 +216,39 @@ def overall_table(
     )
 
 
-def forest(ranked: list[Ranked], statistic: str) -> str:
-    """The forest plot of a view's ranking: each metric's value, interval and rank range. An
-    interval over too few units to mean anything (`bootstrap_note`, the CLI's rule) is drawn over
-    every value the statistic can take, and its row is marked not informative."""
+def forest(
+    ranked: list[Ranked],
+    statistic: str,
+    shown: Sequence[bool] | None = None,
+    mine: int | None = None,
+    ceiling: Ceiling | None = None,
+) -> str:
+    """The forest plot of a view's ranking: each `shown` metric's value, interval and rank
+    range (every metric when `shown` is None), the best placed metric of submission `mine`
+    highlighted, the human `ceiling` drawn as a reference line. An interval over too few units to mean anything (`bootstrap_note`, the CLI's
+    rule) is drawn over every value the statistic can take, and its row is marked not
+    informative."""
     labels = [label for label, _ in metric_choices(ranked)]
     full = get_statistic(statistic).value_range
+    kept = [k for k in range(len(ranked)) if shown is None or shown[k]]
     lows, highs = [], []
-    for k, r in enumerate(ranked):
-        small = bootstrap_note(r.row.n, resampled_unit(statistic, r.row.settings.level))
-        lows.append(full[0] if small else r.row.ci_low)
-        highs.append(full[1] if small else r.row.ci_high)
+    for k in kept:
+        row = ranked[k].row
+        small = bootstrap_note(row.n, resampled_unit(statistic, row.settings.level))
+        lows.append(full[0] if small else row.ci_low)
+        highs.append(full[1] if small else row.ci_high)
         if small:
-            labels[k] += f" (n = {r.row.n}: not informative)"
+            labels[k] += f" (n = {row.n}: not informative)"
+    own = [labels[k] for k in kept if ranked[k].row.submission_id == mine]
     return forest_html(
-        labels,
-        [r.row.value for r in ranked],
+        [labels[k] for k in kept],
+        [ranked[k].row.value for k in kept],
         lows,
         highs,
-        [f"{r.rank_low}-{r.rank_high}" for r in ranked],
+        [f"{ranked[k].rank_low}-{ranked[k].rank_high}" for k in kept],
         statistic,
+        own[0] if own else None,
+        ceiling,
     )
 
 
@@ -228,9 +267,29 @@ def source_level(benchmark: str, level: str) -> str:
     return stored_levels(benchmark)[0] if level == "system" else level
 
 
+@dataclass(frozen=True)
+class RankingView:
+    """A view's ranking as the Ranking tab draws it: its ranked rows, their `ranking_frame`
+    and the view's correlation."""
+
+    ranked: list[Ranked]
+    frame: pd.DataFrame
+    statistic: str
+    ceiling: Ceiling | None = None
+    """The human ceiling of the view, drawn beside the ranked metrics (None: no ratings)."""
+
+
+def ranking_view(
+    ranked: list[Ranked], benchmark: str, level: str, aspect: str, statistic: str
+) -> RankingView:
+    """The view's ranking, its table and its human ceiling."""
+    ceiling = human_ceiling(benchmark, level, aspect, statistic)
+    return RankingView(ranked, ranking_frame(ranked, benchmark), statistic, ceiling)
+
+
 def ranking_frame(ranked: list[Ranked], benchmark: str) -> pd.DataFrame:
-    """The ranked metrics of a view of `benchmark` (`service.ranking`) as the table's rows, in
-    `RANKING_COLUMNS`."""
+    """The ranked metrics of a view of `benchmark` (`service.ranking`) as rows of
+    `RANKING_COLUMNS`, numbers unrounded (the download and the API)."""
     rows = []
     for r in ranked:
         rows.append(
@@ -238,10 +297,10 @@ def ranking_frame(ranked: list[Ranked], benchmark: str) -> pd.DataFrame:
                 r.rank,
                 f"{r.rank_low}-{r.rank_high}",
                 r.row.metric,
-                round(r.row.value, 4),
-                round(r.row.ci_low, 4),
-                round(r.row.ci_high, 4),
-                None if math.isnan(r.p_vs_leader) else round(r.p_vs_leader, 4),
+                r.row.value,
+                r.row.ci_low,
+                r.row.ci_high,
+                None if math.isnan(r.p_vs_leader) else r.p_vs_leader,
                 "yes" if r.tied_with_leader else "no",
                 r.row.n,
                 "yes" if r.row.reference_free else "no",
@@ -252,6 +311,29 @@ def ranking_frame(ranked: list[Ranked], benchmark: str) -> pd.DataFrame:
             ]
         )
     return pd.DataFrame(rows, columns=RANKING_COLUMNS)
+
+
+def number(value: float | None) -> str:
+    """A value, interval bound or p-value with `DECIMALS` decimals; "" when missing."""
+    return "" if value is None or math.isnan(value) else f"{value:.{DECIMALS}f}"
+
+
+def p_value(p: float | None) -> str:
+    """A p-value with `DECIMALS` decimals, "<0.001" below that; "" when missing (the leader)."""
+    if p is None or math.isnan(p):
+        return ""
+    return f"<{10**-DECIMALS:.{DECIMALS}f}" if p < 10**-DECIMALS else f"{p:.{DECIMALS}f}"
+
+
+def interval(low: float, high: float) -> str:
+    """An interval as "[low, high]", a bound without a minus sign led by a figure space (the
+    width of a minus in the table's fixed-width font, and never collapsed as spaces are), so
+    that the intervals of a column line up."""
+    return f"[{_signed(low)}, {_signed(high)}]"
+
+
+def _signed(value: float) -> str:
+    return number(value) if value < 0 else f"\u2007{number(value)}"
 
 
 @cache
@@ -273,16 +355,33 @@ def family(row: Row) -> str:
     return row.family or UNKNOWN_FAMILY
 
 
-def shown_ranking(
-    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
-) -> pd.DataFrame:
-    """The ranking rows whose metric name contains `search` (any case), that are reference-free
-    or reference-based as asked, of the chosen families; the chosen columns, in table order."""
+def shown_rows(frame: pd.DataFrame, search: str, reference: str, families: list[str]) -> pd.Series:
+    """Which ranking rows the table and plot show: those whose metric name contains `search`
+    (any case), that are reference-free or reference-based as asked, of the chosen families."""
     keep = frame["metric"].str.contains(search.strip(), case=False, regex=False)
     if reference != "all":
         keep &= frame["reference-free"] == ("yes" if reference == "reference-free" else "no")
-    keep &= frame["family"].isin(families)
-    return frame.loc[keep, [c for c in RANKING_COLUMNS if c in columns]]
+    return keep & frame["family"].isin(families)
+
+
+def shown_ranking(
+    frame: pd.DataFrame, search: str, reference: str, families: list[str], columns: list[str]
+) -> Styler:
+    """The rows `shown_rows` keeps, in the chosen columns of `SHOWN_COLUMNS` (table order),
+    numbers kept and shown with `DECIMALS` decimals, the interval as one fixed-width column."""
+    kept = frame.loc[shown_rows(frame, search, reference, families)]
+    table = kept.drop(columns=["CI low", "CI high"])
+    table.insert(
+        4,
+        INTERVAL,
+        [interval(lo, hi) for lo, hi in zip(kept["CI low"], kept["CI high"], strict=True)],
+    )
+    table = table[[c for c in SHOWN_COLUMNS if c in columns]]
+    formats = {"value": number, "adjusted p vs leader": p_value}
+    styler = table.style.format({c: f for c, f in formats.items() if c in table.columns})
+    if INTERVAL in table.columns:
+        styler = styler.set_properties(subset=[INTERVAL], **{"font-family": FIXED_WIDTH})
+    return styler.hide(axis="index")
 
 
 def ranking_notes(
@@ -301,6 +400,8 @@ def ranking_notes(
             "system, as `comperbench evaluate` does."
         )
     ranked = ranking(*view)
+    if (ceiling := human_ceiling(benchmark, level, aspect, statistic)) is not None:
+        parts.append(f"Reference (not ranked): {ceiling_line(ceiling)}.")
     parts.extend(f"{line[0].upper()}{line[1:]}." for line in verdict_lines(*view))
     parts.extend(f"Note: {note}." for note in dict.fromkeys(r.row.ci_note for r in ranked) if note)
     parts.extend(f"Not ranked: {describe_unranked(row)}." for row in unranked(*view))
@@ -515,10 +616,11 @@ def metric_numbers(
     aspect: str,
     statistic: str,
     metric: int | str | None,
+    mine: int | None = None,
 ) -> str:
     """The chosen metric's correlation, interval, rank and rank range in the view and at system
-    level, and the system-level scatter of its system means against the humans' (escaped
-    HTML)."""
+    level, and the system-level scatter of its system means against the humans', headed "your
+    submission" when the metric is of submission `mine` (escaped HTML)."""
     row = ranked_row(store, benchmark, level, aspect, statistic, metric)
     if row is None:
         return ""
@@ -533,6 +635,7 @@ def metric_numbers(
         (means["in the correlation"] != "yes").tolist(),
         f"system level: {at_system}",
         (row.metric, aspect),
+        own=row.submission_id == mine,
     )
     return (
         f'<p id="metric-placing"><strong>{html.escape(row.metric)}</strong> on '

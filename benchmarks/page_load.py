@@ -1,0 +1,198 @@
+"""The leaderboard page as a visitor meets it, in Debian's Chromium at 1400x900 (Playwright):
+
+1. page load: navigation start to the first ranking row visible, on a server just started
+   (`comperbench leaderboard serve`, a fresh process) and then again on the warm server;
+   goal under 1.5 s. The floor beside it: a Gradio page of one table filled on load, timed
+   alike at the same time (what the browser and Gradio take on this machine as loaded now);
+2. tab switch: a click on a tab to its content drawn (Overall, Metric, Comparison, Dataset,
+   back to Ranking); goal under 0.5 s each;
+3. an idle server: its CPU seconds over `--idle` seconds with no client connected, before any
+   page was opened and after every page was closed; goal 0 (under 1% of one core).
+
+Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/page_load.py --db LEADERBOARD.sqlite
+(a database filled by `comperbench leaderboard seed --db LEADERBOARD.sqlite --create`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+CHROMIUM = "/usr/bin/chromium"
+LOAD_GOAL_S = 1.5
+SWITCH_GOAL_S = 0.5
+IDLE_GOAL = 0.01
+"""Idle CPU goal: a share of one core."""
+FIRST_ROW = """() => {
+  const row = document.querySelectorAll('#ranking-table [role=grid] [role=row]')[1];
+  const box = row?.getBoundingClientRect();
+  return box && box.height > 0 && box.top < innerHeight ? performance.now() : null;
+}"""
+"""Milliseconds from navigation start once the first ranking row is visible, else null."""
+TABS = {
+    "Overall": "#overall-table [role=grid] [role=row]:nth-child(2), #overall-heatmap svg",
+    "Metric": "#metric-placing",
+    "Comparison": "#heatmap th[scope=col]",
+    "Dataset": "#dataset-item li",
+    "Ranking": "#ranking-forest svg",
+}
+"""Each tab and what shows that it is drawn."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(db: Path, port: int) -> subprocess.Popen[str]:
+    """`comperbench leaderboard serve` on `db` at 127.0.0.1:`port`, once it says it serves."""
+    port_args = ["--port", str(port)]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "comperbench", "leaderboard", "serve", "--db", str(db), *port_args],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"},
+    )
+    assert server.stdout is not None
+    for line in server.stdout:
+        if line.startswith("serving the leaderboard"):
+            return server
+    raise SystemExit(f"the server stopped before serving (exit {server.wait()})")
+
+
+def idle_cpu(pid: int, seconds: float) -> float:
+    """CPU seconds (user + system, its threads included) the process uses over `seconds`."""
+    process = psutil.Process(pid)
+    before = process.cpu_times()
+    time.sleep(seconds)
+    after = process.cpu_times()
+    return (after.user - before.user) + (after.system - before.system)
+
+
+FLOOR_APP = """
+import threading, gradio as gr, pandas as pd
+with gr.Blocks() as app:
+    table = gr.Dataframe(elem_id="ranking-table")
+    app.load(lambda: pd.DataFrame({"metric": ["a", "b"]}), None, table, queue=False)
+app.launch(server_name="127.0.0.1", server_port={port}, prevent_thread_lock=True, quiet=True)
+print("serving the leaderboard floor", flush=True)
+threading.Event().wait()
+"""
+"""The floor: a Gradio page with one table filled by its load event."""
+
+
+def serve_floor(port: int) -> subprocess.Popen[str]:
+    """`FLOOR_APP` at 127.0.0.1:`port`, once it serves."""
+    floor = subprocess.Popen(
+        [sys.executable, "-c", FLOOR_APP.replace("{port}", str(port))],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"},
+    )
+    assert floor.stdout is not None
+    for line in floor.stdout:
+        if line.startswith("serving the leaderboard floor"):
+            return floor
+    raise SystemExit(f"the floor app stopped before serving (exit {floor.wait()})")
+
+
+def load_seconds(browser: Any, url: str) -> tuple[float, Any]:
+    """Navigation start to the first ranking row visible, in a fresh 1400x900 page; the
+    page's context, left open."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.goto(url, wait_until="commit")
+    shown = page.wait_for_function(FIRST_ROW, polling="raf", timeout=120_000)
+    return float(shown.json_value()) / 1000, context
+
+
+def switch_seconds(page: Any, tab: str, drawn: str) -> float:
+    """A click on `tab` to `drawn` visible."""
+    started = time.perf_counter()
+    page.get_by_role("tab", name=tab).click()
+    page.locator(drawn).first.wait_for(state="visible", timeout=120_000)
+    return time.perf_counter() - started
+
+
+def verdict(seconds: float, goal: float) -> str:
+    return "met" if seconds < goal else "not met"
+
+
+def measure(url: str, floor_url: str, loads: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        first, context = load_seconds(browser, url)
+        context.close()
+        print(f"page load, first on a fresh server: {first:.2f} s (goal < {LOAD_GOAL_S} s)")
+        warm, floor = [], []
+        for _ in range(loads):
+            for times, address in ((warm, url), (floor, floor_url)):
+                seconds, context = load_seconds(browser, address)
+                times.append(seconds)
+                context.close()
+        median = statistics.median(warm)
+        print(
+            f"page load, warm server, median of {loads}: {median:.2f} s (max {max(warm):.2f} s):"
+            f" {verdict(max(first, median), LOAD_GOAL_S)}; floor (one Gradio table) at the same"
+            f" time: median {statistics.median(floor):.2f} s"
+        )
+        _, context = load_seconds(browser, url)
+        page = context.pages[0]
+        for rounds in ("first", "again"):
+            for tab, drawn in TABS.items():
+                seconds = switch_seconds(page, tab, drawn)
+                print(
+                    f"tab switch to {tab} ({rounds}): {seconds:.2f} s (goal < {SWITCH_GOAL_S} s):"
+                    f" {verdict(seconds, SWITCH_GOAL_S)}"
+                )
+        context.close()
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, required=True, help="a seeded leaderboard database")
+    parser.add_argument("--loads", type=int, default=5, help="warm page loads timed")
+    parser.add_argument("--idle", type=float, default=60.0, help="idle seconds measured (0: none)")
+    args = parser.parse_args()
+    server = serve(args.db, port := _free_port())
+    try:
+        if args.idle:
+            time.sleep(5)  # the start's own work (imports, the restore check) done
+            cpu = idle_cpu(server.pid, args.idle)
+            print(
+                f"idle server before any client: {cpu:.2f} s CPU over {args.idle:g} s "
+                f"({cpu / args.idle:.1%} of a core): {verdict(cpu / args.idle, IDLE_GOAL)}"
+            )
+        floor = serve_floor(floor_port := _free_port())
+        try:
+            measure(f"http://127.0.0.1:{port}/", f"http://127.0.0.1:{floor_port}/", args.loads)
+        finally:
+            floor.terminate()
+            floor.wait()
+        if args.idle:
+            time.sleep(5)  # the closed pages' connections dropped
+            cpu = idle_cpu(server.pid, args.idle)
+            print(
+                f"idle server after its clients left: {cpu:.2f} s CPU over {args.idle:g} s "
+                f"({cpu / args.idle:.1%} of a core): {verdict(cpu / args.idle, IDLE_GOAL)}"
+            )
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    main()
