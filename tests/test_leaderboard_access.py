@@ -46,7 +46,7 @@ from comperbench.leaderboard.submission import (
     OverLimit,
     SubmissionMeta,
 )
-from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
+from comperbench.leaderboard.web.access.sign_in import LOCAL_LOGIN_ENV
 
 gr = pytest.importorskip("gradio")
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
@@ -298,10 +298,10 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         patch.setenv(LOCAL_LOGIN_ENV, ACCOUNT)
         patch.setattr("gradio.oauth.OAUTH_CLIENT_SECRET", SESSION_SECRET)
         patch.setenv("GRADIO_TEMP_DIR", str(folder / "gradio"))
-        patch.setattr("comperbench.leaderboard.web.uploads.SWEEP_SECONDS", 0.5)
+        patch.setattr("comperbench.leaderboard.web.access.uploads.SWEEP_SECONDS", 0.5)
         # these tests upload as one account what many would: its share is everyone's here
-        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_FILES", 10**6)
-        patch.setattr("comperbench.leaderboard.web.limits.CLIENT_BYTES", 2**62)
+        patch.setattr("comperbench.leaderboard.web.access.limits.CLIENT_FILES", 10**6)
+        patch.setattr("comperbench.leaderboard.web.access.limits.CLIENT_BYTES", 2**62)
         store = Store(folder / "lb.sqlite")
         app = build(store.path)
         _, url, _ = app.launch(prevent_thread_lock=True, quiet=True, **launch_options())
@@ -364,7 +364,7 @@ def _uploaded(folder: Path) -> set[Path]:
 def test_one_upload_request_is_bounded_in_total(served: dict[str, Any]) -> None:
     """Two files, each under the file limit, over the limit of one request together: refused
     from the declared length, before any byte is read."""
-    from comperbench.leaderboard.web.limits import MAX_REQUEST_BYTES, refusal
+    from comperbench.leaderboard.web.access.limits import MAX_REQUEST_BYTES, refusal
 
     url = f"{served['url']}gradio_api/upload"
     before = _uploaded(served["uploads"])
@@ -398,7 +398,7 @@ def test_a_chunked_request_is_counted_as_it_streams(served: dict[str, Any]) -> N
     """Without a length, a body is counted as it arrives: the request that goes over the limit is
     refused (here a JSON call); a chunked upload is refused as its second file begins, and what
     Gradio had written of it is deleted."""
-    from comperbench.leaderboard.web.limits import MAX_REQUEST_BYTES, TOO_MANY_FILES, refusal
+    from comperbench.leaderboard.web.access.limits import MAX_REQUEST_BYTES, TOO_MANY_FILES, refusal
 
     base = f"{served['url']}gradio_api"
 
@@ -425,7 +425,7 @@ def test_a_chunked_request_is_counted_as_it_streams(served: dict[str, Any]) -> N
 
 def test_one_upload_request_carries_one_file(served: dict[str, Any]) -> None:
     """900 small files in one request: refused as the second begins, none of them kept."""
-    from comperbench.leaderboard.web.limits import TOO_MANY_FILES
+    from comperbench.leaderboard.web.access.limits import TOO_MANY_FILES
 
     url = f"{served['url']}gradio_api/upload"
     before = _uploaded(served["uploads"])
@@ -560,8 +560,8 @@ def test_the_uploads_held_are_bounded_and_expire(
     """Uploads not yet submitted are bounded in number and bytes (an upload that does not fit is
     refused before it is read, with the time to retry), and expire after UPLOAD_LIFE: a later
     upload then fits again."""
-    from comperbench.leaderboard.web import limits
-    from comperbench.leaderboard.web.uploads import UPLOAD_LIFE, uploads_of
+    from comperbench.leaderboard.web.access import limits
+    from comperbench.leaderboard.web.access.uploads import UPLOAD_LIFE, uploads_of
 
     uploads = uploads_of(served["app"].server_app)
     held = uploads.held()
@@ -596,7 +596,7 @@ def test_an_upload_never_submitted_is_deleted_while_no_request_comes(
     served: dict[str, Any],
 ) -> None:
     """The app's sweep (every 0.5 s in these tests) deletes an expired upload and its folder."""
-    from comperbench.leaderboard.web.uploads import UPLOAD_LIFE, uploads_of
+    from comperbench.leaderboard.web.access.uploads import UPLOAD_LIFE, uploads_of
 
     uploads = uploads_of(served["app"].server_app)
     [path] = _upload_answer(served, "forgotten.csv", scores(600)).json()
@@ -625,7 +625,7 @@ def test_off_a_space_sign_in_needs_an_explicit_local_account_on_a_loopback_addre
     """Gradio's mock would sign every visitor in as the machine's own account: off a Space the
     app refuses to start unless an account is named, and then only on a loopback address."""
     from comperbench.common.errors import ComperbenchError
-    from comperbench.leaderboard.web.sign_in import local_sign_in
+    from comperbench.leaderboard.web.access.sign_in import local_sign_in
 
     _off_a_space(monkeypatch)
     monkeypatch.delenv(LOCAL_LOGIN_ENV, raising=False)

@@ -31,7 +31,7 @@ import pytest
 from deadlines import DEADLINE_MS
 from oauth_mock import ACCOUNT, SESSION_SECRET
 
-from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
+from comperbench.leaderboard.web.access.sign_in import LOCAL_LOGIN_ENV
 from comperbench.leaderboard.web.tabs import SCATTER_LABEL
 from comperbench.leaderboard.web.views import DEFAULT_COLUMNS, RANKING_COLUMNS
 
@@ -645,7 +645,7 @@ def _open_metric(page: Any, name: str) -> None:
 
 
 def test_metric_tab_shows_its_numbers_and_the_left_out_system_apart(page: Any) -> None:
-    _open_metric(page, "length")
+    _open_metric(page, "f1")  # reference-based: USR's ground truth left out
     placing = page.locator("#metric-placing").inner_text()
     assert re.search(
         r"spearman = -?\d\.\d{3}, 95% CI \[-?\d\.\d{3}, -?\d\.\d{3}\], rank \d+ of \d+ "

@@ -17,8 +17,8 @@ def served(data_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     pytest.importorskip("gradio")
     from comperbench.leaderboard.service import SIGN_IN_ENV
     from comperbench.leaderboard.store import Store
+    from comperbench.leaderboard.web.access.sign_in import LOCAL_LOGIN_ENV
     from comperbench.leaderboard.web.app import build, launch_options
-    from comperbench.leaderboard.web.sign_in import LOCAL_LOGIN_ENV
 
     folder = tmp_path_factory.mktemp("hostile")
     with pytest.MonkeyPatch.context() as patch:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from comperbench.leaderboard.web import downloads
+from comperbench.leaderboard.web.access import downloads
 from comperbench.leaderboard.web.views import csv_file
 
 
@@ -55,7 +55,7 @@ def test_the_sweep_bounds_gradios_copies_by_age_and_count(tmp_path: Path) -> Non
 def test_what_a_previous_run_left_in_the_apps_own_folder_is_deleted_on_start(
     tmp_path: Path,
 ) -> None:
-    from comperbench.leaderboard.web.uploads import OWN_FOLDER, UPLOAD_LIFE, leftovers
+    from comperbench.leaderboard.web.access.uploads import OWN_FOLDER, UPLOAD_LIFE, leftovers
 
     now = time.time()
     own, other = tmp_path / OWN_FOLDER, tmp_path / "gradio"

@@ -14,7 +14,7 @@ import pytest
 from deadlines import DEADLINE_S
 from hostile_server import Served, signed_in
 
-from comperbench.leaderboard.web import limits
+from comperbench.leaderboard.web.access import limits
 
 pytestmark = pytest.mark.filterwarnings("ignore:Gradio does not support OAuth:UserWarning")
 BOUNDARY = "hostile-boundary"

@@ -25,7 +25,7 @@ from comperbench.leaderboard.mirror import configured
 from comperbench.leaderboard.service import restore_in_background, sign_in_required
 from comperbench.leaderboard.store import Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
-from comperbench.leaderboard.web.sign_in import local_banner, local_sign_in
+from comperbench.leaderboard.web.access.sign_in import local_banner, local_sign_in
 from comperbench.stats.settings import SETTINGS
 
 if TYPE_CHECKING:
@@ -166,9 +166,9 @@ def launch_options() -> dict[str, Any]:
         import gradio as gr
         from starlette.middleware import Middleware
 
-    from comperbench.leaderboard.web.answers import ClientErrors
-    from comperbench.leaderboard.web.limits import BoundedBody
-    from comperbench.leaderboard.web.uploads import sweeping
+    from comperbench.leaderboard.web.access.answers import ClientErrors
+    from comperbench.leaderboard.web.access.limits import BoundedBody
+    from comperbench.leaderboard.web.access.uploads import sweeping
 
     theme = gr.themes.Default(
         font=["ui-sans-serif", "system-ui", "sans-serif"],
@@ -199,7 +199,7 @@ def serve(
 ) -> None:
     """Serve the app on the store at `db` at `host`:`port`."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    from comperbench.leaderboard.web.uploads import own_folder
+    from comperbench.leaderboard.web.access.uploads import own_folder
 
     os.environ.setdefault("GRADIO_TEMP_DIR", str(own_folder()))
     local = sign_in_checked(host)

@@ -44,7 +44,7 @@ from comperbench.leaderboard.service import (
 )
 from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
-from comperbench.leaderboard.web.downloads import download
+from comperbench.leaderboard.web.access.downloads import download
 from comperbench.leaderboard.web.plots import Matrix, forest_html, heatmap_html, scatter_html
 from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic, resampled_unit
 from comperbench.stats.multiplicity import NAMES
@@ -575,7 +575,7 @@ def _item_frame(
     store: Store, row: Row, benchmark: str, level: str, aspect: str
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Every item's metric and human score and system, and the systems the protocol leaves
-    out."""
+    out for the row's kind of metric (none for a reference-free one)."""
     item_level = source_level(benchmark, level)
     scores = store.item_scores(row.metric_id, benchmark, item_level)
     bench = cached_benchmark(benchmark, item_level)
@@ -586,7 +586,7 @@ def _item_frame(
             "system": bench.table.column("system").to_pylist(),
         }
     )
-    return frame, scored_items(benchmark, item_level).excluded_systems
+    return frame, scored_items(benchmark, item_level, row.reference_free).excluded_systems
 
 
 def _placing(ranked: list[Ranked], metric_id: int) -> str:

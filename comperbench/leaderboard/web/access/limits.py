@@ -44,7 +44,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from comperbench.leaderboard.submission import MAX_FILE_BYTES
-from comperbench.leaderboard.web.uploads import UPLOAD_LIFE, Held, Uploads, uploads_of
+from comperbench.leaderboard.web.access.uploads import UPLOAD_LIFE, Held, Uploads, uploads_of
 
 MULTIPART_OVERHEAD = 64 * 1024
 """Room for the multipart framing of one file: boundaries, part headers, a long file name."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from comperbench.leaderboard.web import downloads
+from comperbench.leaderboard.web.access import downloads
 
 OWN_FOLDER = "comperbench-gradio"
 """The name of the temporary folder `leaderboard serve` gives Gradio (unless GRADIO_TEMP_DIR
