@@ -60,7 +60,7 @@ class EvaluationPlan:
     aspect: str
     metrics: list[Metric]
     statistics: list[str]
-    resamples: int = SETTINGS.n_resamples
+    resamples: int = SETTINGS.resamples
     seed: int = SETTINGS.seed
     ci: CIMethod = "percentile"
     grouped: bool = False
@@ -100,7 +100,7 @@ def plan_evaluation(
     level: str | None = None,
     aspect: str | None = None,
     statistics: Sequence[str] | None = None,
-    resamples: int = SETTINGS.n_resamples,
+    resamples: int = SETTINGS.resamples,
     seed: int = SETTINGS.seed,
     ci: CIMethod = "percentile",
     grouped: bool = False,
@@ -241,7 +241,7 @@ def evaluate(
     level: str | None = None,
     aspect: str | None = None,
     statistics: Sequence[str] | None = None,
-    resamples: int = SETTINGS.n_resamples,
+    resamples: int = SETTINGS.resamples,
     seed: int = SETTINGS.seed,
     ci: CIMethod = "percentile",
     grouped: bool = False,

@@ -13,16 +13,16 @@ def test_commands_and_leaderboard_share_the_setting() -> None:
     parser = build_parser()
     compare = parser.parse_args(["compare", "--benchmark", "usr-topical", "--metrics", "f1"])
     evaluate = parser.parse_args(["evaluate", "--benchmark", "usr-topical", "--metrics", "f1"])
-    assert (compare.seed, compare.resamples) == (SETTINGS.seed, SETTINGS.n_resamples)
+    assert (compare.seed, compare.resamples) == (SETTINGS.seed, SETTINGS.resamples)
     assert (compare.test, compare.correction, compare.alpha) == (
         SETTINGS.test,
         SETTINGS.correction,
         SETTINGS.alpha,
     )
-    assert (evaluate.seed, evaluate.resamples) == (SETTINGS.seed, SETTINGS.n_resamples)
+    assert (evaluate.seed, evaluate.resamples) == (SETTINGS.seed, SETTINGS.resamples)
     assert (
         SETTINGS.seed,
-        SETTINGS.n_resamples,
+        SETTINGS.resamples,
         SETTINGS.confidence,
     ) == (scoring.SEED, scoring.N_RESAMPLES, scoring.CONFIDENCE)
     from comperbench.stats.metric_comparison.verdicts import metric_verdicts

@@ -37,8 +37,8 @@ def add_common_arguments(parser: argparse.ArgumentParser, fewest_resamples: int)
     parser.add_argument(
         "--resamples",
         type=resamples(fewest_resamples),
-        default=SETTINGS.n_resamples,
-        help=f"bootstrap/permutation resamples (default {SETTINGS.n_resamples}){none}",
+        default=SETTINGS.resamples,
+        help=f"bootstrap/permutation resamples (default {SETTINGS.resamples}){none}",
     )
     parser.add_argument(
         "--seed",

@@ -276,7 +276,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--resamples",
         type=resamples(0),
-        default=SETTINGS.n_resamples,
+        default=SETTINGS.resamples,
         help="bootstrap resamples (0: no intervals)",
     )
     evaluate.add_argument("--seed", type=SEED, default=SETTINGS.seed, help="bootstrap seed")

@@ -53,7 +53,7 @@ from comperbench.stats.resampling import (
 )
 from comperbench.stats.settings import SETTINGS
 
-N_RESAMPLES = SETTINGS.n_resamples
+N_RESAMPLES = SETTINGS.resamples
 SEED = SETTINGS.seed
 CONFIDENCE = SETTINGS.confidence
 RESAMPLING = "bootstrap-percentile"

@@ -8,9 +8,15 @@ same verdict wherever it is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from comperbench.common.errors import ComperbenchError
+from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.multiplicity import NAMES, Correction
+from comperbench.stats.resampling import CIMethod
+
+CI_METHODS: tuple[CIMethod, ...] = ("percentile", "bca")
 
 
 @dataclass(frozen=True)
@@ -19,7 +25,7 @@ class StatisticalSettings:
     multiplicity correction and significance level."""
 
     seed: int = 0
-    n_resamples: int = 1000
+    resamples: int = 1000
     confidence: float = 0.95
     test: str = "perm-both"
     correction: Correction = "holm"
@@ -28,7 +34,7 @@ class StatisticalSettings:
     def describe(self) -> str:
         """One sentence naming the setting, e.g. for the page that shows its numbers."""
         return (
-            f"{self.confidence:.0%} percentile bootstrap intervals over {self.n_resamples} "
+            f"{self.confidence:.0%} percentile bootstrap intervals over {self.resamples} "
             f"resamples (seed {self.seed}, shared by every metric, so comparisons are paired); "
             f"metrics compared by {self.test.upper()} with {NAMES[self.correction]} "
             f"correction at alpha = {self.alpha:g}"
@@ -37,3 +43,65 @@ class StatisticalSettings:
 
 SETTINGS = StatisticalSettings()
 """The setting every command and the leaderboard use unless told otherwise."""
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """How a statistic is resampled: the one settings object every public statistic takes.
+
+    Args:
+        resamples: bootstrap (or permutation) resamples; 0 computes no interval.
+        seed: seed of the resamples; equal seeds pair resamples across metrics.
+        ci: the interval's method, "percentile" or "bca".
+        conventions: how grouped values are averaged and p-values counted: a `Conventions`
+            or its name ("comperbench", "mt-metrics-eval").
+    """
+
+    resamples: int = SETTINGS.resamples
+    seed: int = SETTINGS.seed
+    ci: CIMethod = "percentile"
+    conventions: Conventions = field(default_factory=lambda: CONVENTIONS["comperbench"])
+
+    def __post_init__(self) -> None:
+        if isinstance(self.resamples, bool) or not isinstance(self.resamples, int):
+            raise ComperbenchError(f"resamples must be a whole number, not {self.resamples!r}")
+        if self.resamples < 0:
+            raise ComperbenchError(f"resamples must be 0 or more, not {self.resamples}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ComperbenchError(f"seed must be a whole number, not {self.seed!r}")
+        if self.ci not in CI_METHODS:
+            raise ComperbenchError(f"ci must be one of {', '.join(CI_METHODS)}, not {self.ci!r}")
+        if isinstance(self.conventions, str):
+            object.__setattr__(self, "conventions", conventions_named(self.conventions))
+
+    @property
+    def interval(self) -> CIMethod | None:
+        """The interval method, or None when no resample is drawn."""
+        return self.ci if self.resamples else None
+
+    def settings(self) -> dict[str, Any]:
+        """The fields as plain values, for a result's recorded settings."""
+        return {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "ci": self.ci,
+            "conventions": conventions_name(self.conventions),
+        }
+
+
+def conventions_named(name: str) -> Conventions:
+    """The registered conventions called `name`."""
+    if name not in CONVENTIONS:
+        raise ComperbenchError(
+            f"unknown conventions {name!r}; choose from {', '.join(CONVENTIONS)}"
+        )
+    return CONVENTIONS[name]
+
+
+def conventions_name(conventions: Conventions) -> str:
+    """The registered name of `conventions` ("custom" for one of the caller's own)."""
+    return next((k for k, v in CONVENTIONS.items() if v == conventions), "custom")
+
+
+DEFAULT_RESAMPLING = Resampling()
+"""`SETTINGS`' resamples and seed, percentile intervals, comperbench's conventions."""

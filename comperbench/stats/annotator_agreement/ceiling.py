@@ -280,7 +280,7 @@ def annotator_ceiling(
     statistic: str | Statistic = "pearson",
     level: str = "turn",
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = SETTINGS.n_resamples,
+    n_resamples: int = SETTINGS.resamples,
     seed: int = SETTINGS.seed,
     confidence: float = SETTINGS.confidence,
     benchmark: str | Tagged | None = None,
@@ -390,7 +390,7 @@ def benchmark_ceiling(
     *,
     statistic: str | Statistic = "pearson",
     level: str | None = None,
-    n_resamples: int = SETTINGS.n_resamples,
+    n_resamples: int = SETTINGS.resamples,
     seed: int = SETTINGS.seed,
     confidence: float = SETTINGS.confidence,
 ) -> CeilingResult:
