@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sqlite3
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +166,46 @@ def test_item_keys_in_bulk_name_the_bad_item() -> None:
     bad = TurnItem("bad", "fine", references=("r", b"bytes"))  # type: ignore[arg-type]
     with pytest.raises(MetricInputError, match="item 'bad', field 'references'"):
         item_keys([good, bad], {"response", "references"})
+
+
+def _rows(cache: ScoreCache, metric: Metric) -> sqlite3.Connection:
+    return sqlite3.connect(cache.root / f"{metric_key(metric)}.sqlite")
+
+
+def test_an_edited_score_is_not_served_and_its_item_is_scored_again(tmp_path: Path) -> None:
+    cache, items = ScoreCache(tmp_path), _items(5)
+    metric = CountingBleu()
+    scored = score_items(metric, items, cache).scores
+    with closing(_rows(cache, metric)) as connection, connection:
+        connection.execute("UPDATE scores SET score = -score WHERE score > 0")
+        (edited,) = connection.execute("SELECT count(*) FROM scores WHERE score < 0").fetchone()
+    assert edited > 0
+    with pytest.warns(UserWarning, match=f"{edited} stored score.s. failed verification"):
+        again = score_items(CountingBleu(), items, cache)
+    assert (again.computed, again.cached) == (edited, 5 - edited)
+    np.testing.assert_array_equal(again.scores, scored)  # recomputed, not the edited values
+
+
+def test_a_row_copied_from_another_metric_s_file_does_not_verify(tmp_path: Path) -> None:
+    cache, f1, length = ScoreCache(tmp_path), get("f1"), get("length")
+    cache.store(f1, {"a": 0.5})
+    with closing(_rows(cache, f1)) as connection:
+        row = connection.execute("SELECT key, score, tag FROM scores").fetchone()
+    cache.store(length, {"b": 1.0})
+    with closing(_rows(cache, length)) as connection, connection:
+        connection.execute("INSERT INTO scores VALUES (?, ?, ?)", row)
+    with pytest.warns(UserWarning, match="1 stored score"):
+        assert cache.lookup(length, ["a", "b"]) == {"b": 1.0}
+
+
+def test_rows_written_before_tags_are_scored_again_then_served(tmp_path: Path) -> None:
+    cache, metric = ScoreCache(tmp_path), get("length")
+    tmp_path.mkdir(exist_ok=True)
+    with closing(_rows(cache, metric)) as connection, connection:
+        connection.execute("CREATE TABLE scores (key TEXT PRIMARY KEY, score REAL) WITHOUT ROWID")
+        connection.execute("INSERT INTO scores VALUES ('k', 7.0)")
+    with pytest.warns(UserWarning, match="written before scores were tagged"):
+        assert cache.lookup(metric, ["k"]) == {}
+    cache.store(metric, {"k": 3.0, "n": math.nan})
+    found = cache.lookup(metric, ["k", "n"])
+    assert found["k"] == 3.0 and math.isnan(found["n"])
