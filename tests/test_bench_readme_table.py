@@ -1,4 +1,4 @@
-"""The README's speed table written from a `make bench` log (benchmarks/readme_table.py)."""
+"""The README's speed table written from a `make bench` log (perf/readme_table.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+PERF = Path(__file__).resolve().parent.parent / "perf"
 README = """# title
 
 <!-- speed:start -->
@@ -21,7 +21,7 @@ after
 
 def run(log: Path, readme: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(BENCHMARKS / "readme_table.py"), str(log), str(readme)],
+        [sys.executable, str(PERF / "readme_table.py"), str(log), str(readme)],
         capture_output=True,
         text=True,
         check=False,

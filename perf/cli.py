@@ -12,7 +12,7 @@ the interpreter with numpy, scipy.special (the p-values) and numba with the comp
 kernels loaded (the bootstrap of Spearman and Kendall over thousands of items), timed alone. Each command prints a speed row (`rows.py`) for the README's table: its CPU seconds
 now, against the same run with every command's module imported first, and its budget.
 
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/cli.py
+Run: COMPERBENCH_DATA=/work/shared/data python perf/cli.py
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
 
-from leaderboard import _file  # benchmarks/leaderboard.py, beside this file
+from leaderboard import _file  # perf/leaderboard.py, beside this file
 from rows import print_goal_row
 
 from comperbench.metrics.runner import NGRAM_SUITE

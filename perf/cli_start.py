@@ -10,7 +10,7 @@ package (`python -c "import comperbench"`), and one that imports scipy.stats, wh
 binomial `human plan ab` computes with (`stats/planning/power.py`). Each command prints a speed
 row (`rows.py`) for the README's table.
 
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/cli_start.py
+Run: COMPERBENCH_DATA=/work/shared/data python perf/cli_start.py
 """
 
 from __future__ import annotations

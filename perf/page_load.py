@@ -9,7 +9,7 @@
 3. an idle server: its CPU seconds over `--idle` seconds with no client connected, before any
    page was opened and after every page was closed; goal 0 (under 1% of one core).
 
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/page_load.py --db LEADERBOARD.sqlite
+Run: COMPERBENCH_DATA=/work/shared/data python perf/page_load.py --db LEADERBOARD.sqlite
 (a database filled by `comperbench leaderboard seed --db LEADERBOARD.sqlite --create`).
 """
 
