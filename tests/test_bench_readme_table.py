@@ -1,4 +1,4 @@
-"""The README's speed table written from a `make bench` log (benchmarks/readme_table.py)."""
+"""The README's speed table written from a `make bench` log (perf/readme_table.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+PERF = Path(__file__).resolve().parent.parent / "perf"
 README = """# title
 
 <!-- speed:start -->
@@ -21,7 +21,7 @@ after
 
 def run(log: Path, readme: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(BENCHMARKS / "readme_table.py"), str(log), str(readme)],
+        [sys.executable, str(PERF / "readme_table.py"), str(log), str(readme)],
         capture_output=True,
         text=True,
         check=False,
@@ -55,3 +55,46 @@ def test_a_log_without_rows_or_a_readme_without_the_table_is_refused(tmp_path: P
     log.write_text("speed row | a | 1 s | x: 1 s | 1.0x | >= 1x, met |\n", encoding="utf-8")
     readme.write_text("# no table\n", encoding="utf-8")
     assert "no <!-- speed:start -->" in run(log, readme).stderr
+
+
+def goals_printed(log: Path) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, str(PERF / "goals.py"), str(log)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_each_goal_is_printed_met_not_met_or_not_measured(tmp_path: Path) -> None:
+    log = tmp_path / "bench.log"
+    log.write_text(
+        "speed row | `comperbench --version` | 0.09 s | x: 2 s | 22x | < 0.3 s CPU, met |\n"
+        "speed row | `comperbench list` | 1.2 s | x: 3 s | 2.5x | < 1 s CPU, not met |\n",
+        encoding="utf-8",
+    )
+    lines = goals_printed(log)
+    assert lines[:3] == [
+        "goals:",
+        "`comperbench --version` | goal < 0.3 s CPU | 0.09 s | met",
+        "`comperbench list` | goal < 1 s CPU | 1.2 s | not met",
+    ]
+    assert "| goal < 0.3 s CPU | not measured (perf/server_submit.py does not exist yet)" in (
+        "\n".join(lines)
+    )
+    assert (
+        "`submit` of 10,000 dstc7 items, fresh process | goal <= import floor + 0.5 s CPU, "
+        "< 300 MB | not measured (no row of perf/cli.py in the log)"
+    ) in lines
+
+
+def test_a_goal_above_a_floor_is_judged_against_the_measured_floor(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(PERF))
+    from goals import BY_WORK
+
+    submit = BY_WORK["`submit` of 10,000 dstc7 items, fresh process"]
+    assert submit.stated(0.9) == "<= import floor (0.90 s) + 0.5 s CPU, < 300 MB"
+    assert submit.met(1.4, floor_s=0.9, peak_mb=299)
+    assert not submit.met(1.41, floor_s=0.9, peak_mb=299)
+    assert not submit.met(1.0, floor_s=0.9, peak_mb=300)
+    bertscore = BY_WORK["BERTScore, 300 dstc7 items"]
+    assert bertscore.met(2.2, floor_s=2.0) and not bertscore.met(2.21, floor_s=2.0)

@@ -1,5 +1,5 @@
-"""The package's layout: no import circle between its modules, and no folder with more than
-twelve modules.
+"""The package's layout: its layers, imported only downwards; no import circle between its
+modules; and no folder with more than twelve modules.
 
 Every import statement counts, wherever it is: at the top, inside a function (a lazy import) or
 under `if TYPE_CHECKING:`. An import names the module it reads, so `from comperbench.stats import
@@ -23,6 +23,27 @@ from comperbench.loaders.base import _imported_names, _module_file
 
 PACKAGE = Path(comperbench.__file__).resolve().parent
 MAX_MODULES = 12
+LAYERS = (
+    ("common",),
+    ("schema", "metadata", "data"),
+    ("loaders",),
+    ("benchmark", "selection"),
+    ("stats",),
+    ("metrics",),
+    ("human",),
+    ("evaluation", "explanations"),
+    ("report",),
+    ("results",),
+    ("reproduction",),
+    ("leaderboard",),
+    ("cli",),
+    ("__init__", "__main__"),
+)
+"""The package's layers, lowest first, by the top-level module or folder of `comperbench` each
+module is in (`__init__`: the package's own). The rule: a module imports only modules of its own
+layer or of the layers below it."""
+ALLOWED: dict[tuple[str, str], str] = {}
+"""Upward imports allowed anyway, (importer, imported) -> the reason; none today."""
 
 
 def module_name(path: Path, package: Path) -> str:
@@ -47,6 +68,39 @@ def import_graph(package: Path) -> dict[str, set[str]]:
     return graph
 
 
+def top_level(module: str) -> str:
+    """comperbench.stats.signature -> stats; the package itself -> __init__."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def layer_of(module: str, layers: tuple[tuple[str, ...], ...]) -> int:
+    """The index of the layer the module is in."""
+    found = [i for i, layer in enumerate(layers) if top_level(module) in layer]
+    if not found:
+        raise AssertionError(f"{module}: {top_level(module)!r} is in no layer of LAYERS")
+    return found[0]
+
+
+def upward_imports(
+    graph: dict[str, set[str]],
+    layers: tuple[tuple[str, ...], ...],
+    allowed: dict[tuple[str, str], str],
+) -> list[str]:
+    """Each import of a higher layer by a lower one that `allowed` does not list, in words."""
+    found = []
+    for module, imported in sorted(graph.items()):
+        below = layer_of(module, layers)
+        for other in sorted(imported):
+            above = layer_of(other, layers)
+            if above > below and (module, other) not in allowed:
+                found.append(
+                    f"{module} ({top_level(module)}, layer {below}) imports {other} "
+                    f"({top_level(other)}, layer {above})"
+                )
+    return found
+
+
 def circle(graph: dict[str, set[str]]) -> list[str]:
     """One import circle of the graph (its modules, the first repeated at the end), or []."""
     try:
@@ -61,6 +115,15 @@ def crowded_folders(package: Path) -> dict[str, int]:
     folders = [package, *(p.parent for p in package.rglob("__init__.py"))]
     counts = {f.relative_to(package.parent).as_posix(): len(list(f.glob("*.py"))) for f in folders}
     return {folder: n for folder, n in sorted(counts.items()) if n > MAX_MODULES}
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    graph = import_graph(PACKAGE)
+    stale = [f"{a} -> {b}" for a, b in ALLOWED if b not in graph.get(a, set())]
+    assert not stale, f"ALLOWED lists imports that are gone: {stale}"
+    assert all(reason.strip() for reason in ALLOWED.values()), "an ALLOWED import says no reason"
+    found = upward_imports(graph, LAYERS, ALLOWED)
+    assert not found, "a lower layer imports a higher one (LAYERS):\n" + "\n".join(found)
 
 
 def test_no_import_circle() -> None:
@@ -98,6 +161,33 @@ def test_a_re_export_is_no_circle_but_importing_it_back_is(tmp_path: Path) -> No
     assert circle(import_graph(package)) == []
     (package / "sub" / "x.py").write_text("from pkg import f as g\n\ndef f(): ...\n")
     assert set(circle(import_graph(package))) == {"pkg", "pkg.sub.x"}
+
+
+TOY_LAYERS = (("low",), ("high",), ("__init__",))
+
+
+def test_a_lazy_import_of_a_higher_layer_is_found_unless_allowed(tmp_path: Path) -> None:
+    package = write_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.high import g\n",
+            "pkg/low.py": "def f():\n    from pkg.high import g\n    return g\n",
+            "pkg/high.py": "from pkg.low import f\n\ndef g(): ...\n",
+        },
+    )
+    graph = import_graph(package)
+    assert upward_imports(graph, TOY_LAYERS, {}) == [
+        "pkg.low (low, layer 0) imports pkg.high (high, layer 1)"
+    ]
+    assert upward_imports(graph, TOY_LAYERS, {("pkg.low", "pkg.high"): "why"}) == []
+
+
+def test_a_module_in_no_layer_is_refused(tmp_path: Path) -> None:
+    package = write_package(
+        tmp_path, {"pkg/__init__.py": "", "pkg/new.py": "from pkg import low\n"}
+    )
+    with pytest.raises(AssertionError, match="'new' is in no layer"):
+        upward_imports(import_graph(package), TOY_LAYERS, {})
 
 
 @pytest.mark.parametrize(("count", "crowded"), [(MAX_MODULES, False), (MAX_MODULES + 1, True)])

@@ -1,6 +1,6 @@
 """Each hostile submission file of `bombs.py` is refused with a located message, parsed in a
 fresh process whose peak memory may grow by at most 300 MB (its CPU time is measured by
-`benchmarks/submission_bombs.py`, not asserted)."""
+`perf/submission_bombs.py`, not asserted)."""
 
 from __future__ import annotations
 

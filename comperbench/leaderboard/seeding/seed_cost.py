@@ -2,7 +2,7 @@
 estimate of a seed from its item counts.
 
 The costs are CPU seconds per item from an empty score cache, measured on two shared cores
-(`python benchmarks/seed.py` prints each benchmark's CPU time beside its estimate). Metrics of one
+(`python perf/seed.py` prints each benchmark's CPU time beside its estimate). Metrics of one
 family share their work (BLEU-1..4 count their n-grams once), so a family's cost is counted once
 per benchmark level, whichever of its metrics are seeded.
 """

@@ -184,7 +184,7 @@ class MeteorJar:
             if java is None:
                 raise ComperbenchError(
                     "coco-meteor runs METEOR 1.5 in Java, and no `java` is on the PATH: install "
-                    "a Java runtime (e.g. apt-get install default-jre-headless)"
+                    "one with `sudo apt-get install default-jre-headless` (or `make java` as root)"
                 )
             import pycocoevalcap.meteor.meteor as wrapper
 

@@ -19,7 +19,7 @@ baselines asserted equal in both; the goal is judged on CPU time (two idle cores
 half of it and at most all of it).
 
 CPU time, not wall time: the machine may be shared. Run:
-COMPERBENCH_DATA=/work/shared/data python benchmarks/seed.py [--benchmarks a,b] [--against ../main]
+COMPERBENCH_DATA=/work/shared/data python perf/seed.py [--benchmarks a,b] [--against ../main]
 [--against-benchmarks c,d] [--row]
 """
 
@@ -40,7 +40,7 @@ from pathlib import Path
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import numpy as np
-from rows import print_goal_row  # benchmarks/rows.py, beside this file
+from rows import print_goal_row  # perf/rows.py, beside this file
 
 from comperbench.benchmark import get_metadata, list_benchmarks, load_benchmark
 from comperbench.common.errors import DataMissingError

@@ -1,6 +1,6 @@
 """Cold (parse raw files) and warm (read the parquet cache) load time of every benchmark.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/load.py
+Run: COMPERBENCH_DATA=../shared/data python perf/load.py
 Benchmarks whose raw files are not under the data root are listed as missing.
 """
 

@@ -13,7 +13,7 @@ Synthetic scores: human scores are means of three 1-5 ratings (13 distinct value
 Likert ratings are); metric j is the human score times (j + 1) / 10 plus normal noise, every
 other metric rounded to 2 decimals (ties, as n-gram overlaps have).
 
-Run: python benchmarks/stats_scale.py [--items 10000,100000,1000000] [--methods pearson,...]
+Run: python perf/stats_scale.py [--items 10000,100000,1000000] [--methods pearson,...]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import time
 import warnings
 
 import numpy as np
-from stats import _scipy, loop_bootstrap, loop_perm_both  # benchmarks/stats.py, beside this file
+from stats import _scipy, loop_bootstrap, loop_perm_both  # perf/stats.py, beside this file
 from usage import resident_mb
 
 from comperbench.stats.metric_comparison.significance import significance_matrix

@@ -22,7 +22,7 @@ library leaves them (the row: pce on every core, ours on one for products this s
 with both on one BLAS thread. Times are CPU seconds of this process.
 
 Run: COMPERBENCH_DATA=../shared/data MT_METRICS_EVAL=../mt-metrics-eval \\
-     python benchmarks/soft_pairwise_accuracy.py
+     python perf/soft_pairwise_accuracy.py
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@
 3. validate + score + store in one process, and the server-side work of switching benchmark in
    the app (ranking, partial list, heatmap), target under 0.5 s; then in Chromium.
 
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/leaderboard.py [--seed all|none]
+Run: COMPERBENCH_DATA=/work/shared/data python perf/leaderboard.py [--seed all|none]
 The reference for the bootstrap is scipy on explicitly gathered resamples (timed on a sample of
 resamples and scaled to the same count).
 """
@@ -34,7 +34,7 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import numpy as np
 from scipy import stats as sps
-from usage import resident_mb  # benchmarks/usage.py, beside this file
+from usage import resident_mb  # perf/usage.py, beside this file
 
 from comperbench.benchmark import list_benchmarks
 from comperbench.common.errors import DataMissingError

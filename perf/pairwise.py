@@ -10,7 +10,7 @@ plain Python floats and TrueSkill with the `trueskill` package's `TrueSkill.rate
 First both sides rate a small configuration in full and must give equal ratings and intervals;
 then ours runs the full configuration and the reference's time on the small one is scaled to it.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/pairwise.py [--benchmark usr-topical]
+Run: COMPERBENCH_DATA=../shared/data python perf/pairwise.py [--benchmark usr-topical]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Metric throughput on a real benchmark, against the plain per-item loop of each wrapped library.
 
-    COMPERBENCH_DATA=/work/shared/data python3 benchmarks/metrics.py [--benchmark dstc7]
+    COMPERBENCH_DATA=/work/shared/data python3 perf/metrics.py [--benchmark dstc7]
         [--sample 300] [--bertscore-sample 300] [--only-bertscore] [--only-length] [--repeat 3]
 
 1. On a sample of whole contexts (all systems' responses to them): items/s of each metric (cold: no score cache,

@@ -1,6 +1,6 @@
 """Scoring on a warm Dask cluster against one process: bleu-4 and rouge-l over all of dstc7.
 
-    COMPERBENCH_DATA=/work/shared/data python benchmarks/cluster.py [--repeat 3] [--workers 2]
+    COMPERBENCH_DATA=/work/shared/data python perf/cluster.py [--repeat 3] [--workers 2]
 
 A real cluster on this machine, kept warm as a user keeps one: `dask scheduler` and `--workers`
 single-threaded `dask worker` processes on 127.0.0.1, started once and warmed (a small chunk
@@ -37,7 +37,7 @@ from pathlib import Path
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import cloudpickle
-import metrics as metric_bench  # benchmarks/metrics.py, beside this file: _clear_memos
+import metrics as metric_bench  # perf/metrics.py, beside this file: _clear_memos
 import numpy as np
 from distributed import get_task_stream
 from rows import print_goal_row

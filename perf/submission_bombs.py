@@ -1,7 +1,7 @@
 """The CPU time and peak memory each hostile submission file (`tests/hostile/bombs.py`) costs
 before it is refused, each parsed in a fresh process. Target: under 2 s of CPU and 300 MB.
 
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/submission_bombs.py
+Run: COMPERBENCH_DATA=/work/shared/data python perf/submission_bombs.py
 """
 
 from __future__ import annotations

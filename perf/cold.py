@@ -12,7 +12,7 @@ apart. CPU time, not wall time: the machine may be shared. On two idle cores the
 least half its CPU time and at most all of it (the n-gram metrics share two worker processes and
 torch two threads, the rest is one process), so the goal counts as met only when the CPU time
 itself is under it.
-Run: COMPERBENCH_DATA=/work/shared/data python benchmarks/cold.py [--benchmarks a,b]
+Run: COMPERBENCH_DATA=/work/shared/data python perf/cold.py [--benchmarks a,b]
 [--against ../main]
 """
 
@@ -32,8 +32,8 @@ from pathlib import Path
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 
 import pyarrow.parquet as pq
-from rows import print_goal_row  # benchmarks/rows.py, beside this file
-from seed import present  # benchmarks/seed.py, beside this file
+from rows import print_goal_row  # perf/rows.py, beside this file
+from seed import present  # perf/seed.py, beside this file
 
 from comperbench.benchmark import list_benchmarks
 

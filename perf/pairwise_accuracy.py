@@ -9,7 +9,7 @@ the pairs by metric difference, and sweep them keeping per-group counts of conco
 and tied pairs, taking the first best threshold. It runs the first `--loop-resamples` resamples
 (which must give the same values as ours) and its time is scaled to the full count.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/pairwise_accuracy.py [--benchmark dstc7]
+Run: COMPERBENCH_DATA=../shared/data python perf/pairwise_accuracy.py [--benchmark dstc7]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
   CPDScore-simple (n=3 sampled calls per item); both again from the raw-output store (cache).
 - The time a full run of each benchmark would take at the measured rates.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/learned.py [--items N]
+Run: COMPERBENCH_DATA=../shared/data python perf/learned.py [--items N]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 concurrency 1 (one request at a time) against concurrency 8, on a server on 127.0.0.1 that
 delays every answer, as a remote model does.
 
-Run: python benchmarks/judge_http_throughput.py [--delay S] [--items N]
+Run: python perf/judge_http_throughput.py [--delay S] [--items N]
 """
 
 from __future__ import annotations

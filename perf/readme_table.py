@@ -3,7 +3,7 @@
 The table sits between `<!-- speed:start -->` and `<!-- speed:end -->`; a row of the log replaces
 the table's row of the same work, or is added; rows the log does not measure are kept.
 
-Run: python benchmarks/readme_table.py bench.log [README.md]
+Run: python perf/readme_table.py bench.log [README.md]
 """
 
 from __future__ import annotations

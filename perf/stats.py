@@ -8,7 +8,7 @@ turn-level intervals, this script before it prints their ratio); where it would 
 runs the first `--loop-resamples` rows (a tenth of them for the grouped loop) and its time is
 scaled to the full count, as printed. Times are CPU seconds of this process.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/stats.py [--method spearman]
+Run: COMPERBENCH_DATA=../shared/data python perf/stats.py [--method spearman]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ On a fixed set of hand-written turns (no benchmark data), each asked n times wit
 - the share of first answers that `parse_score` cannot read, free text against decoding
   constrained to the `Score: N` regex after the prefilled "Score:".
 
-Run: python benchmarks/judge_throughput.py [--n N]
+Run: python perf/judge_throughput.py [--n N]
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ first `--loop-permutations` permutations, and its time is scaled to the full cou
 Both sides are checked on the reference's own swap matrices: our null value for the same swaps
 equals the reference's for every permutation it ran.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/pairwise_permutation.py [--benchmark dstc7]
+Run: COMPERBENCH_DATA=../shared/data python perf/pairwise_permutation.py [--benchmark dstc7]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Memory of the running process, for the benchmark scripts beside this file."""
+"""Memory of the running process, for the speed scripts beside this file."""
 
 from __future__ import annotations
 

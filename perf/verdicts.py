@@ -7,7 +7,7 @@ usr-topical's default metrics (19 metrics, 342 one-sided tests, Holm), whose per
 grown until the smallest adjusted p-value can fall below alpha. Times are CPU seconds of this
 process.
 
-Run: COMPERBENCH_DATA=../shared/data python benchmarks/verdicts.py
+Run: COMPERBENCH_DATA=../shared/data python perf/verdicts.py
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Scale: a benchmark of SODA-EVAL's size through every stage a user runs, each timed alone.
 
-    COMPERBENCH_DATA=/work/shared/data python benchmarks/scale.py [--responses 120000]
+    COMPERBENCH_DATA=/work/shared/data python perf/scale.py [--responses 120000]
 
 A synthetic benchmark is written in SODA-EVAL's published layout (the dataset card with its split
 sizes and parquet shards, read by the real `soda-eval` loader): `--responses` rows whose texts are
@@ -19,7 +19,7 @@ process so that its peak memory is its own:
 5. submit: one metric's scores for every item, as a leaderboard submission file (validated,
    scored with intervals, stored).
 
-The statistics alone at 10^4, 10^5 and 10^6 items are `benchmarks/stats_scale.py`.
+The statistics alone at 10^4, 10^5 and 10^6 items are `perf/stats_scale.py`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from usage import resident_mb  # benchmarks/usage.py, beside this file
+from usage import resident_mb  # perf/usage.py, beside this file
 
 SUITE = "bleu-1,bleu-2,bleu-3,bleu-4,chrf,chrf++,rouge-1,rouge-2,rouge-l,meteor,f1,length"
 SHARD_ROWS = 20_000
@@ -68,7 +68,7 @@ def _card(rows: dict[str, int]) -> str:
     return (
         f"---\nlicense: cc-by-4.0\ndataset_info:\n  features:\n{features}\n  splits:\n{splits}\n"
         f"configs:\n- config_name: default\n  data_files:\n{files}\n---\n\n"
-        "Synthetic rows in the layout of Johndfm/soda_eval, for benchmarks/scale.py.\n"
+        "Synthetic rows in the layout of Johndfm/soda_eval, for perf/scale.py.\n"
     )
 
 
@@ -231,7 +231,7 @@ def stage_submit(root: Path) -> dict[str, object]:
         if s == s
     ]
     raw = ("\n".join(lines) + "\n").encode()
-    meta = SubmissionMeta(name="scale-f1", authors="benchmarks/scale.py")
+    meta = SubmissionMeta(name="scale-f1", authors="perf/scale.py")
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "board.sqlite")
         seconds = _timed(lambda: submit("scores.jsonl", raw, meta, store))
