@@ -15,7 +15,7 @@ endif
 export GRADIO_ANALYTICS_ENABLED := False
 PYTEST_WORKERS ?= 2
 
-.PHONY: setup setup-test demo test test-fast lint bench constraints
+.PHONY: setup setup-test demo test test-fast lint docs bench constraints
 
 $(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
@@ -44,6 +44,9 @@ constraints:  ## write constraints.txt from the environment (after changing a de
 
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+docs:  ## the documentation site in site/ (mkdocs.yml), offline; --strict fails on a broken link or reference
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true PYTHONPATH=$(CURDIR) $(BIN)/mkdocs build --strict
 
 BENCH_LOG ?= bench.log
 MT_METRICS_EVAL ?= $(abspath $(CURDIR)/../mt-metrics-eval)

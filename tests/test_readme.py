@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import readme_check
+import markdown_check
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -16,22 +16,22 @@ def _block(*lines: str, info: str = "bash") -> str:
 
 
 def test_readme_code_blocks_are_closed_and_hold_no_section() -> None:
-    problems = readme_check.fence_problems(README.read_text())
+    problems = markdown_check.fence_problems(README.read_text(), "README.md")
     assert not problems, "\n".join(problems)
 
 
 def test_readme_commands_parse() -> None:
     text = README.read_text()
-    verbs = {command.args[0] for command in readme_check.commands(text)}
+    verbs = {command.args[0] for command in markdown_check.commands(text)}
     assert {"evaluate", "leaderboard", "human", "export"} <= verbs
-    problems = readme_check.command_problems(text)
+    problems = markdown_check.command_problems(text, "README.md")
     assert not problems, "\n".join(problems)
 
 
 def _block_before_a_heading(lines: list[str]) -> tuple[int, int, int]:
     """(opening line, closing line, first heading after it), 0-based, of the first README code
     block followed by a section heading before the next block."""
-    blocks = readme_check.fences("\n".join(lines))
+    blocks = markdown_check.fences("\n".join(lines))
     for block, following in itertools.pairwise(blocks):
         assert block.map is not None and following.map is not None
         closing = block.map[1] - 1
@@ -47,7 +47,7 @@ def test_a_missing_opening_fence_in_the_readme_is_named() -> None:
     lines = README.read_text().splitlines()
     opening, closing, heading = _block_before_a_heading(lines)
     broken = lines[:opening] + lines[opening + 1 :]
-    problems = readme_check.fence_problems("\n".join(broken) + "\n")
+    problems = markdown_check.fence_problems("\n".join(broken) + "\n", "README.md")
     # 1-based numbers in the broken copy: one line less before both
     assert problems[0] == (
         f"README.md:{heading}: the code block opened at line {closing} holds the heading "
@@ -62,7 +62,7 @@ def test_a_doubled_command_line_instead_of_a_fence_is_named() -> None:
         "comperbench template usr-topical --out a.csv\ncomperbench leaderboard seed\n```\n\n"
         "## Releases\n\n" + _block("comperbench card --all --check")
     )
-    assert readme_check.fence_problems(text, "R.md") == [
+    assert markdown_check.fence_problems(text, "R.md") == [
         "R.md:10: the code block opened at line 8 holds the heading '## Releases': a fence is "
         "missing or doubled before it, so the section renders as code",
         "R.md:12: the code block opened at line 8 holds the fence line '```bash': a fence is "
@@ -72,7 +72,7 @@ def test_a_doubled_command_line_instead_of_a_fence_is_named() -> None:
 
 def test_a_fence_running_to_the_end_of_the_file_is_named() -> None:
     text = "Text.\n\n" + _block("comperbench list") + "\n```bash\ncomperbench list\n"
-    assert readme_check.fence_problems(text) == [
+    assert markdown_check.fence_problems(text, "README.md") == [
         "README.md:7: the code block opened here has no closing fence: it runs to the end of the "
         "file"
     ]
@@ -85,7 +85,7 @@ def test_comments_and_nested_longer_fences_are_no_problem() -> None:
         + "\n".join(["````markdown", "## A heading shown as Markdown", *_block("x").split("\n")])
         + "````\n"
     )
-    assert readme_check.fence_problems(text) == []
+    assert markdown_check.fence_problems(text, "R.md") == []
 
 
 def test_commands_are_split_as_the_shell_does() -> None:
@@ -96,13 +96,13 @@ def test_commands_are_split_as_the_shell_does() -> None:
         "dask scheduler",
         "$ comperbench cite usr-topical",
     ) + _block("comperbench not-a-command", info="python")
-    found = readme_check.commands(text)
+    found = markdown_check.commands(text)
     assert [(c.line, c.args) for c in found] == [
         (2, ["list", "--json"]),
         (3, ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-4,rouge-l"]),
         (6, ["cite", "usr-topical"]),
     ]
-    assert readme_check.command_problems(text) == []
+    assert markdown_check.command_problems(text, "R.md") == []
 
 
 def test_unknown_verbs_options_and_abbreviations_are_named() -> None:
@@ -113,7 +113,7 @@ def test_unknown_verbs_options_and_abbreviations_are_named() -> None:
         "comperbench leaderboard show usr-topical --statistic no-such-statistic",
         'comperbench submit "unbalanced.csv',
     )
-    problems = readme_check.command_problems(text)
+    problems = markdown_check.command_problems(text, "README.md")
     assert [problem.split(": `")[0] for problem in problems] == [
         f"README.md:{line}" for line in (4, 5, 6, 7, 8)
     ]

@@ -1,25 +1,35 @@
-"""Checks of a Markdown file (the README) as CommonMark renders it: fenced code blocks that
-swallowed a section or never close, and `comperbench ...` command lines that the CLI would refuse.
+"""Checks of a Markdown file (the README, a documentation page) as CommonMark renders it: fenced
+code blocks that swallowed a section or never close, `comperbench ...` command lines that the CLI
+would refuse, and Python examples that do not run or do not print what the page shows.
 
 Every problem is one line that starts with `FILE:LINE:`.
+
+A Python block runs, in order, in one namespace per file. An HTML comment right before it may say
+otherwise: `<!-- docs: not run: REASON -->`, or `<!-- docs: needs NAME -->` (a dotted name, or
+`NAME(keyword)` for a keyword of a function) to run it only once that name exists. A `text` block
+right after `<!-- docs: output -->` is what the Python block before it prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import importlib
+import inspect
 import io
 import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from comperbench.cli import build_parser
 
-# A Markdown heading of level 2 to 6 (the README's sections). A single `#` is left out: in a shell or
+# A Markdown heading of level 2 to 6 (a page's sections). A single `#` is left out: in a shell or
 # Python block it starts a comment.
 _HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+\S")
 _FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})")
@@ -65,7 +75,7 @@ def _is_closed(token: Token) -> bool:
     return token.map[1] - token.map[0] > 1 + len(token.content.splitlines())
 
 
-def fence_problems(text: str, name: str = "README.md") -> list[str]:
+def fence_problems(text: str, name: str) -> list[str]:
     """Fenced blocks that run to the end of the file, hold a fence line of their own kind, or
     hold a heading (unless they show Markdown)."""
     problems = []
@@ -142,7 +152,7 @@ def commands(text: str) -> list[Command]:
 
 def strict_parser() -> argparse.ArgumentParser:
     """The CLI's own parser, with abbreviated options refused at every level, so that an option
-    the README names must exist as written."""
+    a page names must exist as written."""
     parser = build_parser()
     pending = [parser]
     while pending:
@@ -167,7 +177,7 @@ def parse_error(parser: argparse.ArgumentParser, args: list[str]) -> str | None:
     return None
 
 
-def command_problems(text: str, name: str = "README.md") -> list[str]:
+def command_problems(text: str, name: str) -> list[str]:
     """Every `comperbench` command of a shell code block that the CLI's parser refuses."""
     parser = strict_parser()
     problems = []
@@ -176,3 +186,102 @@ def command_problems(text: str, name: str = "README.md") -> list[str]:
         if error is not None:
             problems.append(f"{name}:{command.line}: `{command.text}` does not parse: {error}")
     return problems
+
+
+# Info strings of Python blocks, and of a block that shows what one printed.
+PYTHON_INFOS = frozenset({"python", "py"})
+OUTPUT_INFOS = frozenset({"text"})
+_MARKER = re.compile(r"^<!--\s*docs:\s*(not run|needs|output)\s*:?\s*(.*?)\s*-->\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class PythonBlock:
+    """A Python example of a page: where it opens, its code, and what its marker says."""
+
+    line: int
+    code: str
+    not_run: str | None = None
+    needs: str | None = None
+    output: str | None = None
+
+
+def _marker(tokens: list[Token], index: int) -> tuple[str, str] | None:
+    """(kind, argument) of the `<!-- docs: ... -->` comment right before tokens[index]."""
+    if index == 0 or tokens[index - 1].type != "html_block":
+        return None
+    found = _MARKER.match(tokens[index - 1].content.strip())
+    return (found[1], found[2]) if found else None
+
+
+def python_blocks(text: str) -> list[PythonBlock]:
+    """The Python blocks of `text`, each with its marker and the output shown after it."""
+    tokens = MarkdownIt("commonmark").parse(text)
+    blocks: list[PythonBlock] = []
+    for index, token in enumerate(tokens):
+        if token.type != "fence":
+            continue
+        info, marker = token.info.strip().lower(), _marker(tokens, index)
+        if info in OUTPUT_INFOS and marker and marker[0] == "output" and blocks:
+            blocks[-1] = dataclasses.replace(blocks[-1], output=token.content)
+        elif info in PYTHON_INFOS:
+            kind, argument = marker or ("", "")
+            blocks.append(
+                PythonBlock(
+                    _opened_at(token),
+                    token.content,
+                    not_run=argument if kind == "not run" else None,
+                    needs=argument if kind == "needs" else None,
+                )
+            )
+    return blocks
+
+
+def exists(name: str) -> bool:
+    """Whether a dotted name (`comperbench.stats.Resampling`) resolves, or, written
+    `NAME(keyword)`, whether that function takes the keyword."""
+    path, _, keyword = name.partition("(")
+    parts = path.split(".")
+    try:
+        found: Any = importlib.import_module(parts[0])
+        for part in parts[1:]:
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return False
+    return not keyword or keyword.rstrip(")") in inspect.signature(found).parameters
+
+
+def marker_problems(blocks: list[PythonBlock], name: str) -> list[str]:
+    """Markers that say nothing: a block left unrun without its reason, or `needs` no name."""
+    return [
+        f"{name}:{block.line}: a Python block left unrun must say why"
+        for block in blocks
+        if block.not_run == "" or block.needs == ""
+    ]
+
+
+def run_problems(blocks: list[PythonBlock], name: str) -> list[str]:
+    """Run the blocks in order in one namespace: each that raises or prints other than the
+    output its page shows is a problem. Blocks left unrun, or needing a name that does not
+    exist yet, are passed over."""
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    problems = []
+    for block in blocks:
+        if block.not_run is not None or (block.needs and not exists(block.needs)):
+            continue
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block.code, f"{name}:{block.line}", "exec"), namespace)
+        except Exception as exc:
+            problems.append(f"{name}:{block.line}: the block raises {type(exc).__name__}: {exc}")
+            continue
+        if block.output is not None and _lines(printed.getvalue()) != _lines(block.output):
+            problems.append(
+                f"{name}:{block.line}: the block prints\n{printed.getvalue()}"
+                f"instead of what the page shows:\n{block.output}"
+            )
+    return problems
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip("\n").splitlines()]
