@@ -40,8 +40,10 @@ SHELL_INFOS = frozenset({"", "bash", "sh", "shell", "console"})
 # Shell operators end the command they follow (a pipe, a redirect, a second command).
 _OPERATOR = re.compile(r"^[();<>|&]+$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# A line that runs `comperbench`, after a `$ ` prompt and `VAR=value` assignments, if any.
-_COMMAND = re.compile(r"^\s*(\$\s+)?([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*comperbench(\s|$)")
+# A command that runs `comperbench` (or a path to it, `.venv/bin/comperbench`), after a `$ ` prompt
+# and `VAR=value` assignments, if any; a line may chain commands with `&&`, `||` or `;`.
+_COMMAND = re.compile(r"^\s*(\$\s+)?([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(\S*/)?comperbench(\s|$)")
+_CHAIN = re.compile(r"\s(?:&&|\|\||;)\s")
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,13 @@ def _logical_lines(token: Token) -> Iterator[tuple[int, str]]:
         yield start, " ".join(parts)
 
 
+def _chained_commands(token: Token) -> Iterator[tuple[int, str]]:
+    """Each command of the logical lines of a block, a line's chained commands apart."""
+    for number, line in _logical_lines(token):
+        for command in _CHAIN.split(line.split(" #")[0]):
+            yield number, command
+
+
 def _words(line: str) -> list[str]:
     """A command line's words as the shell splits them, up to its first operator or comment."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
@@ -130,12 +139,17 @@ def _words(line: str) -> list[str]:
 
 
 def commands(text: str) -> list[Command]:
-    """Every `comperbench` command line in the shell code blocks of `text`."""
+    """Every `comperbench` command line in the shell code blocks of `text`, but those of a block
+    whose `<!-- docs: needs comperbench ... -->` names a command the CLI does not take yet."""
     found = []
-    for token in fences(text):
-        if token.info.strip().lower() not in SHELL_INFOS:
+    tokens = MarkdownIt("commonmark").parse(text)
+    for index, token in enumerate(tokens):
+        if token.type != "fence" or token.info.strip().lower() not in SHELL_INFOS:
             continue
-        for number, line in _logical_lines(token):
+        marker = _marker(tokens, index)
+        if marker and marker[0] == "needs" and not exists(marker[1]):
+            continue
+        for number, line in _chained_commands(token):
             if not _COMMAND.match(line):
                 continue
             shown = line.split(" #")[0].strip()
@@ -238,7 +252,10 @@ def python_blocks(text: str) -> list[PythonBlock]:
 
 def exists(name: str) -> bool:
     """Whether a dotted name (`comperbench.stats.Resampling`) resolves, or, written
-    `NAME(keyword)`, whether that function takes the keyword."""
+    `NAME(keyword)`, whether that function takes the keyword, or, for a command
+    (`comperbench compare --statistic pearson`), whether the CLI parses it."""
+    if name.startswith("comperbench "):
+        return parse_error(strict_parser(), shlex.split(name)[1:]) is None
     path, _, keyword = name.partition("(")
     parts = path.split(".")
     try:
@@ -262,11 +279,15 @@ def marker_problems(blocks: list[PythonBlock], name: str) -> list[str]:
 def run_problems(blocks: list[PythonBlock], name: str) -> list[str]:
     """Run the blocks in order in one namespace: each that raises or prints other than the
     output its page shows is a problem. Blocks left unrun, or needing a name that does not
-    exist yet, are passed over."""
+    exist yet, are only compiled."""
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     problems = []
     for block in blocks:
         if block.not_run is not None or (block.needs and not exists(block.needs)):
+            try:
+                compile(block.code, f"{name}:{block.line}", "exec")
+            except SyntaxError as exc:
+                problems.append(f"{name}:{block.line}: the block is not Python: {exc.msg}")
             continue
         printed = io.StringIO()
         try:
