@@ -18,10 +18,14 @@ import dataclasses
 import importlib
 import inspect
 import io
+import os
 import re
 import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -306,3 +310,31 @@ def run_problems(blocks: list[PythonBlock], name: str) -> list[str]:
 
 def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip("\n").splitlines()]
+
+
+# A file's examples run in a fresh interpreter: a walkthrough registers its toy benchmark, metric or
+# statistic, which must not reach the registries of the process that checks the next file.
+_RUNNER = """
+import sys
+import markdown_check
+path, name = sys.argv[1:]
+blocks = markdown_check.python_blocks(open(path, encoding="utf-8").read())
+problems = markdown_check.marker_problems(blocks, name) + markdown_check.run_problems(blocks, name)
+sys.stdout.write("\\0".join(problems))
+"""
+
+
+def example_problems(path: Path, name: str, cwd: Path) -> list[str]:
+    """`marker_problems` and `run_problems` of the file at `path`, run in a fresh interpreter
+    in `cwd` (where the examples write their files), with this checkout first on its path."""
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "MPLBACKEND": "Agg",
+        "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests")]),
+    }
+    run = [sys.executable, "-c", _RUNNER, str(path), name]
+    done = subprocess.run(run, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return [f"{name}: the examples stopped the interpreter: {done.stderr.strip()}"]
+    return [problem for problem in done.stdout.split("\0") if problem]

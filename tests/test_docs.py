@@ -30,32 +30,11 @@ def test_commands_parse(page: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
-# Each page's examples run in a fresh interpreter: a walkthrough registers its toy benchmark, metric
-# or statistic, which must not reach the registries of the other tests.
-RUNNER = """
-import sys
-import markdown_check
-page, name = sys.argv[1:]
-blocks = markdown_check.python_blocks(open(page, encoding="utf-8").read())
-problems = markdown_check.marker_problems(blocks, name) + markdown_check.run_problems(blocks, name)
-sys.stdout.write("\\0".join(problems))
-"""
-
-
 @pytest.mark.parametrize("page", PAGES, ids=IDS)
 def test_python_examples_run_and_print_what_the_page_shows(
     page: Path, data_root: Path, tmp_path: Path
 ) -> None:
-    env = {
-        **os.environ,
-        "MPLBACKEND": "Agg",
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
-    }
-    name = str(page.relative_to(ROOT))
-    run = [sys.executable, "-c", RUNNER, str(page), name]
-    done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    problems = [problem for problem in done.stdout.split("\0") if problem]
+    problems = markdown_check.example_problems(page, str(page.relative_to(ROOT)), tmp_path)
     assert not problems, "\n".join(problems)
 
 

@@ -1,14 +1,19 @@
-"""The README renders as written (no code block swallows a section) and every `comperbench`
-command it shows is one the CLI accepts."""
+"""The README is a front door of at most 250 lines that renders as written (no code block swallows
+a section), whose every `comperbench` command is one the CLI accepts, whose Python example runs and
+prints the table it shows, and whose two front-door commands are what `make demo` and `make test`
+run."""
 
 from __future__ import annotations
 
 import itertools
+import subprocess
 from pathlib import Path
 
 import markdown_check
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+MAX_LINES = 250
 
 
 def _block(*lines: str, info: str = "bash") -> str:
@@ -18,6 +23,43 @@ def _block(*lines: str, info: str = "bash") -> str:
 def test_readme_code_blocks_are_closed_and_hold_no_section() -> None:
     problems = markdown_check.fence_problems(README.read_text(), "README.md")
     assert not problems, "\n".join(problems)
+
+
+def test_readme_is_a_front_door_of_at_most_250_lines() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines; the rest belongs in docs/"
+
+
+def test_readme_python_example_runs_and_prints_its_table(data_root: Path, tmp_path: Path) -> None:
+    blocks = markdown_check.python_blocks(README.read_text())
+    assert [block.output is not None for block in blocks] == [True]
+    problems = markdown_check.example_problems(README, "README.md", tmp_path)
+    assert not problems, "\n".join(problems)
+
+
+def _make_dry_run(target: str) -> str:
+    done = subprocess.run(
+        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_readme_front_door_commands_are_what_make_demo_and_make_test_run() -> None:
+    """The Quick start's two lines set up, then run what the Makefile's `demo` and `test` run."""
+    first, second = markdown_check.fences(README.read_text())[0].content.splitlines()
+    pairs = [line.split("#")[0].strip().split(" && ") for line in (first, second)]
+    setups, jobs = zip(*pairs, strict=True)
+    assert setups == ("make setup", "make setup-test")
+    assert jobs[0].startswith(".venv/bin/comperbench evaluate ")
+    assert jobs[0] in _make_dry_run("demo").splitlines()
+    assert jobs[1] in _make_dry_run("test").splitlines()
+
+
+def test_readme_citation_is_the_package_bibtex() -> None:
+    from comperbench.report.cards import comperbench_bibtex
+
+    bibtex = [b for b in markdown_check.fences(README.read_text()) if b.info == "bibtex"]
+    assert [b.content for b in bibtex] == [comperbench_bibtex() + "\n"]
 
 
 def test_readme_commands_parse() -> None:
@@ -95,12 +137,14 @@ def test_commands_are_split_as_the_shell_does() -> None:
         '    --metrics "bleu-4,rouge-l"   # two metrics',
         "dask scheduler",
         "$ comperbench cite usr-topical",
+        "make setup && .venv/bin/comperbench show usr-topical  # set up, then a path to the CLI",
     ) + _block("comperbench not-a-command", info="python")
     found = markdown_check.commands(text)
     assert [(c.line, c.args) for c in found] == [
         (2, ["list", "--json"]),
         (3, ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-4,rouge-l"]),
         (6, ["cite", "usr-topical"]),
+        (7, ["show", "usr-topical"]),
     ]
     assert markdown_check.command_problems(text, "R.md") == []
 
