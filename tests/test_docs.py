@@ -4,9 +4,14 @@ page shows, and the site builds with `mkdocs build --strict`."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import runpy
 import subprocess
 import sys
+import types
+from collections.abc import Iterator
 from pathlib import Path
 
 import markdown_check
@@ -100,3 +105,61 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert {"index.html", "benchmarks/usr-topical.html", "metrics/list.html"} <= pages
     assert "api/stats.html" in pages
     assert "fonts.googleapis.com" not in (site / "index.html").read_text()
+
+
+def _generated(script: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The pages a generator script of docs/_gen writes, by path, without a site build."""
+    pages: dict[str, io.StringIO] = {}
+
+    @contextlib.contextmanager
+    def open_page(path: str, mode: str) -> Iterator[io.StringIO]:
+        pages[path] = io.StringIO()
+        yield pages[path]
+
+    monkeypatch.setitem(sys.modules, "mkdocs_gen_files", types.SimpleNamespace(open=open_page))
+    monkeypatch.chdir(ROOT)
+    runpy.run_path(str(DOCS / "_gen" / script))
+    return {path: page.getvalue() for path, page in pages.items()}
+
+
+def test_the_metric_page_has_a_row_of_facts_per_metric(monkeypatch: pytest.MonkeyPatch) -> None:
+    import comperbench.metrics
+    from comperbench.common.errors import UnknownNameError
+    from comperbench.metrics.info import MetricInfo
+
+    def info(name: str) -> MetricInfo:
+        if name != "bleu-4":
+            raise UnknownNameError(f"metric {name!r} states no MetricInfo")
+        needs = frozenset({"response", "references"})
+        return MetricInfo("bleu-4", "Sentence BLEU | smoothed", "ngram", needs, "", "https://b.org")
+
+    monkeypatch.setattr(comperbench.metrics, "info", info, raising=False)
+    monkeypatch.setattr(comperbench.metrics, "available", lambda: ["length", "bleu-4"])
+    page = _generated("metric_pages.py", monkeypatch)["metrics/list.md"]
+    assert (
+        "| `bleu-4` | ngram | references, response | yes | Sentence BLEU \\| smoothed |  | "
+        "[link](https://b.org) |" in page
+    )
+    assert page.endswith(
+        "## Metrics without their facts\n\n- `length`: metric 'length' states no MetricInfo\n"
+    )
+
+
+def test_the_metric_page_without_metric_facts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    import comperbench.metrics
+
+    monkeypatch.delattr(comperbench.metrics, "info", raising=False)
+    monkeypatch.setattr(comperbench.metrics, "available", lambda: ["length", "bleu-4"])
+    page = _generated("metric_pages.py", monkeypatch)["metrics/list.md"]
+    assert "has no `comperbench.metrics.info(name)`" in page
+    assert page.endswith("- `bleu-4`\n- `length`\n")
+
+
+def test_the_benchmark_pages_are_the_cards_without_their_header(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pages = _generated("benchmark_pages.py", monkeypatch)
+    names = sorted(path.parent.name for path in (ROOT / "dataset_cards").glob("*/README.md"))
+    assert sorted(pages) == sorted(["benchmarks/index.md", *(f"benchmarks/{n}.md" for n in names)])
+    assert pages["benchmarks/usr-topical.md"].startswith("\n# USR-TopicalChat\n")
+    assert "| [`usr-topical`](usr-topical.md) | USR-TopicalChat |" in pages["benchmarks/index.md"]

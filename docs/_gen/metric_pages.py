@@ -1,12 +1,14 @@
 """The "Every metric" page, generated at build time from the registry: one row per registered
 metric from what it states about itself (`comperbench.metrics.info(name)`, a `MetricInfo`).
-A package without `info` gets the names only, and the page says what is missing."""
+A package without `info` gets the names only, and a metric whose `info` fails is listed apart with
+the reason: the page says what is missing."""
 
 from __future__ import annotations
 
 import mkdocs_gen_files
 
 import comperbench.metrics
+from comperbench.common.errors import ComperbenchError
 
 INTRO = """# Every metric
 
@@ -39,9 +41,18 @@ def row(name: str) -> list[str]:
 
 
 def table(names: list[str]) -> str:
+    """The table of the metrics that state their facts, then those whose `info` fails."""
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(row(name)) + " |" for name in names]
-    return "\n".join(lines) + "\n"
+    missing = []
+    for name in names:
+        try:
+            lines.append("| " + " | ".join(row(name)) + " |")
+        except (ComperbenchError, LookupError) as error:
+            missing.append(f"- `{name}`: {cell(error)}")
+    text = "\n".join(lines) + "\n"
+    if missing:
+        text += "\n## Metrics without their facts\n\n" + "\n".join(missing) + "\n"
+    return text
 
 
 def names_only(names: list[str]) -> str:
