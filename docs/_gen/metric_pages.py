@@ -57,7 +57,7 @@ def table(names: list[str]) -> str:
 
 def names_only(names: list[str]) -> str:
     return (
-        "!!! warning \"No metric facts in this version\"\n"
+        '!!! warning "No metric facts in this version"\n'
         "    This comperbench has no `comperbench.metrics.info(name)`, so the page lists the "
         "registered names only; a version with `MetricInfo` gives each metric's family, what it "
         "reads, its direction, description, library and link.\n\n"
