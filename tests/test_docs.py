@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -104,7 +105,9 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     pages = {path.relative_to(site).as_posix() for path in site.rglob("*.html")}
     assert {"index.html", "benchmarks/usr-topical.html", "metrics/list.html"} <= pages
     assert "api/stats.html" in pages
-    assert "fonts.googleapis.com" not in (site / "index.html").read_text()
+    external = re.compile(r"<(?:script|link|img)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.I)
+    for path in site.rglob("*.html"):
+        assert not external.search(path.read_text()), f"{path} loads a file from elsewhere"
 
 
 def _generated(script: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
