@@ -166,3 +166,14 @@ def test_the_benchmark_pages_are_the_cards_without_their_header(
     assert sorted(pages) == sorted(["benchmarks/index.md", *(f"benchmarks/{n}.md" for n in names)])
     assert pages["benchmarks/usr-topical.md"].startswith("\n# USR-TopicalChat\n")
     assert "| [`usr-topical`](usr-topical.md) | USR-TopicalChat |" in pages["benchmarks/index.md"]
+
+
+def test_a_shell_block_waiting_for_a_command_is_checked_once_the_cli_has_it() -> None:
+    waiting = (
+        "<!-- docs: needs comperbench list --no-such-flag -->\n```bash\ncomperbench frob\n```\n"
+    )
+    assert markdown_check.command_problems(waiting, "P.md") == []
+    ready = waiting.replace("list --no-such-flag", "list --json")
+    [problem] = markdown_check.command_problems(ready, "P.md")
+    assert problem.startswith("P.md:3: `comperbench frob` does not parse: ")
+    assert "unknown command 'frob'" in problem
