@@ -9,7 +9,7 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
-CARDS = Path("dataset_cards")
+CARDS = Path(__file__).resolve().parents[2] / "dataset_cards"
 _HEADER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _CARD_LINK = re.compile(r"\]\(([a-z0-9-]+)/README\.md(#[^)]*)?\)")
 _COLLECTION_LINK = re.compile(r"\]\(\.\./README\.md(#[^)]*)?\)")
