@@ -15,7 +15,7 @@ endif
 export GRADIO_ANALYTICS_ENABLED := False
 PYTEST_WORKERS ?= 2
 
-.PHONY: setup setup-test java demo test test-fast lint bench constraints
+.PHONY: setup setup-test java demo test test-fast lint docs bench constraints
 
 $(BIN)/python:  ## the project environment; Debian's interpreter needs its python3-venv package for this
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV))
@@ -47,10 +47,13 @@ constraints:  ## write constraints.txt from the environment (after changing a de
 lint:
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
+docs:  ## the documentation site in site/ (mkdocs.yml), offline; --strict fails on a broken link or reference
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true PYTHONPATH=$(CURDIR) $(BIN)/mkdocs build --strict
+
 BENCH_LOG ?= bench.log
 MT_METRICS_EVAL ?= $(abspath $(CURDIR)/../mt-metrics-eval)
 bench: SHELL := /bin/bash
-bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, soft pairwise accuracy (needs a checkout of google-research/mt-metrics-eval in MT_METRICS_EVAL), learned metrics, the leaderboard, a warm Dask cluster against one process, the default seed and the scripts of the speed goals (perf/goals.py), logged to BENCH_LOG (perf/cold.py, the cold evaluate of every benchmark, is run apart); then each goal met or not, and the README's speed table from the rows it printed
+bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, soft pairwise accuracy (needs a checkout of google-research/mt-metrics-eval in MT_METRICS_EVAL), learned metrics, the leaderboard, a warm Dask cluster against one process, the default seed and the scripts of the speed goals (perf/goals.py), logged to BENCH_LOG (perf/cold.py, the cold evaluate of every benchmark, is run apart); then each goal met or not, and the speed table of docs/speed.md from the rows it printed
 	rm -f $(BENCH_LOG)
 	set -o pipefail; for script in load metrics stats pairwise pairwise_accuracy soft_pairwise_accuracy learned leaderboard cluster; do \
 		MT_METRICS_EVAL=$(MT_METRICS_EVAL) $(BIN)/python perf/$$script.py 2>&1 | tee -a $(BENCH_LOG) || exit 1; done
@@ -58,4 +61,4 @@ bench:  ## speed of loading, metrics, statistics, pairwise ratings, acc-eq, soft
 	set -o pipefail; for script in $$($(BIN)/python perf/goals.py --scripts); do \
 		$(BIN)/python perf/$$script 2>&1 | tee -a $(BENCH_LOG) || exit 1; done
 	$(BIN)/python perf/goals.py $(BENCH_LOG)
-	$(BIN)/python perf/readme_table.py $(BENCH_LOG) README.md
+	$(BIN)/python perf/readme_table.py $(BENCH_LOG) docs/speed.md

@@ -1,9 +1,9 @@
-"""Write the speed rows of a `make bench` log into the README's speed table.
+"""Write the speed rows of a `make bench` log into the speed table of docs/speed.md.
 
 The table sits between `<!-- speed:start -->` and `<!-- speed:end -->`; a row of the log replaces
 the table's row of the same work, or is added; rows the log does not measure are kept.
 
-Run: python perf/readme_table.py bench.log [README.md]
+Run: python perf/readme_table.py bench.log [docs/speed.md]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def merged(table: list[str], measured: list[str]) -> list[str]:
 
 def main() -> None:
     log = Path(sys.argv[1]).read_text(encoding="utf-8").splitlines()
-    readme = Path(sys.argv[2] if len(sys.argv) > 2 else "README.md")
+    readme = Path(sys.argv[2] if len(sys.argv) > 2 else "docs/speed.md")
     measured = ["| " + line.removeprefix(ROW_PREFIX) for line in log if line.startswith(ROW_PREFIX)]
     if not measured:
         raise SystemExit(f"{sys.argv[1]}: no line starts with {ROW_PREFIX!r}")

@@ -1,14 +1,19 @@
-"""The README renders as written (no code block swallows a section) and every `comperbench`
-command it shows is one the CLI accepts."""
+"""The README is a front door of at most 250 lines that renders as written (no code block swallows
+a section), whose every `comperbench` command is one the CLI accepts, whose Python example runs and
+prints the table it shows, and whose two front-door commands are what `make demo` and `make test`
+run."""
 
 from __future__ import annotations
 
 import itertools
+import subprocess
 from pathlib import Path
 
-import readme_check
+import markdown_check
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+MAX_LINES = 250
 
 
 def _block(*lines: str, info: str = "bash") -> str:
@@ -16,22 +21,59 @@ def _block(*lines: str, info: str = "bash") -> str:
 
 
 def test_readme_code_blocks_are_closed_and_hold_no_section() -> None:
-    problems = readme_check.fence_problems(README.read_text())
+    problems = markdown_check.fence_problems(README.read_text(), "README.md")
     assert not problems, "\n".join(problems)
+
+
+def test_readme_is_a_front_door_of_at_most_250_lines() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines; the rest belongs in docs/"
+
+
+def test_readme_python_example_runs_and_prints_its_table(data_root: Path, tmp_path: Path) -> None:
+    blocks = markdown_check.python_blocks(README.read_text())
+    assert [block.output is not None for block in blocks] == [True]
+    problems = markdown_check.example_problems(README, "README.md", tmp_path)
+    assert not problems, "\n".join(problems)
+
+
+def _make_dry_run(target: str) -> str:
+    done = subprocess.run(
+        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_readme_front_door_commands_are_what_make_demo_and_make_test_run() -> None:
+    """The Quick start's two lines set up, then run what the Makefile's `demo` and `test` run."""
+    first, second = markdown_check.fences(README.read_text())[0].content.splitlines()
+    pairs = [line.split("#")[0].strip().split(" && ") for line in (first, second)]
+    setups, jobs = zip(*pairs, strict=True)
+    assert setups == ("make setup", "make setup-test")
+    assert jobs[0].startswith(".venv/bin/comperbench evaluate ")
+    assert jobs[0] in _make_dry_run("demo").splitlines()
+    assert jobs[1] in _make_dry_run("test").splitlines()
+
+
+def test_readme_citation_is_the_package_bibtex() -> None:
+    from comperbench.report.cards import comperbench_bibtex
+
+    bibtex = [b for b in markdown_check.fences(README.read_text()) if b.info == "bibtex"]
+    assert [b.content for b in bibtex] == [comperbench_bibtex() + "\n"]
 
 
 def test_readme_commands_parse() -> None:
     text = README.read_text()
-    verbs = {command.args[0] for command in readme_check.commands(text)}
+    verbs = {command.args[0] for command in markdown_check.commands(text)}
     assert {"evaluate", "leaderboard", "human", "export"} <= verbs
-    problems = readme_check.command_problems(text)
+    problems = markdown_check.command_problems(text, "README.md")
     assert not problems, "\n".join(problems)
 
 
 def _block_before_a_heading(lines: list[str]) -> tuple[int, int, int]:
     """(opening line, closing line, first heading after it), 0-based, of the first README code
     block followed by a section heading before the next block."""
-    blocks = readme_check.fences("\n".join(lines))
+    blocks = markdown_check.fences("\n".join(lines))
     for block, following in itertools.pairwise(blocks):
         assert block.map is not None and following.map is not None
         closing = block.map[1] - 1
@@ -47,7 +89,7 @@ def test_a_missing_opening_fence_in_the_readme_is_named() -> None:
     lines = README.read_text().splitlines()
     opening, closing, heading = _block_before_a_heading(lines)
     broken = lines[:opening] + lines[opening + 1 :]
-    problems = readme_check.fence_problems("\n".join(broken) + "\n")
+    problems = markdown_check.fence_problems("\n".join(broken) + "\n", "README.md")
     # 1-based numbers in the broken copy: one line less before both
     assert problems[0] == (
         f"README.md:{heading}: the code block opened at line {closing} holds the heading "
@@ -62,7 +104,7 @@ def test_a_doubled_command_line_instead_of_a_fence_is_named() -> None:
         "comperbench template usr-topical --out a.csv\ncomperbench leaderboard seed\n```\n\n"
         "## Releases\n\n" + _block("comperbench card --all --check")
     )
-    assert readme_check.fence_problems(text, "R.md") == [
+    assert markdown_check.fence_problems(text, "R.md") == [
         "R.md:10: the code block opened at line 8 holds the heading '## Releases': a fence is "
         "missing or doubled before it, so the section renders as code",
         "R.md:12: the code block opened at line 8 holds the fence line '```bash': a fence is "
@@ -72,7 +114,7 @@ def test_a_doubled_command_line_instead_of_a_fence_is_named() -> None:
 
 def test_a_fence_running_to_the_end_of_the_file_is_named() -> None:
     text = "Text.\n\n" + _block("comperbench list") + "\n```bash\ncomperbench list\n"
-    assert readme_check.fence_problems(text) == [
+    assert markdown_check.fence_problems(text, "README.md") == [
         "README.md:7: the code block opened here has no closing fence: it runs to the end of the "
         "file"
     ]
@@ -85,7 +127,7 @@ def test_comments_and_nested_longer_fences_are_no_problem() -> None:
         + "\n".join(["````markdown", "## A heading shown as Markdown", *_block("x").split("\n")])
         + "````\n"
     )
-    assert readme_check.fence_problems(text) == []
+    assert markdown_check.fence_problems(text, "R.md") == []
 
 
 def test_commands_are_split_as_the_shell_does() -> None:
@@ -95,14 +137,16 @@ def test_commands_are_split_as_the_shell_does() -> None:
         '    --metrics "bleu-4,rouge-l"   # two metrics',
         "dask scheduler",
         "$ comperbench cite usr-topical",
+        "make setup && .venv/bin/comperbench show usr-topical  # set up, then a path to the CLI",
     ) + _block("comperbench not-a-command", info="python")
-    found = readme_check.commands(text)
+    found = markdown_check.commands(text)
     assert [(c.line, c.args) for c in found] == [
         (2, ["list", "--json"]),
         (3, ["evaluate", "--benchmark", "usr-topical", "--metrics", "bleu-4,rouge-l"]),
         (6, ["cite", "usr-topical"]),
+        (7, ["show", "usr-topical"]),
     ]
-    assert readme_check.command_problems(text) == []
+    assert markdown_check.command_problems(text, "R.md") == []
 
 
 def test_unknown_verbs_options_and_abbreviations_are_named() -> None:
@@ -113,7 +157,7 @@ def test_unknown_verbs_options_and_abbreviations_are_named() -> None:
         "comperbench leaderboard show usr-topical --statistic no-such-statistic",
         'comperbench submit "unbalanced.csv',
     )
-    problems = readme_check.command_problems(text)
+    problems = markdown_check.command_problems(text, "README.md")
     assert [problem.split(": `")[0] for problem in problems] == [
         f"README.md:{line}" for line in (4, 5, 6, 7, 8)
     ]
