@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
     Scores = pd.DataFrame | Mapping[str, pd.Series]
 
@@ -453,7 +453,7 @@ class Evaluation:
         """The verdicts between the metrics on `statistic` (`metric_verdicts`: PERM-BOTH with
         as many permutations as Holm's correction needs, the verdicts of `compare`), on the
         systems the protocol keeps for all of them."""
-        from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+        from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
         name = self._statistic(statistic)
         excluded = tuple(sorted({s for g in self.table.groups for s in g.excluded}))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from comperbench.stats import resampling
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_tests.significance import (
     paired_bootstrap,
     perm_both,
     significance_matrix,

@@ -19,13 +19,13 @@ from scipy import stats as sps
 
 from comperbench.stats import correlate, significance_matrix
 from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_tests.significance import (
     EarlyStopping,
-    pairwise_permutation,
+    permutation_test,
     perm_both,
 )
 from comperbench.stats.metric_correlation.statistics import kendall_like_statistic
-from comperbench.stats.pair_ranking.pairwise_accuracy import point as pairwise_accuracy_point
+from comperbench.stats.pair_ranking.pair_accuracy import point as pairwise_accuracy_point
 
 GOLD = [1, 2, 3, 4, 5, 6]
 METRIC = [2, 1, 4, 3, 3, 7]
@@ -188,7 +188,7 @@ class TestPermutationSigDiff:
         delta = value(4, self.gold, self.metric2, "item", "acc-eq") - value(
             4, self.gold, self.metric1, "item", "acc-eq"
         )
-        result = pairwise_permutation(m2, m1, human, method="acc-eq", groups=groups)
+        result = permutation_test(m2, m1, human, method="acc-eq", groups=groups)
         assert result.delta == pytest.approx(delta) and 0 < result.p_value <= 1
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_tests.significance import (
     _perm_both_pearson_all,
     perm_both,
     significance_matrix,

@@ -17,7 +17,7 @@ from scipy import stats as sps
 from comperbench.stats import correlate, perm_both
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.statistics import get_statistic
-from comperbench.stats.pair_ranking.pairwise_accuracy import (
+from comperbench.stats.pair_ranking.pair_accuracy import (
     MAX_PAIRS,
     grouped_accuracy,
     resampled_accuracy,

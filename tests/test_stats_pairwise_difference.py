@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.stats import correlate
-from comperbench.stats.metric_correlation.statistics import PAIRWISE_DIFFERENCE_PEARSON as PDP
+from comperbench.stats.metric_correlation.statistics import PAIR_DIFFERENCE_PEARSON as PDP
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
 from comperbench.stats.vectorised import Groups
 

@@ -13,7 +13,7 @@ from scipy import stats as sps
 from comperbench.cli import build_parser
 from comperbench.common.errors import UnknownNameError
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
-from comperbench.stats.metric_comparison.significance import significance_matrix
+from comperbench.stats.metric_tests.significance import significance_matrix
 from comperbench.stats.metric_correlation import statistics as registry
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.metric_correlation.statistics import (

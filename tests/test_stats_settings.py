@@ -25,7 +25,7 @@ def test_commands_and_leaderboard_share_the_setting() -> None:
         SETTINGS.resamples,
         SETTINGS.confidence,
     ) == (scoring.SEED, scoring.N_RESAMPLES, scoring.CONFIDENCE)
-    from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+    from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
     verdicts = inspect.signature(metric_verdicts).parameters
     assert (verdicts["alpha"].default, verdicts["correction"].default) == (

@@ -10,11 +10,11 @@ from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
 from comperbench.stats.averaging import MT_METRICS_EVAL
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_tests.significance import (
     EarlyStopping,
     assign_ranks,
     paired_bootstrap,
-    pairwise_permutation,
+    permutation_test,
     perm_both,
     significance_matrix,
     williams_test,
@@ -214,7 +214,7 @@ def test_matrix_is_scale_invariant() -> None:
 def test_pairwise_permutation_equals_swapping_verdicts_by_hand(method: str) -> None:
     human, a, b = _close(40, seed=6)
     groups = np.repeat(np.arange(8), 5)
-    result = pairwise_permutation(a, b, human, method=method, groups=groups, n_resamples=50, seed=2)
+    result = permutation_test(a, b, human, method=method, groups=groups, n_resamples=50, seed=2)
     statistic, layout = get_statistic(method), Groups.of(groups)
     va, share = statistic.pair_verdicts(a, human, layout)
     vb, _ = statistic.pair_verdicts(b, human, layout)
@@ -307,5 +307,5 @@ def test_the_pairwise_permutation_test_enumerates_the_patterns_of_four_items() -
     d = (va - vb) * share
     null = [d @ np.where([code >> bit & 1 for bit in range(6)], -1.0, 1.0) for code in range(64)]
     expected = np.mean(np.array(null) >= d.sum() - 1e-12)
-    result = pairwise_permutation(a, b, human, method="acc23", n_resamples=1000)
+    result = permutation_test(a, b, human, method="acc23", n_resamples=1000)
     assert result.n_resamples == 64 and result.p_value == pytest.approx(expected)

@@ -6,8 +6,8 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from comperbench.stats.metric_comparison.significance import _spearman_null
-from comperbench.stats.metric_comparison.verdicts import (
+from comperbench.stats.metric_tests.significance import _spearman_null
+from comperbench.stats.metric_tests.verdicts import (
     metric_verdicts,
     permutations_needed,
     smallest_adjusted,

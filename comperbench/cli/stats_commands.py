@@ -29,8 +29,8 @@ from comperbench.common.parquet_bytes import read_parquet
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
 from comperbench.stats import multiplicity
 from comperbench.stats.annotator_agreement.agreement import STATISTICS, agreement
-from comperbench.stats.metric_comparison.significance import TESTS, EarlyStopping
-from comperbench.stats.metric_comparison.verdicts import MAX_PERMUTATIONS, Verdicts, metric_verdicts
+from comperbench.stats.metric_tests.significance import TESTS, EarlyStopping
+from comperbench.stats.metric_tests.verdicts import MAX_PERMUTATIONS, Verdicts, metric_verdicts
 from comperbench.stats.metric_correlation.correlation import CorrelationResult, correlation_table
 from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.settings import SETTINGS

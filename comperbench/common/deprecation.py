@@ -76,3 +76,30 @@ def moved_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], An
         return getattr(importlib.import_module(homes[name]), name)
 
     return module_getattr
+
+
+def moved_module(old_module: str, new_module: str) -> Callable[[str], Any]:
+    """A module `__getattr__` for `old_module` that serves every name of `new_module`, with a
+    warning naming the new path (for a module moved whole)."""
+
+    def module_getattr(name: str) -> Any:
+        module = importlib.import_module(new_module)
+        if name.startswith("__") or not hasattr(module, name):
+            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        deprecated(f"{old_module}.{name}", f"{new_module}.{name}")
+        return getattr(module, name)
+
+    return module_getattr
+
+
+def renamed_names(module: str, renames: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `module` that serves each old name (`old: new`) as the new
+    name's object of the same module, with a warning."""
+
+    def module_getattr(name: str) -> Any:
+        if name not in renames:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        deprecated(f"{module}.{name}", f"{module}.{renames[name]}")
+        return getattr(importlib.import_module(module), renames[name])
+
+    return module_getattr

@@ -21,8 +21,8 @@ from comperbench import data
 from comperbench.leaderboard.items import scored_items, source_level
 from comperbench.leaderboard.scoring import stats_code
 from comperbench.leaderboard.store import Row, Store
-from comperbench.stats.metric_comparison.significance import SignificanceMatrix
-from comperbench.stats.metric_comparison.verdicts import Resolution, Verdicts, metric_verdicts
+from comperbench.stats.metric_tests.significance import SignificanceMatrix
+from comperbench.stats.metric_tests.verdicts import Resolution, Verdicts, metric_verdicts
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.settings import SETTINGS
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from comperbench.common.deprecation import renamed_names
 from comperbench.common.registry import Registry
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.metric_correlation import analytic
 from comperbench.stats.metric_correlation.permutation import EXACT_MAX_N, TwoSided, exact_p_value
-from comperbench.stats.pair_ranking import kendall_like, pairwise_accuracy, pairwise_difference
+from comperbench.stats.pair_ranking import kendall_like, pair_accuracy, pair_difference
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import DEFAULT_PERMUTATIONS, confidences
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import agreement as spa_agreement
 from comperbench.stats.vectorised import (
@@ -435,17 +436,17 @@ def _pairwise_accuracy(
     return Statistic(
         name,
         display_name,
-        partial(pairwise_accuracy.point, **options),
-        partial(pairwise_accuracy.resampled, **options),
-        partial(pairwise_accuracy.grouped, **options),
+        partial(pair_accuracy.point, **options),
+        partial(pair_accuracy.resampled, **options),
+        partial(pair_accuracy.grouped, **options),
         item_resampling=False,
         reported=False,
         ranked=ranked,
-        grouped_resampled_fn=partial(pairwise_accuracy.grouped_resampled, **options),
-        chosen_fn=pairwise_accuracy.chosen_epsilon if calibrate else None,
+        grouped_resampled_fn=partial(pair_accuracy.grouped_resampled, **options),
+        chosen_fn=pair_accuracy.chosen_epsilon if calibrate else None,
         description=description,
         min_items=2,
-        pair_verdicts_fn=partial(pairwise_accuracy.pair_verdicts, **options),
+        pair_verdicts_fn=partial(pair_accuracy.pair_verdicts, **options),
         two_sided="tails",
         value_range=(-1.0, 1.0) if tau else (0.0, 1.0),
     )
@@ -513,7 +514,7 @@ def kendall_like_statistic(threshold: float = 0.0) -> Statistic:
 KENDALL_LIKE = register_statistic(kendall_like_statistic())
 
 
-PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
+PAIR_DIFFERENCE_PEARSON = register_statistic(
     Statistic(
         "pdp",
         "Pairwise difference Pearson",
@@ -523,7 +524,7 @@ PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
         reported=False,
         ranked=False,
         resampler_fn=pearson_resampler,
-        grouped_resampled_fn=pairwise_difference.grouped_resampled,
+        grouped_resampled_fn=pair_difference.grouped_resampled,
         description="Pearson correlation of the metric's and the humans' differences between "
         "items of the same group, pooled over groups (Pearson's r without groups; EMNLP 2025)",
         pools_groups=True,
@@ -558,3 +559,6 @@ SOFT_PAIRWISE_ACCURACY = register_statistic(
         value_range=(0.0, 1.0),
     )
 )
+
+
+__getattr__ = renamed_names(__name__, {"PAIRWISE_DIFFERENCE_PEARSON": "PAIR_DIFFERENCE_PEARSON"})
