@@ -103,3 +103,26 @@ def renamed_names(module: str, renames: Mapping[str, str]) -> Callable[[str], An
         return getattr(importlib.import_module(module), renames[name])
 
     return module_getattr
+
+
+def folded_keywords(
+    parameter: str, old: tuple[str, ...], fold: Callable[[Any, dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Accept the old keywords `old` with a warning, folded into one `parameter` by `fold`
+    (the parameter's value or default, the old keywords given -> the parameter's new value)."""
+
+    def decorate(function: F) -> F:
+        default = inspect.signature(function).parameters[parameter].default
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {key: kwargs.pop(key) for key in old if key in kwargs}
+            if given:
+                keywords = ", ".join(f"{key}=" for key in given)
+                deprecated(f"{function.__name__}({keywords}...)", f"{parameter}=")
+                kwargs[parameter] = fold(kwargs.get(parameter, default), given)
+            return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

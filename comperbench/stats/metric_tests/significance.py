@@ -22,8 +22,6 @@ from scipy import stats as sps
 
 from comperbench.common.deprecation import renamed_names
 from comperbench.stats.averaging import (
-    COMPERBENCH,
-    Conventions,
     WilliamsSign,
     p_at_least,
 )
@@ -66,6 +64,7 @@ from comperbench.stats.resampling import (
     swap_row_source,
     zscore,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling, takes_resampling
 from comperbench.stats.signature import Signature
 from comperbench.stats.vectorised import Groups, _compiled, centred
 
@@ -130,11 +129,11 @@ def perm_both_rows(
     b: np.ndarray,
     human: np.ndarray,
     swaps: np.ndarray,
-    method: StatisticLike,
+    statistic: StatisticLike,
     layout: Groups | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Correlations of the permuted (A', B') rows with the human scores, for every swap row."""
-    return _swap_scorer(a, b, human, get_statistic(method), layout)(swaps)
+    return _swap_scorer(a, b, human, get_statistic(statistic), layout)(swaps)
 
 
 def _swap_scorer(
@@ -163,53 +162,82 @@ def _swap_scorer(
     return weighted
 
 
+@takes_resampling(method="statistic")
 def perm_both(
     a: np.ndarray,
     b: np.ndarray,
     human: np.ndarray,
     *,
-    method: StatisticLike = "pearson",
+    statistic: StatisticLike = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     early_stopping: EarlyStopping | None = None,
-    conventions: Conventions = COMPERBENCH,
 ) -> TestResult:
     """PERM-BOTH on complete items: delta = corr(A) - corr(B) and the p-value of "A correlates
-    better than B"."""
+    better than B".
+
+    Args:
+        a: metric A's score of every item.
+        b: metric B's score of every item.
+        human: the human score of every item.
+        statistic: a registered statistic's name or a `Statistic`.
+        groups: each item's group, for a statistic averaged over groups, or None.
+        resampling: permutations (`resamples`), seed, and the conventions (averaging of
+            groups, counting of p-values).
+        early_stopping: when to stop permuting early, or None.
+
+    Returns:
+        The `TestResult` (delta, p-value, permutations used).
+    """
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
+    conventions = resampling.conventions
     layout = Groups.of(np.asarray(groups)) if groups is not None else None
-    statistic = get_statistic(method).with_averaging(conventions.averaging)
+    found = get_statistic(statistic).with_averaging(conventions.averaging)
     za, zb = zscore(a), zscore(b)
-    delta = _statistic(za, human, statistic, layout) - _statistic(zb, human, statistic, layout)
-    swaps = swap_row_source(a.size, n_resamples, seed)
-    null_of = _perm_both_null(_swap_scorer(za, zb, human, statistic, layout), swaps)
-    plan = permutation_plan(a.size, n_resamples, early_stopping, conventions.p_value)
+    delta = _statistic(za, human, found, layout) - _statistic(zb, human, found, layout)
+    swaps = swap_row_source(a.size, resampling.resamples, resampling.seed)
+    null_of = _perm_both_null(_swap_scorer(za, zb, human, found, layout), swaps)
+    plan = permutation_plan(a.size, resampling.resamples, early_stopping, conventions.p_value)
     p, used = sequential_p(null_of, plan[0], delta, *plan[1:])
     return TestResult(delta, p, used)
 
 
+@takes_resampling(method="statistic")
 def permutation_test(
     a: np.ndarray,
     b: np.ndarray,
     human: np.ndarray,
     *,
-    method: StatisticLike = "acc-eq",
+    statistic: StatisticLike = "acc-eq",
     groups: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     early_stopping: EarlyStopping | None = None,
-    conventions: Conventions = COMPERBENCH,
 ) -> TestResult:
-    """The pairwise permutation test (Deutsch, Foster and Freitag 2023) on complete items: the
-    two metrics' verdicts on each pair of items, each at its own tie threshold, are swapped
-    with probability 1/2. For statistics that are a weighted sum of pair verdicts."""
+    """The permutation test of pair verdicts ("pairwise permutation test", Deutsch, Foster and
+    Freitag 2023) on complete items: the two metrics' verdicts on each pair of items, each at
+    its own tie threshold, are swapped with probability 1/2.
+
+    Args:
+        a: metric A's score of every item.
+        b: metric B's score of every item.
+        human: the human score of every item.
+        statistic: a statistic that is a weighted sum of pair verdicts (`acc-eq`, ...).
+        groups: each item's group (pairs are formed within groups), or None.
+        resampling: permutations (`resamples`), seed and conventions.
+        early_stopping: when to stop permuting early, or None.
+
+    Returns:
+        The `TestResult` (delta, p-value, permutations used).
+    """
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
-    statistic = get_statistic(method).with_averaging(conventions.averaging)
+    conventions = resampling.conventions
+    found = get_statistic(statistic).with_averaging(conventions.averaging)
     layout = Groups.of(np.asarray(groups)) if groups is not None else Groups.single(human.size)
-    verdicts = [statistic.pair_verdicts(v, human, layout) for v in (a, b)]
-    delta, null_of = _verdict_null(*verdicts, seed, n_resamples)
-    plan = permutation_plan(layout.n_pairs, n_resamples, early_stopping, conventions.p_value)
+    verdicts = [found.pair_verdicts(v, human, layout) for v in (a, b)]
+    delta, null_of = _verdict_null(*verdicts, resampling.seed, resampling.resamples)
+    plan = permutation_plan(
+        layout.n_pairs, resampling.resamples, early_stopping, conventions.p_value
+    )
     p, used = sequential_p(null_of, plan[0], delta, *plan[1:])
     return TestResult(delta, p, used)
 
@@ -270,29 +298,38 @@ def williams_test(
     return p if one_sided else float(2 * min(p, 1 - p))
 
 
+@takes_resampling(method="statistic")
 def paired_bootstrap(
     a: np.ndarray,
     b: np.ndarray,
     human: np.ndarray,
     *,
-    method: StatisticLike = "pearson",
-    n_resamples: int = 1000,
-    seed: int = 0,
-    conventions: Conventions = COMPERBENCH,
+    statistic: StatisticLike = "pearson",
+    resampling: Resampling = DEFAULT_RESAMPLING,
 ) -> tuple[float, float, tuple[float, float]]:
-    """(delta, p-value of "A better than B", 95% percentile interval of delta), items resampled.
+    """The paired bootstrap test, items resampled.
 
     The null distribution is the bootstrap distribution of delta shifted to mean 0 at the
     observed delta (Koehn 2004; Berg-Kirkpatrick et al. 2012): p = (1 + #{d* - d >= d}) / (k + 1).
+
+    Args:
+        a: metric A's score of every item.
+        b: metric B's score of every item.
+        human: the human score of every item.
+        statistic: a registered statistic's name or a `Statistic`.
+        resampling: resamples, seed, and the conventions' counting of p-values.
+
+    Returns:
+        delta, the p-value of "A better than B", and the 95% percentile interval of delta.
     """
     a, b, human = (np.asarray(v, dtype=float) for v in (a, b, human))
-    statistic = get_statistic(method)
-    boot = _bootstrap(statistic, np.vstack([a, b]), human, n_resamples, seed)
+    found = get_statistic(statistic)
+    boot = _bootstrap(found, np.vstack([a, b]), human, resampling.resamples, resampling.seed)
     deltas = boot[0] - boot[1]
-    delta = statistic.value(a, human) - statistic.value(b, human)
+    delta = found.value(a, human) - found.value(b, human)
     valid = deltas[np.isfinite(deltas)]
     low, high = np.quantile(valid, [0.025, 0.975]) if valid.size else (np.nan, np.nan)
-    p = p_at_least(deltas - delta, delta, conventions.p_value)
+    p = p_at_least(deltas - delta, delta, resampling.conventions.p_value)
     return delta, p, (float(low), float(high))
 
 
@@ -485,32 +522,50 @@ def _pairwise_p(
     return p, used
 
 
+@takes_resampling(method="statistic")
 def significance_matrix(
     metric_scores: Mapping[str, Sequence[float] | np.ndarray],
     human_scores: Sequence[float] | np.ndarray,
     *,
     level: Level = "turn",
-    method: StatisticLike = "pearson",
+    statistic: StatisticLike = "pearson",
     test: Test = "perm-both",
     groups: Sequence[object] | np.ndarray | None = None,
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     alpha: float = 0.05,
-    seed: int = 0,
     benchmark: str | None = None,
     early_stopping: EarlyStopping | None = None,
-    conventions: Conventions = COMPERBENCH,
 ) -> SignificanceMatrix:
-    """All pairwise tests between metrics and the significance clusters, on the items where every
-    metric and the human score exist. One swap (or index) matrix serves every pair; a
-    permutation test may stop early for a pair (`early_stopping`)."""
+    """The tests between every two metrics and the significance clusters, on the items where
+    every metric and the human score exist. One swap (or index) matrix serves every pair; a
+    permutation test may stop early for a pair (`early_stopping`).
+
+    Args:
+        metric_scores: each metric's score of every item (NaN where missing).
+        human_scores: the human score of every item.
+        level: "turn", "dialogue" or "system" (over the system means, `systems` required).
+        statistic: a registered statistic's name or a `Statistic`.
+        test: one of `TESTS` ("perm-both", "pairwise-permutation", "bootstrap", "williams").
+        groups: each item's group (grouped statistics; contexts for a statistic over
+            contexts), or None.
+        systems: each item's system (system level).
+        resampling: resamples, seed and conventions.
+        alpha: the significance level of the clusters.
+        benchmark: the benchmark's tag, named in the signature.
+        early_stopping: when a permutation test may stop for a pair, or None.
+
+    Returns:
+        The `SignificanceMatrix`.
+    """
+    conventions = resampling.conventions
     grouped = groups is not None and level != "system"
-    statistic = resolve(method, level, conventions.averaging if grouped else None)
+    statistic = resolve(statistic, level, conventions.averaging if grouped else None)
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
     if test == "williams" and statistic.name != PEARSON.name:
         raise ValueError("the Williams test is defined for Pearson correlations only")
-    if test == "pairwise-permutation" and statistic.pair_verdicts_fn is None:
+    if test == "pairwise-permutation" and not statistic.supports("pair_verdicts"):
         raise ValueError(
             f"the pairwise permutation test swaps pair verdicts; {statistic.name} has none "
             f"(use one of {', '.join(verdict_statistics())})"
@@ -521,8 +576,10 @@ def significance_matrix(
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
-    settings = TestSettings(test, statistic, n_resamples, seed, early_stopping, conventions)
-    if statistic.over_contexts is not None:
+    settings = TestSettings(
+        test, statistic, resampling.resamples, resampling.seed, early_stopping, conventions
+    )
+    if statistic.supports("over_contexts"):
         return _context_matrix(names, X, y, systems, groups, settings, alpha, benchmark)
     X, y, layout, keep = _units(X, y, level, test, groups, systems)
     values = np.array([_statistic(x, y, statistic, layout) for x in X])

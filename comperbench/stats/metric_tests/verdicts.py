@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
 from comperbench.stats import multiplicity
-from comperbench.stats.averaging import COMPERBENCH, Conventions
 from comperbench.stats.metric_correlation.correlation import Level, StatisticLike
 from comperbench.stats.metric_tests.sequential import EarlyStopping
 from comperbench.stats.metric_tests.significance import (
@@ -35,7 +34,12 @@ from comperbench.stats.metric_tests.significance import (
     significance_matrix,
 )
 from comperbench.stats.resampling import exact_swaps
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.settings import (
+    DEFAULT_RESAMPLING,
+    SETTINGS,
+    Resampling,
+    takes_resampling,
+)
 
 BLOCK = 1000
 """Permutations per block: every pair runs one, then only the pairs that may still differ."""
@@ -233,30 +237,50 @@ def _resolution(
     )
 
 
+@takes_resampling(method="statistic")
 def metric_verdicts(
     metric_scores: Mapping[str, Sequence[float] | np.ndarray],
     human_scores: Sequence[float] | np.ndarray,
     *,
     level: Level = "turn",
-    method: StatisticLike = "pearson",
+    statistic: StatisticLike = "pearson",
     test: Test = "perm-both",
     groups: Sequence[object] | np.ndarray | None = None,
     systems: Sequence[object] | np.ndarray | None = None,
     correction: multiplicity.Correction = SETTINGS.correction,
     alpha: float = SETTINGS.alpha,
-    seed: int = SETTINGS.seed,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     permutations: int | None = None,
     budget: int = MAX_PERMUTATIONS,
     benchmark: str | None = None,
-    conventions: Conventions = COMPERBENCH,
     early_stopping: EarlyStopping | None = None,
 ) -> Verdicts:
     """Test every pair of metrics once and decide every comparison from the adjusted p-values.
 
-    `permutations` None (the default) chooses enough for the family (see `permutations_needed`,
-    capped at `budget`); a number is used as given. Permutation tests stop a pair after a block
-    once its p-value is above twice alpha, unless `early_stopping` says otherwise. The other
-    arguments are those of `significance_matrix`."""
+    Permutation tests stop a pair after a block once its p-value is above twice alpha, unless
+    `early_stopping` says otherwise.
+
+    Args:
+        metric_scores: as for `significance_matrix`.
+        human_scores: as for `significance_matrix`.
+        level: as for `significance_matrix`.
+        statistic: as for `significance_matrix`.
+        test: as for `significance_matrix`.
+        groups: as for `significance_matrix`.
+        systems: as for `significance_matrix`.
+        correction: the multiplicity correction of the family of comparisons.
+        alpha: the significance level.
+        resampling: its seed and conventions (the number of resamples is `permutations`).
+        permutations: resamples per test; None chooses enough for the family (see
+            `permutations_needed`, capped at `budget`).
+        budget: the most resamples `permutations` None may choose.
+        benchmark: the benchmark's tag, named in the signature.
+        early_stopping: when a permutation test may stop for a pair (default: see above).
+
+    Returns:
+        The `Verdicts`.
+    """
+    conventions = resampling.conventions
     m = len(metric_scores)
     family = m * (m - 1)
     wanted = permutations_needed(family, alpha, correction, 10**12)
@@ -267,16 +291,14 @@ def metric_verdicts(
         metric_scores,
         human_scores,
         level=level,
-        method=method,
+        statistic=statistic,
         test=test,
         groups=groups,
         systems=systems,
-        n_resamples=asked,
+        resampling=replace(resampling, resamples=asked),
         alpha=alpha,
-        seed=seed,
         benchmark=benchmark,
         early_stopping=early if permutation else None,
-        conventions=conventions,
     )
     adjusted = multiplicity.adjust_matrix(sig.p_values, correction)
     capped = permutations is None and asked < wanted
