@@ -118,8 +118,8 @@ def folded_keywords(
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             given = {key: kwargs.pop(key) for key in old if key in kwargs}
             if given:
-                keywords = ", ".join(f"{key}=" for key in given)
-                deprecated(f"{function.__name__}({keywords}...)", f"{parameter}=")
+                keywords = ", ".join(f"{key}=..." for key in given)
+                deprecated(f"{function.__name__}({keywords})", f"{parameter}=")
                 kwargs[parameter] = fold(kwargs.get(parameter, default), given)
             return function(*args, **kwargs)
 
