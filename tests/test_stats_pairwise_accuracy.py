@@ -225,7 +225,7 @@ def _scipy_exact_two_sided(x: np.ndarray, statistic) -> float:
         (x,),
         statistic,
         permutation_type="pairings",
-        resampling=Resampling(resamples=np.inf),
+        n_resamples=np.inf,
         alternative="two-sided",
         vectorized=False,
     ).pvalue

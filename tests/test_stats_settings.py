@@ -32,7 +32,7 @@ def test_commands_and_leaderboard_share_the_setting() -> None:
         SETTINGS.alpha,
         SETTINGS.correction,
     )
-    assert verdicts["seed"].default == SETTINGS.seed
+    assert verdicts["resampling"].default.seed == SETTINGS.seed
 
 
 def test_the_setting_is_described_in_one_sentence() -> None:

@@ -79,7 +79,7 @@ def _reference_p(x: np.ndarray, statistic, vectorized: bool) -> float:
             (x,),
             statistic,
             permutation_type="pairings",
-            resampling=Resampling(resamples=np.inf),
+            n_resamples=np.inf,
             alternative="greater",
             vectorized=vectorized,
         ).pvalue
