@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import warnings
 from pathlib import Path
 
@@ -91,3 +92,20 @@ def test_a_renamed_name_warns_and_serves_the_new_one(module: str, old: str, new:
     home = importlib.import_module(f"comperbench.stats.{module}")
     with pytest.warns(DeprecationWarning, match=f"use comperbench.stats.{module}.{new}"):
         assert getattr(home, old) is getattr(home, new)
+
+
+def test_every_public_function_documents_its_arguments_and_what_it_returns() -> None:
+    undocumented = []
+    for name in stats.__all__:
+        found = getattr(stats, name)
+        if inspect.isclass(found):
+            if not (found.__doc__ or "").strip():
+                undocumented.append(name)
+            continue
+        if not inspect.isfunction(found):
+            continue
+        doc = found.__doc__ or ""
+        needs = ["Returns:"] + (["Args:"] if inspect.signature(found).parameters else [])
+        if any(part not in doc for part in needs):
+            undocumented.append(name)
+    assert undocumented == []

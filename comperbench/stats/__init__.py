@@ -2,7 +2,8 @@
 
 - `metric_correlation`: how well does a metric agree with human scores? `correlate` and
   `correlation_table` (turn, dialogue, system level; grouped turn level; bootstrap intervals) and
-  the registered correlation `Statistic`s (`CORRELATIONS`, `get_statistic`);
+  the registered correlation `Statistic`s (`CORRELATIONS`, `get_statistic`), each declaring
+  its capabilities (`OnScores`, `Grouped`, `PairVerdicts`, `OverContexts`, ...; `supports`);
 - `pair_ranking`: does it order pairs as the humans do? Pair accuracy (WMT's pairwise accuracy)
   with tie calibration (`acc-eq`), `soft_pairwise_accuracy` (WMT 2024), WMT20's Kendall-like tau
   (`kendall_like_statistic`), pair difference;
@@ -49,13 +50,20 @@ if TYPE_CHECKING:  # the names of EXPORTS, for type checkers (a test keeps the t
     )
     from comperbench.stats.metric_correlation.statistics import (
         CORRELATIONS,
+        Chooses,
+        Grouped,
+        OnScores,
+        OverContexts,
+        PairVerdicts,
         Point,
+        SharedSides,
         Statistic,
         get_statistic,
         kendall_like_statistic,
         register_statistic,
         registered_statistics,
         statistic_names,
+        supports,
     )
     from comperbench.stats.metric_tests.significance import (
         EarlyStopping,
@@ -94,13 +102,20 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "metric_correlation.statistics": (
         "CORRELATIONS",
+        "Chooses",
+        "Grouped",
+        "OnScores",
+        "OverContexts",
+        "PairVerdicts",
         "Point",
+        "SharedSides",
         "Statistic",
         "get_statistic",
         "kendall_like_statistic",
         "register_statistic",
         "registered_statistics",
         "statistic_names",
+        "supports",
     ),
     "metric_tests.significance": (
         "EarlyStopping",

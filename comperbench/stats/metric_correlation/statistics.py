@@ -433,24 +433,53 @@ _ORDER: list[str] = []
 
 
 def register_statistic(statistic: Statistic) -> Statistic:
-    """Add a statistic to the registry; listings keep the order of registration."""
+    """Add a statistic to the registry; listings keep the order of registration.
+
+    Args:
+        statistic: the statistic, registered under its name.
+
+    Returns:
+        The statistic.
+    """
     CORRELATIONS.add(statistic.name, statistic)
     _ORDER.append(statistic.name)
     return statistic
 
 
 def get_statistic(statistic: str | Statistic) -> Statistic:
-    """The registered statistic of that name (a `Statistic` object is returned as it is)."""
+    """The registered statistic of that name.
+
+    Args:
+        statistic: a registered name, or a `Statistic` (returned as it is).
+
+    Returns:
+        The `Statistic`.
+    """
     return statistic if isinstance(statistic, Statistic) else CORRELATIONS.get(statistic)
 
 
 def registered_statistics(reported_only: bool = False) -> list[Statistic]:
-    """Registered statistics in registration order (only the reported ones if asked)."""
+    """The registered statistics.
+
+    Args:
+        reported_only: only those of `evaluate`'s default table.
+
+    Returns:
+        The statistics in registration order.
+    """
     found = [CORRELATIONS.get(name) for name in _ORDER]
     return [s for s in found if s.reported or not reported_only]
 
 
 def statistic_names(reported_only: bool = False) -> list[str]:
+    """The names of the registered statistics.
+
+    Args:
+        reported_only: only those of `evaluate`'s default table.
+
+    Returns:
+        The names in registration order.
+    """
     return [s.name for s in registered_statistics(reported_only)]
 
 
@@ -617,8 +646,15 @@ TAU_EQ = register_statistic(
 
 
 def kendall_like_statistic(threshold: float = 0.0) -> Statistic:
-    """WMT20's Kendall-like tau over pairs whose human scores differ by at least `threshold`
-    (0: every pair the humans order); registered at 0 as "kendall-like"."""
+    """WMT20's Kendall-like tau over pairs whose human scores differ by at least a threshold.
+
+    Args:
+        threshold: the least human difference of a counted pair (0: every pair the humans
+            order; registered at 0 as "kendall-like").
+
+    Returns:
+        The `Statistic`, named "kendall-like" or "kendall-like-<threshold>".
+    """
     name = "kendall-like" if threshold == 0 else f"kendall-like-{threshold:g}"
     options = {"threshold": float(threshold)}
     return Statistic(

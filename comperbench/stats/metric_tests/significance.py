@@ -286,8 +286,20 @@ def williams_test(
     sign: WilliamsSign = "directional",
 ) -> float:
     """Williams' test (Steiger 1980, eq. 7) that corr(A, H) > corr(B, H) for dependent
-    correlations. With sign "absolute" the one-sided p-value is sf(|t|), the same for (A, B)
-    and (B, A), as mt-metrics-eval's WilliamsTest computes it."""
+    correlations.
+
+    Args:
+        r_ah: the correlation of metric A with the humans.
+        r_bh: the correlation of metric B with the humans.
+        r_ab: the correlation of the two metrics.
+        n: the number of items.
+        one_sided: the one-sided p-value (else the two-sided one).
+        sign: "directional" (p of "A better than B") or "absolute" (sf(|t|), the same for
+            (A, B) and (B, A), as mt-metrics-eval's WilliamsTest; `Conventions.williams`).
+
+    Returns:
+        The p-value (NaN for 3 items or fewer).
+    """
     if n <= 3:
         return np.nan
     det = 1 - r_ah**2 - r_bh**2 - r_ab**2 + 2 * r_ah * r_bh * r_ab
@@ -339,6 +351,13 @@ def assign_ranks(p_values: np.ndarray, alpha: float) -> list[int]:
     p_values[i, j] is the p-value of "metric i better than metric j". A new cluster starts at
     the first metric that is significantly worse than some metric of the current cluster;
     significant means p <= alpha, as in MTME (`any(sig_matrix[:, i][start_index:i] <= pval)`).
+
+    Args:
+        p_values: (metrics, metrics) p-values, the metrics sorted best first.
+        alpha: the significance level.
+
+    Returns:
+        Each metric's cluster rank, 1 for the best cluster.
     """
     ranks = [1] if len(p_values) else []
     start = 0
