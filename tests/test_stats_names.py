@@ -109,3 +109,29 @@ def test_every_public_function_documents_its_arguments_and_what_it_returns() -> 
         if any(part not in doc for part in needs):
             undocumented.append(name)
     assert undocumented == []
+
+
+def test_the_old_attributes_of_a_statistic_warn_and_read_its_capabilities() -> None:
+    spa, acc = stats.get_statistic("spa"), stats.get_statistic("acc-eq")
+    with pytest.warns(DeprecationWarning, match=r"Statistic.over_contexts is deprecated"):
+        assert spa.over_contexts is spa.capability(stats.OverContexts)
+    with pytest.warns(DeprecationWarning, match=r"use Statistic.capability\(OnScores\)"):
+        assert spa.analytic is None
+    with pytest.warns(DeprecationWarning, match="pair_verdicts_fn is deprecated"):
+        assert acc.pair_verdicts_fn is acc.capability(stats.PairVerdicts).verdicts
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        acc.nothing  # noqa: B018
+
+
+def test_a_statistic_says_what_it_lacks_in_one_line() -> None:
+    spa, pearson = stats.get_statistic("spa"), stats.get_statistic("pearson")
+    assert stats.supports("spa", "over_contexts") and not stats.supports(pearson, "over_contexts")
+    assert not spa.supports("scores") and not spa.supports("grouped")
+    with pytest.raises(ValueError, match="spa is computed over systems x contexts matrices"):
+        spa.value([1.0, 2, 3], [1.0, 3, 2])
+    with pytest.raises(ValueError, match="pearson is not a sum of verdicts on pairs of items"):
+        stats.permutation_test([1.0, 2, 3], [1.0, 3, 2], [1.0, 2, 2], statistic="pearson")
+    with pytest.raises(ValueError, match="unknown capability 'groups'"):
+        pearson.supports("groups")
+    with pytest.raises(ValueError, match="declares a capability twice"):
+        stats.Statistic("twice", "Twice", (stats.Grouped(len), stats.Grouped(len)))

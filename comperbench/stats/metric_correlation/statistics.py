@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from comperbench.common.deprecation import renamed_names
+from comperbench.common.deprecation import deprecated, renamed_names
 from comperbench.common.registry import Registry
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.metric_correlation import analytic
@@ -404,6 +404,34 @@ class Statistic:
             return self.resampled(x_side[None, :], y_side, W)[0]
         return self.capability(SharedSides).paired(x_side, y_side, W)
 
+    def __getattr__(self, name: str) -> Any:
+        """The attributes of the statistic before capabilities (e.g. `over_contexts`,
+        `pair_verdicts_fn`), for one release, with a DeprecationWarning: the capability's
+        function, or None when the statistic does not declare it."""
+        if name not in _OLD_ATTRIBUTES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        kind, attribute = _OLD_ATTRIBUTES[name]
+        capability = CAPABILITIES[kind]
+        deprecated(f"Statistic.{name}", f"Statistic.capability({capability.__name__})")
+        if not self.supports(kind):
+            return None
+        found = self.capability(capability)
+        return getattr(found, attribute) if attribute else found
+
+
+_OLD_ATTRIBUTES: dict[str, tuple[str, str | None]] = {
+    "analytic": ("scores", "analytic"),
+    "weighted_fn": ("scores", "weighted"),
+    "resampler_fn": ("scores", "resampler"),
+    "grouped_fn": ("grouped", "values"),
+    "grouped_resampled_fn": ("grouped", "resampled"),
+    "side_fn": ("sides", "side"),
+    "paired_fn": ("sides", "paired"),
+    "pair_verdicts_fn": ("pair_verdicts", "verdicts"),
+    "chosen_fn": ("chosen", "chosen"),
+    "over_contexts": ("over_contexts", None),
+}
+"""Each attribute of the statistic before capabilities: (capability kind, its attribute)."""
 
 _LACKS = {
     "scores": "is computed over systems x contexts matrices, not from paired scores",
