@@ -107,7 +107,7 @@ def _protocol_subset(
     return bench.without_systems(excluded), ~np.isin(systems, excluded), lines
 
 
-def _print_correlations(table: list, method: str) -> None:
+def _print_correlations(table: list, statistic: str) -> None:
     rows = [
         [
             r.metric,
@@ -120,7 +120,7 @@ def _print_correlations(table: list, method: str) -> None:
         ]
         for r in table
     ]
-    print(format_table(["metric", "n", "dropped", method, "p", "95% CI", "note"], rows))
+    print(format_table(["metric", "n", "dropped", statistic, "p", "95% CI", "note"], rows))
     print(wrap_signature(table[0].signature))
 
 
@@ -302,7 +302,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     compare.add_argument(
         "--grouped", action="store_true", help="correlate within each dialogue, then average"
     )
-    compare.add_argument("--statistic", choices=statistic_names(), default="pearson")
+    compare.add_argument(
+        "--statistic",
+        choices=statistic_names(),
+        default="pearson",
+        help="the correlation statistic the metrics are compared on (default: pearson)",
+    )
     compare.add_argument(
         "--method",
         dest="statistic",

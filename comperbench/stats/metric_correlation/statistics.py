@@ -607,7 +607,7 @@ KENDALL_C = register_statistic(
 )
 
 
-def _pairwise_accuracy(
+def _pair_accuracy(
     name: str, display_name: str, calibrate: bool, tau: bool, ranked: bool, description: str
 ) -> Statistic:
     options = {"calibrate": calibrate, "tau": tau}
@@ -640,7 +640,7 @@ def _pairwise_accuracy(
 # WMT's pairwise statistics with ties (Deutsch, Foster and Freitag, EMNLP 2023).
 _CALIBRATED = "metric differences up to a threshold epsilon count as ties, epsilon chosen to "
 ACC_EQ = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "acc-eq",
         "Pairwise accuracy (acc_eq)",
         calibrate=True,
@@ -651,7 +651,7 @@ ACC_EQ = register_statistic(
     )
 )
 ACC23 = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "acc23",
         "Pairwise accuracy, no tie calibration (acc23)",
         calibrate=False,
@@ -661,7 +661,7 @@ ACC23 = register_statistic(
     )
 )
 TAU_EQ = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "tau-eq",
         "Kendall tau_eq",
         calibrate=True,
