@@ -5,7 +5,7 @@ case). Its `Correlation(num_sys, gold, metric)` packs a systems x items matrix r
 `average_by="sys"` averages within systems, `"item"` within items, `"none"` pools everything.
 mt-metrics-eval counts the +-1 of a two-item group and lets b / k be a p-value; those numbers are
 held under the `MT_METRICS_EVAL` conventions. Cases held in other files: Kendall variants and tie
-calibration (`test_stats_pairwise_accuracy.py`), soft pairwise accuracy
+calibration (`test_stats_pair_accuracy.py`), soft pairwise accuracy
 (`test_stats_soft_pairwise_accuracy.py`). `testSigDiffWithAvgAndNones` (Williams' test over an
 item-averaged correlation with n counting the missing score) has no equivalent: Williams' test is
 defined for one Pearson correlation over complete items, and comperbench refuses it on averages.
