@@ -1,4 +1,4 @@
-"""Pairwise accuracy with ties and tie calibration (acc-eq, acc23, tau-eq).
+"""Pair accuracy (WMT's pairwise accuracy) with ties and tie calibration (acc-eq, acc23, tau-eq).
 
 Reference values are those of google-research/mt-metrics-eval's own tests:
 `mt_metrics_eval/stats_test.py` (testKendallVariants, testKendallWithTiesOpt) and
