@@ -1,4 +1,5 @@
-"""Pair difference (Pearson of pair differences) against the correlation of explicitly listed pair differences."""
+"""Pair difference (Pearson of pair differences) against the correlation of explicitly listed
+pair differences."""
 
 from __future__ import annotations
 
