@@ -21,7 +21,8 @@
 Shared by all, here: `Averaging` and `Conventions` (how grouped values are averaged;
 mt-metrics-eval's conventions as `MT_METRICS_EVAL`), resampling and bootstrap intervals,
 `multiplicity` (Holm, Benjamini-Hochberg), `rates` (Wilson, z-tests), the vectorised kernels, the
-shared `settings` (`Resampling`: resamples, seed, interval and conventions in one object), and the `signature` string every result carries.
+shared `settings` (`Resampling`: resamples, seed, interval and conventions in one object), and the
+`signature` string every result carries.
 """
 
 # ruff: noqa: F401 (the TYPE_CHECKING imports are the exports, for type checkers)

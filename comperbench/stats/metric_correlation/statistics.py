@@ -1,12 +1,13 @@
 """Correlation statistics as registered objects, the way mt-metrics-eval passes a `corr_fcn`.
 
-A `Statistic` is a name, the levels it applies to, and the capabilities it declares: `OnScores`
-(its point value and p-value on paired scores, and its value over bootstrap resamples given as a
-count matrix), `Grouped` (values within groups), `PairVerdicts` (a sum of verdicts on pairs),
-`OverContexts` (computed from systems x contexts matrices), `Chooses` and `SharedSides`. Callers
-ask `supports(statistic, kind)` rather than test for a missing function. Correlation tables, significance tests, the leaderboard and the command line take
-their statistics from `CORRELATIONS`; adding one is one `register_statistic` call. Functions
-that take a statistic accept its registered name or a `Statistic` object.
+A `Statistic` is a name, the levels it applies to, and the capabilities it declares: `OnScores` (its
+point value and p-value on paired scores, and its value over bootstrap resamples given as a count
+matrix), `Grouped` (values within groups), `PairVerdicts` (a sum of verdicts on pairs),
+`OverContexts` (computed from systems x contexts matrices), `Chooses` and `SharedSides`. Callers ask
+`supports(statistic, kind)` rather than test for a missing function. Correlation tables,
+significance tests, the leaderboard and the command line take their statistics from `CORRELATIONS`;
+adding one is one `register_statistic` call. Functions that take a statistic accept its registered
+name or a `Statistic` object.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
-"""Is metric A better than metric B here? PERM-BOTH, the pairwise permutation test, Williams,
-paired bootstrap, rank clusters.
+"""Is metric A better than metric B here? PERM-BOTH, the permutation test of pair verdicts,
+Williams, paired bootstrap, rank clusters.
 
 PERM-BOTH (Deutsch et al. 2021, the WMT metrics-task test): both metrics are z-scored, each
 item's pair of scores is swapped with probability 1/2, and the p-value of "A correlates better
 than B" is the share of permutations whose difference is at least the observed one, counted as
 (b + 1) / (k + 1) so that it is never 0 (b / k under mt-metrics-eval's conventions). All pairs of
 metrics share one seeded swap matrix, drawn and scored in chunks of rows, and every permutation
-in a chunk is scored at once (see `vectorised`). The pairwise permutation test (Deutsch, Foster and Freitag 2023) swaps the two
-metrics' verdicts on each pair of items instead, so that each metric keeps its own tie threshold.
-Either test can stop early, at a block boundary where its p-value is clearly small or large.
+in a chunk is scored at once (see `vectorised`). The permutation test of pair verdicts
+(`permutation_test`, the "pairwise permutation test" of Deutsch, Foster and Freitag 2023) swaps
+the two metrics' verdicts on each pair of items instead, so that each metric keeps its own tie
+threshold. Either test can stop early, at a block boundary where its p-value is clearly small or
+large.
 """
 
 from __future__ import annotations

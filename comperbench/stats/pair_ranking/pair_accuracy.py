@@ -1,4 +1,5 @@
-"""Pair accuracy (WMT's pairwise accuracy) with ties and tie calibration (Deutsch, Foster and Freitag, EMNLP 2023).
+"""Pair accuracy (WMT's pairwise accuracy) with ties and tie calibration (Deutsch, Foster and
+Freitag, EMNLP 2023).
 
 Over every pair of items within a group, a metric is right when it orders the pair as the humans
 do, or ties it where they tie it (`acc23`). Metric scores rarely tie, so tie calibration treats a
