@@ -83,11 +83,13 @@ def moved_module(old_module: str, new_module: str) -> Callable[[str], Any]:
     warning naming the new path (for a module moved whole)."""
 
     def module_getattr(name: str) -> Any:
-        module = importlib.import_module(new_module)
-        if name.startswith("__") or not hasattr(module, name):
+        found = None
+        if not name.startswith("__"):
+            found = getattr(importlib.import_module(new_module), name, None)
+        if found is None:
             raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
         deprecated(f"{old_module}.{name}", f"{new_module}.{name}")
-        return getattr(module, name)
+        return found
 
     return module_getattr
 
