@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from comperbench.common.errors import ComperbenchError
 
 F = TypeVar("F", bound=Callable[..., Any])
+_MISSING = object()
 
 
 def deprecated(old: str, new: str) -> None:
@@ -83,10 +84,10 @@ def moved_module(old_module: str, new_module: str) -> Callable[[str], Any]:
     warning naming the new path (for a module moved whole)."""
 
     def module_getattr(name: str) -> Any:
-        found = None
+        found: Any = _MISSING
         if not name.startswith("__"):
-            found = getattr(importlib.import_module(new_module), name, None)
-        if found is None:
+            found = getattr(importlib.import_module(new_module), name, _MISSING)
+        if found is _MISSING:
             raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
         deprecated(f"{old_module}.{name}", f"{new_module}.{name}")
         return found
