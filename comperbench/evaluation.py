@@ -29,15 +29,20 @@ from comperbench.stats.annotator_agreement.ceiling import (
     CeilingResult,
     benchmark_ceiling,
 )
-from comperbench.stats.averaging import Averaging
+from comperbench.stats.averaging import COMPERBENCH, Averaging, Conventions
 from comperbench.stats.metric_correlation.correlation import (
     CorrelationResult,
     Level,
     correlation_tables,
 )
 from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
-from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
+from comperbench.stats.metric_correlation.statistics import (
+    get_statistic,
+    statistic_names,
+    supports,
+)
 from comperbench.stats.resampling import CIMethod
+from comperbench.stats.settings import Resampling
 
 
 def default_statistics() -> tuple[str, ...]:
@@ -206,7 +211,7 @@ def evaluate_run(
         tag = bench.without_systems(group.excluded).tag
         for name in group.metrics:
             rows[name]["protocol_excluded"] = list(group.excluded)
-        kinds = {m: get_statistic(m).over_contexts is not None for m in table.statistics}
+        kinds = {m: supports(m, "over_contexts") for m in table.statistics}
         by_kind: dict[bool, GroupInputs] = {}  # built once per group for each kind of statistic
         correlations: dict[str, list[CorrelationResult]] = {}
         for over_contexts in dict.fromkeys(kinds.values()):
@@ -218,14 +223,16 @@ def evaluate_run(
                     inputs.scores,
                     inputs.human,
                     level=cast(Level, result.level),
-                    methods=methods,
+                    statistics=methods,
                     groups=inputs.groups,
                     systems=inputs.systems,
-                    n_resamples=n_resamples,
-                    ci=ci if n_resamples else None,
-                    seed=seed,
+                    resampling=Resampling(
+                        n_resamples if ci else 0,
+                        seed,
+                        ci or "percentile",
+                        Conventions(averaging) if grouped and averaging else COMPERBENCH,
+                    ),
                     benchmark=tag,
-                    averaging=averaging if grouped else None,
                 )
                 correlations.update(zip(methods, tables, strict=True))
         for method in table.statistics:
@@ -270,7 +277,11 @@ def human_ceilings(
             out[name] = CeilingResult.unavailable(name, result.level, GROUPED_CEILING, "")
             continue
         out[name] = benchmark_ceiling(
-            bench, aspect, statistic=name, level=result.level, n_resamples=n_resamples, seed=seed
+            bench,
+            aspect,
+            statistic=name,
+            level=result.level,
+            resampling=Resampling(n_resamples, seed),
         )
     return out
 

@@ -35,15 +35,15 @@ from comperbench.metrics.runner import DEFAULT_BATCH, RunResult, resolve_metrics
 from comperbench.stats.annotator_agreement.ceiling import LABEL
 from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.metric_correlation.correlation import correlation_table
-from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_correlation.statistics import get_statistic, supports
 from comperbench.stats.resampling import CIMethod
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.settings import SETTINGS, Resampling
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
     Scores = pd.DataFrame | Mapping[str, pd.Series]
 
@@ -429,11 +429,9 @@ class Evaluation:
             {metric: kept["metric"].to_numpy()},
             kept["human"].to_numpy(),
             level="system",
-            method="pearson",
+            statistic="pearson",
             systems=np.arange(len(kept)),
-            n_resamples=self.plan.resamples,
-            ci=self.plan.ci if self.plan.resamples else None,
-            seed=self.plan.seed,
+            resampling=Resampling(self.plan.resamples, self.plan.seed, self.plan.ci),
         )[0]
         ci = f" {interval(r.ci.low, r.ci.high)}" if r.ci else ""
         annotation = f"Pearson r = {number(r.value)}{ci}, n = {len(kept)} systems"
@@ -453,12 +451,12 @@ class Evaluation:
         """The verdicts between the metrics on `statistic` (`metric_verdicts`: PERM-BOTH with
         as many permutations as Holm's correction needs, the verdicts of `compare`), on the
         systems the protocol keeps for all of them."""
-        from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+        from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
         name = self._statistic(statistic)
         excluded = tuple(sorted({s for g in self.table.groups for s in g.excluded}))
         group = ProtocolGroup(excluded, tuple(r["metric"] for r in self.table.rows))
-        over_contexts = get_statistic(name).over_contexts is not None
+        over_contexts = supports(name, "over_contexts")
         inputs = group_inputs(
             self.result, group, self.table.aspect, self.plan.grouped, over_contexts
         )
@@ -468,12 +466,11 @@ class Evaluation:
             inputs.scores,
             inputs.human,
             level=self.result.level,  # type: ignore[arg-type]
-            method=name,
+            statistic=name,
             groups=inputs.groups,
             systems=inputs.systems,
-            seed=self.plan.seed,
+            resampling=Resampling(seed=self.plan.seed, conventions=self.plan.conventions),
             benchmark=self.benchmark.without_systems(excluded).tag,
-            conventions=self.plan.conventions,
         )
 
     def plot_significance(self, statistic: str | None = None) -> Figure:

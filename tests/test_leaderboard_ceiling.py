@@ -17,6 +17,7 @@ from comperbench.leaderboard.items import cached_benchmark, scored_items
 from comperbench.leaderboard.web.plots import forest_html
 from comperbench.stats import AnnotatorScores, annotator_ceiling
 from comperbench.stats.annotator_agreement.ceiling import LABEL
+from comperbench.stats.settings import Resampling
 
 
 @pytest.fixture()
@@ -33,7 +34,11 @@ def test_on_the_items_a_reference_free_row_is_correlated_on(fresh: None) -> None
     scores = AnnotatorScores.of_benchmark(
         cached_benchmark("usr-topical", "turn"), "overall", items.positions
     )
-    expected = annotator_ceiling(scores, statistic="spearman", n_resamples=1000, seed=0)
+    expected = annotator_ceiling(
+        scores,
+        statistic="spearman",
+        resampling=Resampling(resamples=1000, seed=0),
+    )
     assert found is not None and expected.ci is not None
     assert (found.value, found.ci_low, found.ci_high) == (
         expected.value,

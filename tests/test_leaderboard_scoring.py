@@ -19,6 +19,7 @@ from comperbench.leaderboard.scoring import (
 )
 from comperbench.leaderboard.submission import Coverage
 from comperbench.stats import correlation_table, paired_bootstrap
+from comperbench.stats.settings import Resampling
 
 
 def test_counts_are_the_bootstrap_draws() -> None:
@@ -167,10 +168,9 @@ def test_same_numbers_as_the_stats_package(topical, kept, level: str, statistic:
         {"len": _kept(topical, _lengths(topical))},
         kept.human_scores("engaging"),
         level=level,
-        method=statistic,
+        statistic=statistic,
         systems=kept.table.column("system").to_pylist(),
-        n_resamples=300,
-        seed=2,
+        resampling=Resampling(resamples=300, seed=2),
     )
     assert ours.value == pytest.approx(theirs.value)
     assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
@@ -186,11 +186,10 @@ def test_soft_pairwise_accuracy_resamples_contexts_as_the_stats_package(topical,
         {"len": _kept(topical, _lengths(topical))},
         kept.human_scores("engaging"),
         level="system",
-        method="spa",
+        statistic="spa",
         systems=kept.table.column("system").to_pylist(),
         groups=kept.table.column("dialogue_id").to_pylist(),
-        n_resamples=200,
-        seed=2,
+        resampling=Resampling(resamples=200, seed=2),
     )
     assert ours.value == pytest.approx(theirs.value)
     assert (ours.ci_low, ours.ci_high) == pytest.approx((theirs.ci.low, theirs.ci.high), abs=1e-6)
@@ -236,7 +235,13 @@ def test_paired_p_is_the_stats_paired_bootstrap(topical, kept) -> None:
     values = np.array([r.value for r in found])
     replicates = np.vstack([r.replicates for r in found])
     a, b = _kept(topical, lengths), _kept(topical, lengths + 40 * noise)
-    _, expected, _ = paired_bootstrap(a, b, human, method="pearson", n_resamples=300, seed=8)
+    _, expected, _ = paired_bootstrap(
+        a,
+        b,
+        human,
+        statistic="pearson",
+        resampling=Resampling(resamples=300, seed=8),
+    )
     assert paired_p(values, replicates, 0, 1) == pytest.approx(expected)
 
 

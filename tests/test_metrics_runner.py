@@ -33,6 +33,7 @@ from comperbench.metrics.runner import (
 from comperbench.stats.metric_correlation.contexts import system_unit_matrix
 from comperbench.stats.metric_correlation.statistics import statistic_names
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import soft_pairwise_accuracy
+from comperbench.stats.settings import Resampling
 
 NGRAM = "bleu-2,f1,length"
 
@@ -114,7 +115,7 @@ def test_soft_pairwise_accuracy_uses_each_systems_contexts(data_root: Path) -> N
         result.item_frame()["system"].to_numpy(),
         bench.table.column("dialogue_id").to_numpy(zero_copy_only=False),
     )[1]
-    expected = soft_pairwise_accuracy(metric, human, n_resamples=50)
+    expected = soft_pairwise_accuracy(metric, human, resampling=Resampling(50))
     assert length["spa"] == pytest.approx(expected.value)
     assert length["spa_ci"] == pytest.approx([expected.ci.low, expected.ci.high])
     assert (length["n"], length["spa_contexts"], length["spa_dropped"]) == (6, 60, 0)

@@ -60,7 +60,7 @@ PUBLIC = {
         "get_statistic",
         "kendall_like_statistic",
         "paired_bootstrap",
-        "pairwise_permutation",
+        "permutation_test",
         "perm_both",
         "point_correlation",
         "register_statistic",

@@ -14,6 +14,7 @@ from comperbench.cli import main
 from comperbench.results import Evaluation
 from comperbench.stats import benchmark_ceiling
 from comperbench.stats.annotator_agreement.ceiling import LABEL
+from comperbench.stats.settings import Resampling
 
 RESAMPLES = 100
 
@@ -31,7 +32,9 @@ def test_the_ceiling_is_a_reference_row_on_the_reference_free_items(
     """Every system is kept (the protocol leaves out the ground truth only for metrics needing
     references), and the row is not one of the metrics'."""
     bench = load_benchmark("usr-topical", data_dir=data_root)
-    expected = benchmark_ceiling(bench, "overall", statistic="spearman", n_resamples=RESAMPLES)
+    expected = benchmark_ceiling(
+        bench, "overall", statistic="spearman", resampling=Resampling(resamples=RESAMPLES)
+    )
     found = evaluation.table.ceilings["spearman"]
     assert found.value == expected.value and found.ci == expected.ci and found.n == 360
     row = evaluation.table.ceiling_row()

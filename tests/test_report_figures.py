@@ -13,7 +13,7 @@ import pytest
 from matplotlib.collections import LineCollection, PathCollection
 
 from comperbench.report.figures import forest_plot, heatmap, png, scatter_plot, svg, verdicts_figure
-from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
 
@@ -140,7 +140,7 @@ def test_png_is_a_png():
 
 def test_verdicts_figure_labels_never_overlap_at_24_metrics():
     from comperbench.report.figures import verdicts_figure
-    from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+    from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
     rng = np.random.default_rng(5)
     human = rng.normal(size=60)

@@ -20,6 +20,7 @@ from comperbench.stats.annotator_agreement.agreement import (
     fleiss_kappa,
 )
 from comperbench.stats.resampling import bootstrap_indices
+from comperbench.stats.settings import Resampling
 
 
 def _frame(matrix: np.ndarray, ids: bool = True) -> pd.DataFrame:
@@ -47,7 +48,7 @@ def _random_matrix(seed: int, items: int = 40, raters: int = 4, missing: float =
 
 
 def _value(frame: pd.DataFrame, statistic: str) -> float:
-    return agreement(frame, "q", (statistic,), n_resamples=0)[0].value
+    return agreement(frame, "q", (statistic,), resampling=Resampling(resamples=0))[0].value
 
 
 def test_alpha_hand_computed_nominal() -> None:
@@ -98,7 +99,12 @@ def test_mean_cohen_equals_sklearn_pairs() -> None:
 def test_bootstrap_equals_a_loop_over_the_package() -> None:
     m = _random_matrix(5, items=30)
     frame = _frame(m)
-    result = agreement(frame, "q", ("alpha-ordinal", "fleiss"), n_resamples=40, seed=2)
+    result = agreement(
+        frame,
+        "q",
+        ("alpha-ordinal", "fleiss"),
+        resampling=Resampling(resamples=40, seed=2),
+    )
     table = RatingTable.from_ratings(frame, "q")
     order = [int(i[1:]) for i in table.item_ids]
     boot = []
@@ -114,8 +120,8 @@ def test_bootstrap_equals_a_loop_over_the_package() -> None:
 def test_without_ids_the_kth_rating_is_rater_k() -> None:
     m = _random_matrix(6, raters=3, missing=0.0)
     with_ids, without = (
-        agreement(_frame(m), "q", n_resamples=0),
-        agreement(_frame(m, ids=False), "q", n_resamples=0),
+        agreement(_frame(m), "q", resampling=Resampling(resamples=0)),
+        agreement(_frame(m, ids=False), "q", resampling=Resampling(resamples=0)),
     )
     assert with_ids[0].rater_assignment == BY_ID and without[0].rater_assignment == BY_POSITION
     for a, b in zip(with_ids, without, strict=True):
@@ -123,7 +129,9 @@ def test_without_ids_the_kth_rating_is_rater_k() -> None:
 
 
 def test_single_category_is_undefined_with_reason() -> None:
-    result = agreement(_frame(np.full((5, 2), 3.0)), "q", ("alpha-interval",), n_resamples=10)[0]
+    result = agreement(
+        _frame(np.full((5, 2), 3.0)), "q", ("alpha-interval",), resampling=Resampling(resamples=10)
+    )[0]
     assert np.isnan(result.value) and "single category" in (result.reason or "")
 
 
@@ -131,7 +139,9 @@ def test_a_rater_rating_an_item_twice_leaves_cohen_undefined_with_reason() -> No
     m = _random_matrix(7, items=10, raters=2, missing=0.0)
     frame = _frame(m)
     frame = pd.concat([frame, frame.iloc[[0]]], ignore_index=True)
-    alpha, cohen = agreement(frame, "q", ("alpha-nominal", "cohen"), n_resamples=10)
+    alpha, cohen = agreement(
+        frame, "q", ("alpha-nominal", "cohen"), resampling=Resampling(resamples=10)
+    )
     assert np.isnan(cohen.value) and cohen.ci is None
     assert "annotator 'r0' on item 'i0'" in (cohen.reason or "")
     stacked = np.c_[m, np.r_[m[0, 0], np.full(9, np.nan)]]  # the repeated rating as a third value
@@ -149,7 +159,12 @@ def _resampled_rows(frame: pd.DataFrame, n_resamples: int, seed: int) -> list[np
 def test_fleiss_bootstrap_equals_a_loop_over_statsmodels() -> None:
     m = _random_matrix(8, items=30, missing=0.0)
     frame = _frame(m)
-    ci = agreement(frame, "q", ("fleiss",), n_resamples=60, seed=4)[0].ci
+    ci = agreement(
+        frame,
+        "q",
+        ("fleiss",),
+        resampling=Resampling(resamples=60, seed=4),
+    )[0].ci
     boot = [
         sm_fleiss(aggregate_raters(m[rows].astype(int))[0], method="fleiss")
         for rows in _resampled_rows(frame, 60, 4)
@@ -161,7 +176,12 @@ def test_fleiss_bootstrap_equals_a_loop_over_statsmodels() -> None:
 def test_cohen_bootstrap_equals_a_loop_over_sklearn() -> None:
     m = _random_matrix(9, items=30, raters=3, missing=0.1)
     frame = _frame(m)
-    ci = agreement(frame, "q", ("cohen",), n_resamples=60, seed=5)[0].ci
+    ci = agreement(
+        frame,
+        "q",
+        ("cohen",),
+        resampling=Resampling(resamples=60, seed=5),
+    )[0].ci
     boot = []
     for rows in _resampled_rows(frame, 60, 5):
         sample = m[rows]

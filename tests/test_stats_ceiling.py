@@ -17,6 +17,7 @@ from comperbench.benchmark import load_benchmark
 from comperbench.stats import AnnotatorScores, annotator_ceiling, benchmark_ceiling
 from comperbench.stats.annotator_agreement.ceiling import BY_ID, BY_POSITION, CeilingUnavailable
 from comperbench.stats.resampling import bootstrap_indices
+from comperbench.stats.settings import Resampling
 
 
 def _frame(matrix: np.ndarray, ids: bool = True) -> pd.DataFrame:
@@ -47,7 +48,9 @@ r = 2 / sqrt(5 * 4) = 1 / sqrt 5."""
 
 
 def test_hand_computed_pearson() -> None:
-    result = annotator_ceiling(_scores(HAND), statistic="pearson", n_resamples=0)
+    result = annotator_ceiling(
+        _scores(HAND), statistic="pearson", resampling=Resampling(resamples=0)
+    )
     expected = (0.7 * math.sqrt(2) + 1 / math.sqrt(10) + 1 / math.sqrt(5)) / 3
     assert result.value == pytest.approx(expected, abs=1e-12)
     assert (result.n, result.annotators, result.assignment) == (4, 3, BY_ID)
@@ -61,7 +64,7 @@ def test_hand_computed_sparse_design() -> None:
     m = np.array(
         [[1, 2, 1], [2, 1, 3], [3, 4, 2], [4, 5, np.nan], [np.nan, 9, np.nan]], dtype=float
     )
-    result = annotator_ceiling(_scores(m), statistic="pearson", n_resamples=0)
+    result = annotator_ceiling(_scores(m), statistic="pearson", resampling=Resampling(resamples=0))
     a = sps.pearsonr([1, 2, 3, 4], [1.5, 2, 3, 5]).statistic
     b = sps.pearsonr([2, 1, 4, 5], [1, 2.5, 2.5, 4]).statistic
     c = sps.pearsonr([1, 3, 2], [1.5, 1.5, 3.5]).statistic
@@ -74,7 +77,7 @@ def test_repeated_ratings_are_averaged() -> None:
     again = frame.iloc[[0]].assign(value=3.0)  # a0 rates i0 again: 1 and 3 average to 2
     scores = AnnotatorScores.of(pd.concat([frame, again]), "q", [f"i{i}" for i in range(4)])
     assert scores.values[0, 0] == 2.0 and scores.repeated == 1
-    note = annotator_ceiling(scores, n_resamples=0).note
+    note = annotator_ceiling(scores, resampling=Resampling(resamples=0)).note
     assert note is not None and "1 repeated ratings" in note
 
 
@@ -82,8 +85,10 @@ def test_positions_stand_for_annotators_without_ids() -> None:
     by_position = _scores(HAND, ids=False)
     assert by_position.assignment == BY_POSITION
     np.testing.assert_array_equal(by_position.values, HAND)
-    result = annotator_ceiling(by_position, n_resamples=0)
-    assert result.value == pytest.approx(annotator_ceiling(_scores(HAND), n_resamples=0).value)
+    result = annotator_ceiling(by_position, resampling=Resampling(resamples=0))
+    assert result.value == pytest.approx(
+        annotator_ceiling(_scores(HAND), resampling=Resampling(resamples=0)).value
+    )
     assert result.note is not None and "no annotator ids" in result.note
 
 
@@ -111,10 +116,10 @@ def test_a_rating_that_is_not_a_number_is_refused() -> None:
 
 
 def test_undefined_and_single_annotator_are_said() -> None:
-    constant = annotator_ceiling(_scores(np.full((5, 2), 3.0)), n_resamples=10)
+    constant = annotator_ceiling(_scores(np.full((5, 2), 3.0)), resampling=Resampling(resamples=10))
     assert math.isnan(constant.value) and constant.ci is None
     assert constant.reason is not None and "undefined for every annotator" in constant.reason
-    one = annotator_ceiling(_scores(HAND[:, :1]), n_resamples=10)
+    one = annotator_ceiling(_scores(HAND[:, :1]), resampling=Resampling(resamples=10))
     assert math.isnan(one.value) and "one annotator" in (one.reason or "")
 
 
@@ -161,7 +166,11 @@ def _random_design(seed: int, n: int = 40, annotators: int = 5) -> np.ndarray:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_matches_a_loop_over_scipy_at_item_level(method: str, seed: int) -> None:
     m = _random_design(seed)
-    result = annotator_ceiling(_scores(m), statistic=method, n_resamples=60, seed=seed)
+    result = annotator_ceiling(
+        _scores(m),
+        statistic=method,
+        resampling=Resampling(resamples=60, seed=seed),
+    )
     assert result.value == pytest.approx(_loop_ceiling(m, method), abs=1e-10)
     boot = [_loop_ceiling(m, method, rows) for rows in bootstrap_indices(len(m), 60, seed)]
     low, high = np.quantile([b for b in boot if np.isfinite(b)], [0.025, 0.975])
@@ -174,7 +183,11 @@ def test_matches_a_loop_over_scipy_at_system_level(method: str) -> None:
     m = _random_design(3, n=60)
     systems = np.array([f"s{i % 12}" for i in range(len(m))])
     result = annotator_ceiling(
-        _scores(m), statistic=method, level="system", systems=systems, n_resamples=40, seed=5
+        _scores(m),
+        statistic=method,
+        level="system",
+        systems=systems,
+        resampling=Resampling(resamples=40, seed=5),
     )
     assert result.n == 12
     assert result.value == pytest.approx(_loop_ceiling(m, method, systems=systems), abs=1e-10)
@@ -201,7 +214,9 @@ def _loop_copies(m: np.ndarray, method: str, rows: np.ndarray, copies: np.ndarra
 def test_few_systems_flag_the_interval() -> None:
     m = _random_design(4, n=20)
     systems = np.array([f"s{i % 5}" for i in range(20)])
-    result = annotator_ceiling(_scores(m), level="system", systems=systems, n_resamples=100)
+    result = annotator_ceiling(
+        _scores(m), level="system", systems=systems, resampling=Resampling(resamples=100)
+    )
     assert result.n == 5 and result.ci is not None
     assert result.ci_note is not None and "only 5 systems resampled" in result.ci_note
 
@@ -219,8 +234,12 @@ def test_usr_topical_against_the_published_agreement(data_root: Path) -> None:
     from_frame = AnnotatorScores.of(bench.ratings(), "overall", bench.item_ids)
     np.testing.assert_array_equal(from_arrow.values, from_frame.values)
     assert from_arrow.annotators == from_frame.annotators == ("er", "fl", "me", "sm", "yf")
-    spearman = benchmark_ceiling(bench, "overall", statistic="spearman", n_resamples=200)
-    pearson = benchmark_ceiling(bench, "overall", statistic="pearson", n_resamples=200)
+    spearman = benchmark_ceiling(
+        bench, "overall", statistic="spearman", resampling=Resampling(resamples=200)
+    )
+    pearson = benchmark_ceiling(
+        bench, "overall", statistic="pearson", resampling=Resampling(resamples=200)
+    )
     assert (spearman.n, spearman.annotators, spearman.assignment) == (360, 5, BY_ID)
     assert spearman.value == pytest.approx(0.7784, abs=5e-5)
     assert pearson.value == pytest.approx(0.7746, abs=5e-5)

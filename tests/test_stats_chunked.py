@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from comperbench.stats import resampling
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_tests.significance import (
     paired_bootstrap,
     perm_both,
     significance_matrix,
 )
-from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.resampling import (
     bootstrap_count_chunks,
     bootstrap_indices,
@@ -24,6 +24,7 @@ from comperbench.stats.resampling import (
     swap_masks,
     swap_row_source,
 )
+from comperbench.stats.settings import Resampling
 
 TINY = 8 * 150 * 3
 """A chunk budget of three rows over 150 units."""
@@ -91,7 +92,13 @@ def test_intervals_do_not_depend_on_the_chunk_size(
 ) -> None:
     scores, human = _scores()
     whole, chunked = _chunked(
-        monkeypatch, lambda: correlation_table(scores, human, method=method, ci=ci, seed=3)
+        monkeypatch,
+        lambda: correlation_table(
+            scores,
+            human,
+            statistic=method,
+            resampling=Resampling(seed=3, ci=ci),
+        ),
     )
     for a, b in zip(whole, chunked, strict=True):
         assert a.ci is not None and b.ci is not None
@@ -111,9 +118,18 @@ def test_permutation_tests_do_not_depend_on_the_chunk_size(
     scores["weak"] = human + np.random.default_rng(8).normal(scale=1.2, size=human.size)
 
     def run() -> tuple:
-        matrix = significance_matrix(scores, human, method=method, n_resamples=300, seed=2)
-        pair = perm_both(scores["close"], scores["weak"], human, method=method, seed=5)
-        boot = paired_bootstrap(scores["close"], scores["ties"], human, method=method, seed=6)
+        matrix = significance_matrix(
+            scores,
+            human,
+            statistic=method,
+            resampling=Resampling(resamples=300, seed=2),
+        )
+        pair = perm_both(
+            scores["close"], scores["weak"], human, statistic=method, resampling=Resampling(seed=5)
+        )
+        boot = paired_bootstrap(
+            scores["close"], scores["ties"], human, statistic=method, resampling=Resampling(seed=6)
+        )
         return matrix.p_values, pair, boot
 
     whole, chunked = _chunked(monkeypatch, run)

@@ -78,12 +78,14 @@ def test_compare_system_level_and_grouped(
         "--data-dir",
         str(data_root),
     ]
-    assert main([*base, "--level", "system", "--method", "kendall-b"]) == 0
+    assert main([*base, "--level", "system", "--statistic", "kendall-b"]) == 0
     out = capsys.readouterr().out
     assert "system level, kendall-b" in out and "only 5 systems resampled" in out
-    assert main([*base, "--grouped", "--method", "spearman"]) == 0
+    assert main([*base, "--grouped", "--statistic", "spearman"]) == 0
     assert "grouped by dialogue" in capsys.readouterr().out
-    assert main([*base, "--level", "system", "--method", "spa", "--test", "paired-bootstrap"]) == 0
+    assert (
+        main([*base, "--level", "system", "--statistic", "spa", "--test", "paired-bootstrap"]) == 0
+    )
     out = capsys.readouterr().out
     assert "on the 60 contexts every system answered, resampled" in out
     assert "(60 contexts, 0 items dropped)" in out and "only 5 systems" not in out
@@ -203,7 +205,7 @@ def test_compare_pairwise_permutation_with_early_stopping_and_conventions(
 ) -> None:
     path, _ = _scores(data_root, tmp_path)
     common = ["compare", "--benchmark", "usr-topical", "--scores", str(path), "--reference-free"]
-    common += ["--data-dir", str(data_root), "--grouped", "--method", "acc-eq", "--json"]
+    common += ["--data-dir", str(data_root), "--grouped", "--statistic", "acc-eq", "--json"]
     options = ["--test", "pairwise-permutation", "--early-stop", "50:0.02:0.5"]
     options += ["--convention", "mt-metrics-eval", "--group-weighting", "items"]
     assert main([*common, *options]) == 0
@@ -230,3 +232,31 @@ def test_evaluate_grouped_under_mt_metrics_eval_conventions(
     out = capsys.readouterr().out
     assert "correlations within each dialogue averaged (undefined-as-0+groups-of-2)" in out
     assert "pearson-grouped~undefined-as-0+groups-of-2" in out
+
+
+def test_compare_with_one_metric_says_it_needs_two_in_one_line(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, frame = _scores(data_root, tmp_path)
+    frame[["item_id", "length"]].to_csv(path, index=False)
+    argv = ["compare", "--benchmark", "usr-topical", "--scores", str(path)]
+    assert main([*argv, "--data-dir", str(data_root)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "comperbench: error: compare needs at least two metrics to compare; got length\n"
+    )
+    assert captured.out == ""
+
+
+def test_compare_method_is_a_deprecated_alias_of_statistic(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _scores(data_root, tmp_path)
+    argv = ["compare", "--benchmark", "usr-topical", "--scores", str(path), "--resamples", "20"]
+    argv += ["--permutations", "20", "--data-dir", str(data_root)]
+    assert main([*argv, "--method", "spearman"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "warning: --method is deprecated; use --statistic\n"
+    assert "turn level, spearman" in captured.out
+    assert main([*argv, "--statistic", "spearman"]) == 0
+    assert capsys.readouterr().out == captured.out

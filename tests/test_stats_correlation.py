@@ -25,6 +25,7 @@ from comperbench.stats.resampling import (
     percentile_interval,
     swap_masks,
 )
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 X = np.array([1.0, 2, 3, 4, 5])
@@ -63,7 +64,7 @@ def test_p_values_are_scipy_values_above_eight_pairs() -> None:
     ],
 )
 def test_undefined_correlations_are_nan_with_reason(x: list, y: list, reason: str) -> None:
-    result = correlate(x, y, n_resamples=20)
+    result = correlate(x, y, resampling=Resampling(resamples=20))
     assert np.isnan(result.value) and np.isnan(result.p_value)
     assert reason in (result.reason or "")
     assert result.ci is None
@@ -72,7 +73,7 @@ def test_undefined_correlations_are_nan_with_reason(x: list, y: list, reason: st
 def test_missing_scores_are_dropped_pairwise_and_counted() -> None:
     metric = np.array([1.0, 2, 3, np.nan, 5, 6])
     human = np.array([2.0, np.nan, 5, 4, 5, 7])
-    result = correlate(metric, human, n_resamples=50)
+    result = correlate(metric, human, resampling=Resampling(resamples=50))
     keep = [0, 2, 4, 5]
     assert result.n == 4 and result.n_dropped == 2
     assert result.value == pytest.approx(sps.pearsonr(metric[keep], human[keep]).statistic)
@@ -82,7 +83,9 @@ def test_system_level_correlates_system_means() -> None:
     systems = np.array(["a", "a", "b", "b", "c", "c", "d"])
     metric = np.array([1.0, 3, 2, 2, 5, 7, 0])
     human = np.array([1.0, 2, 4, np.nan, 3, 5, 1])
-    result = correlate(metric, human, level="system", systems=systems, n_resamples=50)
+    result = correlate(
+        metric, human, level="system", systems=systems, resampling=Resampling(resamples=50)
+    )
     # means over items with both scores: a (2, 1.5), b (2, 4), c (6, 4), d (0, 1)
     expected = sps.pearsonr([2, 2, 6, 0], [1.5, 4, 4, 1]).statistic
     assert result.value == pytest.approx(expected) and result.n == 4
@@ -95,7 +98,9 @@ def test_grouped_is_the_mean_of_defined_within_group_correlations() -> None:
     human[groups == 2] = 2.0  # constant group: undefined, left out of the mean
     metric = human + rng.normal(size=groups.size)
     for method in ("pearson", "spearman", "kendall-b", "kendall-c"):
-        result = correlate(metric, human, groups=groups, method=method, n_resamples=50)
+        result = correlate(
+            metric, human, groups=groups, statistic=method, resampling=Resampling(resamples=50)
+        )
         f = scipy_correlation(method)
         per_group = [f(metric[groups == g], human[groups == g]) for g in range(6) if g != 2]
         assert result.value == pytest.approx(np.mean(per_group))
@@ -115,7 +120,9 @@ def test_groups_of_fewer_than_three_items_are_left_out(method: str) -> None:
     big = [g for g, size in enumerate(sizes) if size >= 3]
     f = scipy_correlation(method)
     expected = np.mean([f(metric[groups == g], human[groups == g]) for g in big])
-    result = correlate(metric, human, groups=groups, method=method, n_resamples=50)
+    result = correlate(
+        metric, human, groups=groups, statistic=method, resampling=Resampling(resamples=50)
+    )
     assert result.value == pytest.approx(expected) and result.n == len(big)
     statistic, layout = get_statistic(method), Groups.of(groups)
     per_group = statistic.grouped(metric, human, layout)[0]
@@ -166,9 +173,17 @@ def test_same_seed_same_interval_and_signature() -> None:
     rng = np.random.default_rng(0)
     human = rng.normal(size=80)
     metric = human + rng.normal(size=80)
-    one = correlate(metric, human, seed=5, n_resamples=200, benchmark="toy@abc")
-    two = correlate(metric, human, seed=5, n_resamples=200, benchmark="toy@abc")
-    other = correlate(metric, human, seed=6, n_resamples=200)
+    one = correlate(
+        metric, human, resampling=Resampling(resamples=200, seed=5), benchmark="toy@abc"
+    )
+    two = correlate(
+        metric, human, resampling=Resampling(resamples=200, seed=5), benchmark="toy@abc"
+    )
+    other = correlate(
+        metric,
+        human,
+        resampling=Resampling(resamples=200, seed=6),
+    )
     assert one.ci == two.ci and one.ci != other.ci
     assert one.signature.startswith("stat:pearson|level:turn|resample:bootstrap-percentile|n:200")
     assert "seed:5" in one.signature and "bench:toy@abc" in one.signature
@@ -195,7 +210,11 @@ def test_bca_agrees_with_scipy_bootstrap() -> None:
     rng = np.random.default_rng(1)
     human = rng.normal(size=200)
     metric = 0.5 * human + rng.normal(size=200) ** 2
-    ours = correlate(metric, human, ci="bca", n_resamples=4000, seed=2).ci
+    ours = correlate(
+        metric,
+        human,
+        resampling=Resampling(resamples=4000, seed=2, ci="bca"),
+    ).ci
     ref = sps.bootstrap(
         (metric, human),
         lambda a, b: sps.pearsonr(a, b).statistic,
@@ -215,16 +234,20 @@ def test_table_shares_inputs_and_keeps_metric_order() -> None:
     human = rng.normal(size=50)
     scores = {"b": human + rng.normal(size=50), "a": rng.normal(size=50)}
     scores["a"][3] = np.nan
-    table = correlation_table(scores, human, method="spearman", n_resamples=100)
+    table = correlation_table(
+        scores, human, statistic="spearman", resampling=Resampling(resamples=100)
+    )
     assert [r.metric for r in table] == ["b", "a"]
     assert table[1].n == 49 and table[0].n == 50
-    single = correlate(scores["b"], human, method="spearman", n_resamples=100, metric="b")
+    single = correlate(
+        scores["b"], human, statistic="spearman", resampling=Resampling(resamples=100), metric="b"
+    )
     assert table[0] == single
 
 
 def test_bad_inputs_raise_clear_errors() -> None:
     with pytest.raises(UnknownNameError, match="unknown correlation statistic 'cosine'"):
-        correlate(X, Y, method="cosine")
+        correlate(X, Y, statistic="cosine")
     with pytest.raises(ValueError, match="needs the system"):
         correlate(X, Y, level="system")
     with pytest.raises(ValueError, match="4 human scores for 5"):
@@ -237,7 +260,11 @@ def test_missing_scores_share_the_index_matrix_and_drop_within_each_resample() -
     metric = human + rng.normal(size=60)
     metric[[3, 17, 40]] = np.nan
     human[5] = np.nan
-    result = correlate(metric, human, n_resamples=200, seed=4)
+    result = correlate(
+        metric,
+        human,
+        resampling=Resampling(resamples=200, seed=4),
+    )
     boot = []
     for idx in bootstrap_indices(60, 200, 4):
         x, y = metric[idx], human[idx]
@@ -255,8 +282,8 @@ def test_pearson_does_not_depend_on_the_scale_of_the_scores(grouped: bool) -> No
     human = rng.normal(size=60)
     metric = human + rng.normal(size=60)
     kw = {"groups": np.repeat(np.arange(10), 6)} if grouped else {}
-    big = correlate(metric, human, n_resamples=200, **kw)
-    tiny = correlate(metric * 1e-8, human, n_resamples=200, **kw)
+    big = correlate(metric, human, resampling=Resampling(resamples=200), **kw)
+    tiny = correlate(metric * 1e-8, human, resampling=Resampling(resamples=200), **kw)
     assert np.isfinite(big.value)
     assert tiny.value == pytest.approx(big.value, abs=1e-12)
     assert tiny.ci is not None and big.ci is not None and tiny.ci.n_valid == big.ci.n_valid == 200
@@ -285,7 +312,9 @@ def test_grouped_kendall_over_more_pairs_than_the_loop_threshold(method: str) ->
     rng = np.random.default_rng(8)
     human = rng.integers(1, 4, groups.size).astype(float)
     metric = human + rng.normal(size=groups.size)
-    result = correlate(metric, human, groups=groups, method=method, n_resamples=20)
+    result = correlate(
+        metric, human, groups=groups, statistic=method, resampling=Resampling(resamples=20)
+    )
     f = scipy_correlation(method)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -319,7 +348,7 @@ def test_resampled_pearson_is_scipys_on_every_resample_with_near_zero_scores() -
 
 def test_an_interval_over_near_zero_scores_uses_every_resample() -> None:
     metric, human = _near_zero_with_one_large_item()
-    result = correlate(metric, human, n_resamples=400)
+    result = correlate(metric, human, resampling=Resampling(resamples=400))
     assert result.ci is not None and (result.ci.n_valid, result.ci.n_resamples) == (400, 400)
     assert result.ci_note is None
 
@@ -353,7 +382,7 @@ def test_an_interval_on_part_of_the_resamples_says_on_how_many() -> None:
     # 5 of 6 items share a metric score: resamples drawing only those are undefined
     metric = np.array([1.0, 1, 1, 1, 1, 4])
     human = np.array([1.0, 2, 3, 4, 5, 6])
-    result = correlate(metric, human, n_resamples=500)
+    result = correlate(metric, human, resampling=Resampling(resamples=500))
     assert result.ci is not None and result.ci.n_resamples == 500
     undefined = np.isnan(
         get_statistic("pearson").resampled(
@@ -410,7 +439,7 @@ def test_tables_of_several_statistics_equal_one_table_each(level: str) -> None:
     if level == "turn":
         methods += ["spearman", "kendall-b", "kendall-c"]
     groups = contexts if level == "system" else None  # turn level: not grouped
-    options = dict(level=level, systems=systems, groups=groups, n_resamples=60, seed=4)
-    together = correlation_tables(scores, human, methods=methods, **options)
+    options = dict(level=level, systems=systems, groups=groups, resampling=Resampling(60, 4))
+    together = correlation_tables(scores, human, statistics=methods, **options)
     for method, results in zip(methods, together, strict=True):
-        assert results == correlation_table(scores, human, method=method, **options)
+        assert results == correlation_table(scores, human, statistic=method, **options)

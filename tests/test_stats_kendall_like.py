@@ -10,9 +10,14 @@ import pytest
 
 from comperbench.stats import correlate
 from comperbench.stats.averaging import Averaging
-from comperbench.stats.metric_correlation.statistics import KENDALL_LIKE, kendall_like_statistic
+from comperbench.stats.metric_correlation.statistics import (
+    KENDALL_LIKE,
+    OnScores,
+    kendall_like_statistic,
+)
 from comperbench.stats.pair_ranking import kendall_like
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 
@@ -43,7 +48,9 @@ def test_groups_pool_their_pairs() -> None:
     x = y + rng.normal(scale=1.0, size=labels.size)
     counts = [by_hand(x[labels == g], y[labels == g], 0) for g in range(6)]
     con, dis = map(sum, zip(*counts, strict=True))
-    result = correlate(x, y, method="kendall-like", groups=labels, ci=None)
+    result = correlate(
+        x, y, statistic="kendall-like", groups=labels, resampling=Resampling(resamples=0)
+    )
     assert result.value == pytest.approx((con - dis) / (con + dis))
 
 
@@ -54,7 +61,8 @@ def test_item_resamples_equal_the_statistic_of_the_gathered_sample() -> None:
     statistic = kendall_like_statistic(2)
     indices = bootstrap_indices(25, 30, 1)
     fast = statistic.resampled(x, y, counts_from_indices(indices, 25))[0]
-    gathered = [statistic.analytic(x[i], y[i])[0] for i in indices]
+    analytic = statistic.capability(OnScores).analytic
+    gathered = [analytic(x[i], y[i])[0] for i in indices]
     np.testing.assert_allclose(fast, gathered, rtol=1e-12)
 
 
@@ -74,7 +82,9 @@ def test_group_resamples_pool_the_drawn_groups() -> None:
 
 def test_no_judged_pair_is_undefined_and_a_negative_threshold_is_refused() -> None:
     y, x = np.array([1.0, 2, 3]), np.array([3.0, 1, 2])
-    result = correlate(x, y, method=kendall_like_statistic(5), ci=None)
+    result = correlate(
+        x, y, statistic=kendall_like_statistic(5), resampling=Resampling(resamples=0)
+    )
     assert np.isnan(result.value)
     with pytest.raises(ValueError, match="threshold must be >= 0"):
         kendall_like_statistic(-1).value(x, y)

@@ -20,6 +20,7 @@ from comperbench.stats.averaging import MT_METRICS_EVAL
 from comperbench.stats.metric_correlation.correlation import correlate
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups, ResampledRanks, spearman_of_ranks
 
 FAST = settings(max_examples=40, deadline=None)
@@ -113,7 +114,12 @@ def test_an_interval_counts_exactly_the_defined_resamples(
 ) -> None:
     x, y, seed = data
     with kernels(kind):
-        result = correlate(x, y, method=method, n_resamples=40, seed=seed)
+        result = correlate(
+            x,
+            y,
+            statistic=method,
+            resampling=Resampling(resamples=40, seed=seed),
+        )
     if result.reason is not None:
         assert result.ci is None
         return
@@ -203,7 +209,13 @@ def test_grouped_values_and_their_resamples_are_scipys_per_group(
 @example(RAGGED)
 def test_a_grouped_interval_counts_exactly_the_defined_resamples(method: str, data: tuple) -> None:
     x, y, labels, seed = data
-    result = correlate(x, y, method=method, groups=labels, n_resamples=30, seed=seed)
+    result = correlate(
+        x,
+        y,
+        statistic=method,
+        groups=labels,
+        resampling=Resampling(resamples=30, seed=seed),
+    )
     expected = per_group_oracle(method, x, y, labels, False)
     if not np.isfinite(expected).any():
         assert result.reason == "the correlation is undefined in every group" and result.ci is None

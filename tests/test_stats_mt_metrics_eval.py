@@ -5,7 +5,7 @@ case). Its `Correlation(num_sys, gold, metric)` packs a systems x items matrix r
 `average_by="sys"` averages within systems, `"item"` within items, `"none"` pools everything.
 mt-metrics-eval counts the +-1 of a two-item group and lets b / k be a p-value; those numbers are
 held under the `MT_METRICS_EVAL` conventions. Cases held in other files: Kendall variants and tie
-calibration (`test_stats_pairwise_accuracy.py`), soft pairwise accuracy
+calibration (`test_stats_pair_accuracy.py`), soft pairwise accuracy
 (`test_stats_soft_pairwise_accuracy.py`). `testSigDiffWithAvgAndNones` (Williams' test over an
 item-averaged correlation with n counting the missing score) has no equivalent: Williams' test is
 defined for one Pearson correlation over complete items, and comperbench refuses it on averages.
@@ -18,14 +18,15 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.stats import correlate, significance_matrix
-from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging
-from comperbench.stats.metric_comparison.significance import (
-    EarlyStopping,
-    pairwise_permutation,
-    perm_both,
-)
+from comperbench.stats.averaging import MT_METRICS_EVAL, Averaging, Conventions
 from comperbench.stats.metric_correlation.statistics import kendall_like_statistic
-from comperbench.stats.pair_ranking.pairwise_accuracy import point as pairwise_accuracy_point
+from comperbench.stats.metric_tests.significance import (
+    EarlyStopping,
+    perm_both,
+    permutation_test,
+)
+from comperbench.stats.pair_ranking.pair_accuracy import point as pairwise_accuracy_point
+from comperbench.stats.settings import Resampling
 
 GOLD = [1, 2, 3, 4, 5, 6]
 METRIC = [2, 1, 4, 3, 3, 7]
@@ -44,7 +45,11 @@ def unpack(num_sys: int, gold: list | tuple, metric: list | tuple, average_by: s
 def value(num_sys, gold, metric, average_by, method, averaging=TWO) -> float:
     human, scores, groups = unpack(num_sys, gold, metric, average_by)
     return correlate(
-        scores, human, method=method, groups=groups, ci=None, averaging=averaging
+        scores,
+        human,
+        statistic=method,
+        groups=groups,
+        resampling=Resampling(resamples=0, conventions=Conventions(averaging)),
     ).value
 
 
@@ -64,7 +69,7 @@ def test_correlations_averaged_three_ways(method: str, none: float, sys: float, 
 def test_groups_of_two_are_left_out_by_default() -> None:
     # the "item" groups of testPearson have two items each: +1 and +1 and +1 under
     # mt-metrics-eval's convention, undefined under comperbench's
-    result = correlate(METRIC, GOLD, groups=[0, 1, 2, 0, 1, 2], ci=None)
+    result = correlate(METRIC, GOLD, groups=[0, 1, 2, 0, 1, 2], resampling=Resampling(resamples=0))
     assert np.isnan(result.value) and "undefined in every group" in result.reason
 
 
@@ -91,7 +96,12 @@ def test_a_tied_two_item_group_is_undefined_not_zero(metric: list, human: list) 
     # in mt-metrics-eval and drops out, leaving the first group's r and the second's +1
     p1 = sps.pearsonr([1, 2, 3], [2, 1, 8])[0]
     groups = [0, 0, 0, 1, 1, 2, 2]
-    result = correlate(metric, human, groups=groups, ci=None, averaging=TWO)
+    result = correlate(
+        metric,
+        human,
+        groups=groups,
+        resampling=Resampling(resamples=0, conventions=Conventions(TWO)),
+    )
     assert result.value == pytest.approx((p1 + 1) / 2)
 
 
@@ -142,11 +152,13 @@ class TestPermutationSigDiff:
     metric1 = (1, 2, 3, 3, 7, 3, 5, 5)
     metric2 = (2, 1, 2, 6, 8, 8, 7, 6)
 
-    def run(self, average_by: str, method: str = "pearson", **options):
+    def run(self, average_by: str, method: str = "pearson", resamples: int = 1000, **options):
         human, m2, groups = unpack(4, self.gold, self.metric2, average_by)
         m1 = np.asarray(self.metric1, dtype=float)
-        options.setdefault("conventions", MT_METRICS_EVAL)
-        return perm_both(m2, m1, human, method=method, groups=groups, **options)
+        resampling = Resampling(resamples, conventions=MT_METRICS_EVAL)
+        return perm_both(
+            m2, m1, human, statistic=method, groups=groups, resampling=resampling, **options
+        )
 
     def test_pearson_without_averaging_or_early_stopping(self) -> None:
         delta = sps.pearsonr(self.metric2, self.gold)[0] - sps.pearsonr(self.metric1, self.gold)[0]
@@ -154,12 +166,12 @@ class TestPermutationSigDiff:
         assert result.p_value > 0 and result.delta == pytest.approx(delta)
         # 1,000 permutations asked of 8 items: the 2^8 = 256 swap patterns are enumerated
         assert result.n_resamples == 256
-        assert self.run("none", n_resamples=255).n_resamples == 255
+        assert self.run("none", resamples=255).n_resamples == 255
 
     def test_early_stopping_stops_before_the_last_permutation(self) -> None:
         # testPearsonNoAvgWithEarlyStop: blocks of 50, stop once p > 0.2 (fewer permutations
         # asked than the 256 patterns, which would be enumerated to the end)
-        result = self.run("none", n_resamples=250, early_stopping=EarlyStopping(50, 0.02, 0.2))
+        result = self.run("none", resamples=250, early_stopping=EarlyStopping(50, 0.02, 0.2))
         assert result.p_value > 0.2 and result.n_resamples < 250
         assert result.n_resamples % 50 == 0
 
@@ -178,7 +190,7 @@ class TestPermutationSigDiff:
         delta = value(4, self.gold, self.metric2, "item", method) - value(
             4, self.gold, self.metric1, "item", method
         )
-        result = self.run("item", method, n_resamples=10, early_stopping=EarlyStopping(10))
+        result = self.run("item", method, resamples=10, early_stopping=EarlyStopping(10))
         assert result.p_value > 0 and result.delta == pytest.approx(delta)
         assert result.n_resamples == 10
 
@@ -188,7 +200,7 @@ class TestPermutationSigDiff:
         delta = value(4, self.gold, self.metric2, "item", "acc-eq") - value(
             4, self.gold, self.metric1, "item", "acc-eq"
         )
-        result = pairwise_permutation(m2, m1, human, method="acc-eq", groups=groups)
+        result = permutation_test(m2, m1, human, statistic="acc-eq", groups=groups)
         assert result.delta == pytest.approx(delta) and 0 < result.p_value <= 1
 
 
@@ -197,8 +209,8 @@ def test_williams() -> None:
     gold = [1, 2, 3, 4, 5]
     scores = {"m1": [1.1, 2, 3.1, 4, 5.1], "m2": [1.5, 2, 3.1, 4, 5.5]}
     for conventions, reverse in ((None, 0.981), (MT_METRICS_EVAL, 0.019)):
-        options = {} if conventions is None else {"conventions": conventions}
-        result = significance_matrix(scores, gold, test="williams", **options)
+        resampling = Resampling() if conventions is None else Resampling(conventions=conventions)
+        result = significance_matrix(scores, gold, test="williams", resampling=resampling)
         assert result.metrics == ["m1", "m2"]
         np.testing.assert_allclose(result.values, [0.999, 0.987], atol=5e-4)
         assert result.p_values[0, 1] == pytest.approx(0.019, abs=5e-4)

@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_correlation.influence import leave_one_out_pearson
+from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_tests.significance import (
     _perm_both_pearson_all,
     perm_both,
     significance_matrix,
 )
-from comperbench.stats.metric_correlation.correlation import correlation_table
-from comperbench.stats.metric_correlation.influence import leave_one_out_pearson
-from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import swap_masks, zscore
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import pearson_resampler
 
 OFFSET = 1e12
@@ -76,7 +77,7 @@ def test_point_value_is_exact(human_offset: float) -> None:
     metric, human = _offset_scores(300)
     human = human_offset + 1e-3 * human
     exact = _exact(metric, human)
-    result = correlation_table({"m": metric}, human, ci=None)[0]
+    result = correlation_table({"m": metric}, human, resampling=Resampling(resamples=0))[0]
     assert result.reason is None
     assert result.value == pytest.approx(exact, abs=1e-12)
     assert _scipy_shifted(metric, human) == pytest.approx(exact, abs=1e-12)
@@ -125,7 +126,7 @@ def test_perm_both_rows_and_delta_are_exact() -> None:
         exact_b = [_mp_pearson(row, human) for row in permuted_b]
         np.testing.assert_allclose(rows[0, 1][0], exact_a, rtol=0, atol=1e-12)
         np.testing.assert_allclose(rows[0, 1][1], exact_b, rtol=0, atol=1e-12)
-        delta = perm_both(a, b, human, n_resamples=20).delta
+        delta = perm_both(a, b, human, resampling=Resampling(resamples=20)).delta
         assert delta == pytest.approx(_mp_pearson(za, human) - _mp_pearson(zb, human), abs=1e-12)
 
 
@@ -140,7 +141,9 @@ def test_system_level_value_is_exact() -> None:
         for v in (metric, human)
     ]
     exact = _exact(np.array(means[0]), np.array(means[1]))
-    result = correlation_table({"m": metric}, human, level="system", systems=systems, ci=None)[0]
+    result = correlation_table(
+        {"m": metric}, human, level="system", systems=systems, resampling=Resampling(resamples=0)
+    )[0]
     assert result.reason is None and result.value == pytest.approx(exact, abs=1e-12)
     assert float(sps.pearsonr(*means).statistic) == pytest.approx(exact, abs=1e-12)
 
@@ -166,17 +169,19 @@ def test_scores_that_differ_by_rounding_only_are_undefined() -> None:
         assert "below the floating-point resolution 0.000122 of their magnitude 1e+12" in (
             point.reason
         )
-    result = correlation_table({"m": human}, metric, n_resamples=50)[0]
+    result = correlation_table({"m": human}, metric, resampling=Resampling(resamples=50))[0]
     assert result.reason is not None and result.reason.startswith("human scores are nearly")
     assert result.ci is None
     other = human + rng.normal(size=100)
-    assert np.isnan(perm_both(metric, other, human, n_resamples=50).delta)
+    assert np.isnan(perm_both(metric, other, human, resampling=Resampling(resamples=50)).delta)
     groups = np.arange(100) % 10
     for by in (None, groups):
         scores = {"m": metric, "o": other, "p": -other}
-        tested = significance_matrix(scores, human, groups=by, n_resamples=50)
+        tested = significance_matrix(scores, human, groups=by, resampling=Resampling(resamples=50))
         assert tested.metrics == ["o", "p"] and tested.undefined["m"] == point.reason
-    grouped = correlation_table({"m": metric}, human, groups=groups, n_resamples=50)[0]
+    grouped = correlation_table(
+        {"m": metric}, human, groups=groups, resampling=Resampling(resamples=50)
+    )[0]
     assert np.isnan(grouped.value) and grouped.reason == point.reason
 
 

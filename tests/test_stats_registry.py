@@ -13,17 +13,20 @@ from scipy import stats as sps
 from comperbench.cli import build_parser
 from comperbench.common.errors import UnknownNameError
 from comperbench.leaderboard.scoring import leaderboard_statistics, scored_at
-from comperbench.stats.metric_comparison.significance import significance_matrix
 from comperbench.stats.metric_correlation import statistics as registry
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.metric_correlation.statistics import (
     CORRELATIONS,
     PEARSON,
+    Grouped,
+    OnScores,
     Statistic,
     get_statistic,
     statistic_names,
 )
+from comperbench.stats.metric_tests.significance import significance_matrix
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 
@@ -49,9 +52,7 @@ def _rank_weighted(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
 TOY = Statistic(
     "rank-pearson",
     "Pearson of ranks",
-    _rank_pearson,
-    _rank_weighted,
-    _rank_rows,
+    (OnScores(_rank_pearson, _rank_weighted), Grouped(_rank_rows)),
     levels=("turn", "system"),
 )
 
@@ -88,21 +89,26 @@ def test_a_statistic_object_needs_no_registration() -> None:
     rng = np.random.default_rng(2)
     human = rng.normal(size=40)
     scores = {"a": human + rng.normal(size=40), "b": rng.normal(size=40)}
-    [a, b] = correlation_table(scores, human, method=TOY, n_resamples=30, seed=1)
+    [a, b] = correlation_table(
+        scores,
+        human,
+        statistic=TOY,
+        resampling=Resampling(resamples=30, seed=1),
+    )
     assert a.value == pytest.approx(sps.spearmanr(scores["a"], human).statistic)
     assert a.method == "rank-pearson" and a.signature.startswith("stat:rank-pearson|level:turn")
     # the interval is the toy's own weighted kernel on the shared index matrix
     counts = counts_from_indices(bootstrap_indices(40, 30, 1), 40)
     boot = _rank_weighted(scores["a"][None, :], human, counts)[0]
     assert a.ci is not None and a.ci.low == pytest.approx(np.quantile(boot, 0.025))
-    sig = significance_matrix(scores, human, method=TOY, n_resamples=50)
+    sig = significance_matrix(scores, human, statistic=TOY, resampling=Resampling(resamples=50))
     assert sig.metrics == ["a", "b"] and sig.signature.startswith("stat:perm-both:rank-pearson")
     assert b.value == pytest.approx(sig.values[1])
 
 
 def test_levels_a_statistic_does_not_apply_to_are_refused() -> None:
     with pytest.raises(ValueError, match="rank-pearson does not apply at dialogue level"):
-        correlation_table({"a": [1.0, 2, 3]}, [1.0, 3, 2], level="dialogue", method=TOY)
+        correlation_table({"a": [1.0, 2, 3]}, [1.0, 3, 2], level="dialogue", statistic=TOY)
 
 
 def test_a_registered_statistic_reaches_the_command_line(toy_registered: Statistic) -> None:
@@ -110,8 +116,7 @@ def test_a_registered_statistic_reaches_the_command_line(toy_registered: Statist
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     compare = commands.choices["compare"]
-    [method] = [a for a in compare._actions if a.dest == "method"]
-    assert "rank-pearson" in method.choices
+    assert all("rank-pearson" in a.choices for a in compare._actions if a.dest == "statistic")
     board = commands.choices["leaderboard"]
     actions = next(a for a in board._actions if isinstance(a, argparse._SubParsersAction))
     [statistic] = [a for a in actions.choices["show"]._actions if a.dest == "statistic"]

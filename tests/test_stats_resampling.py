@@ -10,6 +10,7 @@ from scipy.stats._resampling import _bca_interval as scipy_bca
 
 from comperbench.stats.metric_correlation.correlation import correlate
 from comperbench.stats.resampling import bca_interval, bootstrap_indices, jackknife_weights
+from comperbench.stats.settings import Resampling
 
 
 def _mean(sample: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -51,7 +52,11 @@ def test_correlation_bca_equals_scipy_on_the_same_resamples() -> None:
 
     indices = bootstrap_indices(30, 2000, 5)
     boot = pearson(indices)
-    ours = correlate(metric, human, ci="bca", n_resamples=2000, seed=5).ci
+    ours = correlate(
+        metric,
+        human,
+        resampling=Resampling(resamples=2000, seed=5, ci="bca"),
+    ).ci
     low, high, accel = _scipy_levels((np.arange(30),), pearson, boot)
     assert abs(accel) > 0.02
     assert ours is not None

@@ -25,14 +25,14 @@ def test_commands_and_leaderboard_share_the_setting() -> None:
         SETTINGS.resamples,
         SETTINGS.confidence,
     ) == (scoring.SEED, scoring.N_RESAMPLES, scoring.CONFIDENCE)
-    from comperbench.stats.metric_comparison.verdicts import metric_verdicts
+    from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
     verdicts = inspect.signature(metric_verdicts).parameters
     assert (verdicts["alpha"].default, verdicts["correction"].default) == (
         SETTINGS.alpha,
         SETTINGS.correction,
     )
-    assert verdicts["seed"].default == SETTINGS.seed
+    assert verdicts["resampling"].default.seed == SETTINGS.seed
 
 
 def test_the_setting_is_described_in_one_sentence() -> None:

@@ -10,17 +10,18 @@ from scipy import stats as sps
 from scipy_oracle import scipy_correlation
 
 from comperbench.stats.averaging import MT_METRICS_EVAL
-from comperbench.stats.metric_comparison.significance import (
+from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_tests.significance import (
     EarlyStopping,
     assign_ranks,
     paired_bootstrap,
-    pairwise_permutation,
     perm_both,
+    permutation_test,
     significance_matrix,
     williams_test,
 )
-from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, swap_masks
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 
@@ -49,7 +50,13 @@ def test_perm_both_equals_a_loop_with_the_same_swaps(method: str, order: str) ->
     human, a, b = _close()
     if order == "ba":
         a, b = b, a
-    delta, p, _ = perm_both(a, b, human, method=method, n_resamples=200, seed=3)
+    delta, p, _ = perm_both(
+        a,
+        b,
+        human,
+        statistic=method,
+        resampling=Resampling(resamples=200, seed=3),
+    )
     f = scipy_correlation(method)
     za, zb = _z(a), _z(b)
     expected_delta = f(a, human) - f(b, human)
@@ -67,7 +74,14 @@ def test_perm_both_equals_a_loop_with_the_same_swaps(method: str, order: str) ->
 def test_grouped_perm_both_equals_a_loop(method: str) -> None:
     human, a, b = _close(48, seed=0)
     groups = np.repeat(np.arange(12), 4)
-    delta, p, _ = perm_both(a, b, human, method=method, groups=groups, n_resamples=100, seed=1)
+    delta, p, _ = perm_both(
+        a,
+        b,
+        human,
+        statistic=method,
+        groups=groups,
+        resampling=Resampling(resamples=100, seed=1),
+    )
     f = scipy_correlation(method)
 
     def grouped(m: np.ndarray) -> float:
@@ -88,8 +102,8 @@ def test_grouped_perm_both_equals_a_loop(method: str) -> None:
 
 def test_perm_both_separates_a_good_metric_from_a_weak_one() -> None:
     human, good, weak = _data(300)
-    assert perm_both(good, weak, human, n_resamples=500)[1] < 0.01
-    assert perm_both(weak, good, human, n_resamples=500)[1] > 0.99
+    assert perm_both(good, weak, human, resampling=Resampling(resamples=500))[1] < 0.01
+    assert perm_both(weak, good, human, resampling=Resampling(resamples=500))[1] > 0.99
 
 
 def test_williams_hand_computed() -> None:
@@ -104,7 +118,11 @@ def test_williams_hand_computed() -> None:
 def test_paired_bootstrap_equals_a_loop() -> None:
     human, a, b = _data(50, seed=5)
     delta, p, (low, high) = paired_bootstrap(
-        a, b, human, method="spearman", n_resamples=300, seed=9
+        a,
+        b,
+        human,
+        statistic="spearman",
+        resampling=Resampling(resamples=300, seed=9),
     )
     f = scipy_correlation("spearman")
     observed = f(a, human) - f(b, human)
@@ -138,7 +156,12 @@ def test_matrix_sorts_tests_and_clusters(test: str) -> None:
     rng = np.random.default_rng(8)
     scores = {"weak": weak, "good": good, "good2": human + rng.normal(size=200)}
     scores["weak"][0] = np.nan
-    result = significance_matrix(scores, human, test=test, n_resamples=300, seed=2)  # type: ignore[arg-type]
+    result = significance_matrix(
+        scores,
+        human,
+        test=test,
+        resampling=Resampling(resamples=300, seed=2),
+    )  # type: ignore[arg-type]
     assert set(result.metrics[:2]) == {"good", "good2"} and result.metrics[2] == "weak"
     assert result.clusters()[-1] == ["weak"] and len(result.clusters()) == 2
     assert result.n == 199 and result.n_dropped == 1
@@ -152,12 +175,21 @@ def test_matrix_pairs_equal_single_tests(method: str) -> None:
     human, good, weak = _data(80, seed=6)
     rng = np.random.default_rng(1)
     scores = {"g": good, "w": weak, "n": human + 2 * rng.normal(size=80)}
-    result = significance_matrix(scores, human, method=method, n_resamples=200, seed=4)  # type: ignore[arg-type]
+    result = significance_matrix(
+        scores,
+        human,
+        statistic=method,
+        resampling=Resampling(resamples=200, seed=4),
+    )  # type: ignore[arg-type]
     for i, a in enumerate(result.metrics):
         for j, b in enumerate(result.metrics):
             if i != j:
                 single = perm_both(
-                    scores[a], scores[b], human, method=method, n_resamples=200, seed=4
+                    scores[a],
+                    scores[b],
+                    human,
+                    statistic=method,
+                    resampling=Resampling(resamples=200, seed=4),
                 )  # type: ignore[arg-type]
                 assert result.p_values[i, j] == pytest.approx(single[1])
 
@@ -171,7 +203,7 @@ def test_system_level_matrix_uses_system_means() -> None:
         human,
         level="system",
         systems=systems,
-        n_resamples=200,
+        resampling=Resampling(resamples=200),
     )
     assert result.n == 8 and result.metrics[0] == "m1"
 
@@ -179,20 +211,27 @@ def test_system_level_matrix_uses_system_means() -> None:
 def test_williams_rejects_other_methods() -> None:
     human, good, weak = _data()
     with pytest.raises(ValueError, match="Pearson correlations only"):
-        significance_matrix({"a": good, "b": weak}, human, test="williams", method="spearman")
+        significance_matrix({"a": good, "b": weak}, human, test="williams", statistic="spearman")
 
 
 def test_undefined_metrics_are_left_out_of_the_clusters() -> None:
     human, good, weak = _data(80, seed=3)
     scores = {"constant": np.full(80, 2.0), "good": good, "weak": weak}
-    result = significance_matrix(scores, human, n_resamples=200, seed=1)
+    result = significance_matrix(
+        scores,
+        human,
+        resampling=Resampling(resamples=200, seed=1),
+    )
     assert result.metrics == ["good", "weak"]
     assert result.undefined == {"constant": "metric scores are constant"}
     assert result.p_values.shape == (2, 2)
     assert all("constant" not in cluster for cluster in result.clusters())
     assert result.clusters()[0] == ["good"]
     grouped = significance_matrix(
-        scores, human, groups=np.repeat(np.arange(16), 5), n_resamples=100, seed=1
+        scores,
+        human,
+        groups=np.repeat(np.arange(16), 5),
+        resampling=Resampling(resamples=100, seed=1),
     )
     assert grouped.undefined == {"constant": "the correlation is undefined in every group"}
     assert grouped.metrics == ["good", "weak"]
@@ -200,9 +239,15 @@ def test_undefined_metrics_are_left_out_of_the_clusters() -> None:
 
 def test_matrix_is_scale_invariant() -> None:
     human, good, weak = _data(80, seed=3)
-    big = significance_matrix({"good": good, "weak": weak}, human, n_resamples=200, seed=1)
+    big = significance_matrix(
+        {"good": good, "weak": weak},
+        human,
+        resampling=Resampling(resamples=200, seed=1),
+    )
     tiny = significance_matrix(
-        {"good": good * 1e-8, "weak": weak * 1e-8}, human, n_resamples=200, seed=1
+        {"good": good * 1e-8, "weak": weak * 1e-8},
+        human,
+        resampling=Resampling(resamples=200, seed=1),
     )
     assert tiny.metrics == big.metrics
     assert np.isfinite(tiny.p_values[~np.eye(2, dtype=bool)]).all()
@@ -214,7 +259,14 @@ def test_matrix_is_scale_invariant() -> None:
 def test_pairwise_permutation_equals_swapping_verdicts_by_hand(method: str) -> None:
     human, a, b = _close(40, seed=6)
     groups = np.repeat(np.arange(8), 5)
-    result = pairwise_permutation(a, b, human, method=method, groups=groups, n_resamples=50, seed=2)
+    result = permutation_test(
+        a,
+        b,
+        human,
+        statistic=method,
+        groups=groups,
+        resampling=Resampling(resamples=50, seed=2),
+    )
     statistic, layout = get_statistic(method), Groups.of(groups)
     va, share = statistic.pair_verdicts(a, human, layout)
     vb, _ = statistic.pair_verdicts(b, human, layout)
@@ -235,9 +287,16 @@ def test_pairwise_permutation_is_refused_for_correlations() -> None:
 
 def test_early_stopping_is_the_full_run_cut_at_the_first_clear_block() -> None:
     human, a, b = _close(60, seed=1)
-    full = perm_both(a, b, human, n_resamples=1000, seed=5)
+    full = perm_both(
+        a,
+        b,
+        human,
+        resampling=Resampling(resamples=1000, seed=5),
+    )
     early = EarlyStopping(block_size=100, below=0.02, above=0.3)
-    stopped = perm_both(a, b, human, n_resamples=1000, seed=5, early_stopping=early)
+    stopped = perm_both(
+        a, b, human, resampling=Resampling(resamples=1000, seed=5), early_stopping=early
+    )
     swaps = swap_masks(60, 1000, 5)
     za, zb = _z(a), _z(b)
     null = np.array(
@@ -259,7 +318,10 @@ def test_matrix_reports_the_permutations_each_pair_used() -> None:
     human, good, weak = _data(80)
     early = EarlyStopping(block_size=50)
     result = significance_matrix(
-        {"good": good, "weak": weak}, human, n_resamples=1000, early_stopping=early
+        {"good": good, "weak": weak},
+        human,
+        resampling=Resampling(resamples=1000),
+        early_stopping=early,
     )
     assert result.resamples_used[0, 1] == 50  # p far below 0.02 after the first block
     assert "early-stop:50:0.02-0.5" in result.signature
@@ -269,8 +331,18 @@ def test_matrix_reports_the_permutations_each_pair_used() -> None:
 
 def test_p_values_as_a_plain_fraction_under_mt_metrics_eval_conventions() -> None:
     human, good, weak = _data(60)
-    ours = perm_both(good, weak, human, n_resamples=200, seed=1)
-    theirs = perm_both(good, weak, human, n_resamples=200, seed=1, conventions=MT_METRICS_EVAL)
+    ours = perm_both(
+        good,
+        weak,
+        human,
+        resampling=Resampling(resamples=200, seed=1),
+    )
+    theirs = perm_both(
+        good,
+        weak,
+        human,
+        resampling=Resampling(resamples=200, seed=1, conventions=MT_METRICS_EVAL),
+    )
     b = round(ours.p_value * 201) - 1
     assert theirs.p_value == pytest.approx(b / 200)
     assert ours.p_value > 0 and theirs.p_value == 0.0
@@ -287,14 +359,14 @@ def test_perm_both_on_five_items_enumerates_the_32_swap_patterns() -> None:
         first, second = np.where(swap, zb, za), np.where(swap, za, zb)
         null.append(sps.pearsonr(first, human).statistic - sps.pearsonr(second, human).statistic)
     expected = np.mean(np.array(null) >= delta - 1e-12)  # b / k: the observed pattern counts
-    result = perm_both(a, b, human, n_resamples=1000)
+    result = perm_both(a, b, human, resampling=Resampling(resamples=1000))
     assert result.n_resamples == 32 and result.p_value == pytest.approx(expected)
-    matrix = significance_matrix({"a": a, "b": b}, human, n_resamples=1000)
+    matrix = significance_matrix({"a": a, "b": b}, human, resampling=Resampling(resamples=1000))
     i, j = matrix.metrics.index("a"), matrix.metrics.index("b")
     assert matrix.p_values[i, j] == pytest.approx(expected)
     assert matrix.resamples_used[i, j] == matrix.resamples_used[j, i] == 32
     # fewer permutations asked than patterns: drawn, (b + 1) / (k + 1)
-    assert perm_both(a, b, human, n_resamples=31).n_resamples == 31
+    assert perm_both(a, b, human, resampling=Resampling(resamples=31)).n_resamples == 31
 
 
 def test_the_pairwise_permutation_test_enumerates_the_patterns_of_four_items() -> None:
@@ -307,5 +379,5 @@ def test_the_pairwise_permutation_test_enumerates_the_patterns_of_four_items() -
     d = (va - vb) * share
     null = [d @ np.where([code >> bit & 1 for bit in range(6)], -1.0, 1.0) for code in range(64)]
     expected = np.mean(np.array(null) >= d.sum() - 1e-12)
-    result = pairwise_permutation(a, b, human, method="acc23", n_resamples=1000)
+    result = permutation_test(a, b, human, statistic="acc23", resampling=Resampling(resamples=1000))
     assert result.n_resamples == 64 and result.p_value == pytest.approx(expected)

@@ -15,6 +15,7 @@ from comperbench.stats.metric_correlation.correlation import correlate, correlat
 from comperbench.stats.metric_correlation.permutation import EXACT_MAX_N, exact_p_value, orderings
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 METHODS = ["pearson", "spearman", "kendall-b", "kendall-c"]
@@ -140,7 +141,7 @@ def test_the_p_method_is_on_the_result_and_in_the_signature() -> None:
     result = correlate(human + rng.normal(size=18), human, level="system", systems=systems)
     assert result.n == 6 and result.p_method == "exact-permutation"
     assert "|p:exact-permutation|" in result.signature
-    items = correlate(human + rng.normal(size=18), human, n_resamples=50)
+    items = correlate(human + rng.normal(size=18), human, resampling=Resampling(resamples=50))
     assert items.p_method == "normal-theory" and "|p:normal-theory|" in items.signature
 
 
@@ -148,16 +149,32 @@ def test_intervals_over_too_few_units_are_flagged() -> None:
     rng = np.random.default_rng(4)
     human = rng.normal(size=60)
     metric = human + rng.normal(size=60)
-    five = correlate(metric, human, level="system", systems=np.arange(60) % 5, n_resamples=200)
+    five = correlate(
+        metric,
+        human,
+        level="system",
+        systems=np.arange(60) % 5,
+        resampling=Resampling(resamples=200),
+    )
     assert five.ci is not None and five.ci_note is not None
     assert five.ci_note.startswith("only 5 systems resampled")
-    twelve = correlate(metric, human, level="system", systems=np.arange(60) % 12, n_resamples=200)
+    twelve = correlate(
+        metric,
+        human,
+        level="system",
+        systems=np.arange(60) % 12,
+        resampling=Resampling(resamples=200),
+    )
     assert twelve.ci is not None and twelve.ci_note is None
-    grouped = correlate(metric, human, groups=np.arange(60) % 6, n_resamples=200)
+    grouped = correlate(
+        metric, human, groups=np.arange(60) % 6, resampling=Resampling(resamples=200)
+    )
     assert grouped.ci_note is not None and "6 groups" in grouped.ci_note
-    nine = correlate(metric[:9], human[:9], n_resamples=200)
+    nine = correlate(metric[:9], human[:9], resampling=Resampling(resamples=200))
     assert nine.ci_note is not None and "9 items" in nine.ci_note
-    assert correlate(metric[:9], human[:9], ci=None).ci_note is None  # no interval, no note
+    assert (
+        correlate(metric[:9], human[:9], resampling=Resampling(resamples=0)).ci_note is None
+    )  # no interval, no note
 
 
 def test_the_threshold_is_ten_units() -> None:
@@ -168,12 +185,12 @@ def test_the_threshold_is_ten_units() -> None:
 @pytest.mark.parametrize("method", METHODS)
 def test_two_and_one_systems_say_why_the_value_is_undefined(method: str) -> None:
     human = np.array([1.0, 2, 3, 4])
-    two = correlate(human, human, level="system", systems=[0, 0, 1, 1], method=method)
+    two = correlate(human, human, level="system", systems=[0, 0, 1, 1], statistic=method)
     assert np.isnan(two.value) and two.ci is None and two.p_method is None
     assert two.reason == (
         "only 2 systems; a correlation needs at least 3 (two points always correlate perfectly)"
     )
-    one = correlate(human, human, level="system", systems=[0, 0, 0, 0], method=method)
+    one = correlate(human, human, level="system", systems=[0, 0, 0, 0], statistic=method)
     assert one.reason is not None and one.reason.startswith("only 1 system;")
 
 
@@ -184,7 +201,7 @@ def test_a_single_unit_resampled_is_nan_not_an_index_error(method: str) -> None:
     W = np.ones((5, 1))
     assert np.isnan(statistic.resampled(np.array([[3.0]]), np.array([2.0]), W)).all()
     [result] = correlation_table(
-        {"length": [1.0, 2.0]}, [3.0, 4.0], level="system", systems=["x", "x"], method=method
+        {"length": [1.0, 2.0]}, [3.0, 4.0], level="system", systems=["x", "x"], statistic=method
     )
     assert np.isnan(result.value) and result.reason.startswith("only 1 system")
 

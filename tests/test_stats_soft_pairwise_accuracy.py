@@ -17,6 +17,7 @@ from comperbench.stats.pair_ranking.soft_pairwise_accuracy import (
     soft_pairwise_accuracy,
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.settings import Resampling
 
 PCE_SIGNS = np.array(
     [
@@ -127,9 +128,15 @@ def test_a_constant_matrix_gives_p_one_for_every_pair() -> None:
 def test_identical_confidence_gives_one_and_the_value_is_one_minus_the_mean_gap() -> None:
     rng = np.random.default_rng(5)
     human = rng.normal(size=(5, 80)) + np.arange(5)[:, None] * 0.1
-    assert soft_pairwise_accuracy(human, 2 * human + 1, n_resamples=0).value == pytest.approx(1)
+    assert soft_pairwise_accuracy(
+        human, 2 * human + 1, resampling=Resampling(resamples=0)
+    ).value == pytest.approx(1)
     metric = human + rng.normal(size=(5, 80))
-    result = soft_pairwise_accuracy(metric, human, n_resamples=100, seed=2)
+    result = soft_pairwise_accuracy(
+        metric,
+        human,
+        resampling=Resampling(resamples=100, seed=2),
+    )
     gap = np.nanmean(np.abs(result.human_p - result.metric_p))
     assert result.value == pytest.approx(1 - gap) and 0 <= result.value <= 1
     assert result.ci is not None and result.ci.low <= result.value <= result.ci.high
@@ -142,7 +149,7 @@ def test_incomplete_units_are_dropped_and_counted() -> None:
     metric = human.copy()
     metric[1, 4] = np.nan
     human[2, 7] = np.nan
-    result = soft_pairwise_accuracy(metric, human, n_resamples=0)
+    result = soft_pairwise_accuracy(metric, human, resampling=Resampling(resamples=0))
     assert (result.n_units, result.n_dropped) == (18, 2)
 
 
@@ -190,7 +197,13 @@ def test_the_registered_statistic_is_one_minus_the_mean_gap_of_swapped_p_values(
     x, systems, contexts = _items(metric)
     y = _items(human)[0]
     result = correlate(
-        x, y, level="system", method="spa", systems=systems, groups=contexts, n_resamples=0
+        x,
+        y,
+        level="system",
+        statistic="spa",
+        systems=systems,
+        groups=contexts,
+        resampling=Resampling(resamples=0),
     )
     assert result.value == pytest.approx(1 - np.mean(gaps))
     assert (result.n, result.contexts, result.n_dropped) == (3, 25, 0)
@@ -201,13 +214,17 @@ def test_intervals_resample_contexts_as_the_function_does() -> None:
     rng = np.random.default_rng(12)
     human = rng.normal(size=(4, 30)) + np.arange(4)[:, None] * 0.2
     metric = human + rng.normal(size=(4, 30))
-    direct = soft_pairwise_accuracy(metric, human, n_resamples=200, seed=0)
+    direct = soft_pairwise_accuracy(
+        metric,
+        human,
+        resampling=Resampling(resamples=200, seed=0),
+    )
     x, systems, contexts = _items(metric)
-    options = {"level": "system", "method": "spa", "systems": systems, "groups": contexts}
-    result = correlate(x, _items(human)[0], n_resamples=200, seed=0, **options)
+    options = {"level": "system", "statistic": "spa", "systems": systems, "groups": contexts}
+    result = correlate(x, _items(human)[0], resampling=Resampling(resamples=200, seed=0), **options)
     assert result.value == pytest.approx(direct.value)
     assert (result.ci.low, result.ci.high) == pytest.approx((direct.ci.low, direct.ci.high))
-    bca = correlate(x, _items(human)[0], n_resamples=200, ci="bca", **options)
+    bca = correlate(x, _items(human)[0], resampling=Resampling(resamples=200, ci="bca"), **options)
     assert bca.ci is not None and bca.ci.method == "bca"
 
 
@@ -222,7 +239,7 @@ def test_incomplete_contexts_are_dropped_and_undefined_values_explained() -> Non
     found = {
         r.metric: r
         for r in correlation_table(
-            scores, y, level="system", method="spa", systems=systems, groups=contexts
+            scores, y, level="system", statistic="spa", systems=systems, groups=contexts
         )
     }
     assert (found["m"].contexts, found["m"].n_dropped) == (9, 3)  # one context, its 3 items
@@ -234,9 +251,9 @@ def test_incomplete_contexts_are_dropped_and_undefined_values_explained() -> Non
 def test_it_applies_at_system_level_over_contexts_only() -> None:
     x, systems, _ = _items(np.arange(12.0).reshape(3, 4))
     with pytest.raises(ValueError, match="spa does not apply at turn level"):
-        correlate(x, x, level="turn", method="spa")
+        correlate(x, x, level="turn", statistic="spa")
     with pytest.raises(ValueError, match="needs the context of every item"):
-        correlate(x, x, level="system", method="spa", systems=systems)
+        correlate(x, x, level="system", statistic="spa", systems=systems)
 
 
 def _gathered(matrix: np.ndarray, drawn: np.ndarray) -> np.ndarray:
@@ -247,7 +264,7 @@ def _gathered(matrix: np.ndarray, drawn: np.ndarray) -> np.ndarray:
 
 
 def _spa(metric: np.ndarray, human: np.ndarray) -> float:
-    return soft_pairwise_accuracy(metric, human, n_resamples=0).value
+    return soft_pairwise_accuracy(metric, human, resampling=Resampling(resamples=0)).value
 
 
 @pytest.fixture(scope="module")
@@ -269,12 +286,11 @@ def _compare(matrices: dict, human: np.ndarray, test: str, k: int):
         scores,
         _items(human)[0],
         level="system",
-        method="spa",
+        statistic="spa",
         test=test,
         systems=systems,
         groups=contexts,
-        n_resamples=k,
-        seed=3,
+        resampling=Resampling(resamples=k, seed=3),
     )
 
 
@@ -330,12 +346,14 @@ def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
     # changes nothing, so 2 of 8 reach the observed 2: p = 2/8. SPA = 1 - |2/8 - 1/8| = 0.875
     human = np.array([[1.0, 1, 1], [0, 0, 0]])
     metric = np.array([[1.0, 1, 0], [0, 0, 0]])
-    result = soft_pairwise_accuracy(metric, human, n_resamples=0)
+    result = soft_pairwise_accuracy(metric, human, resampling=Resampling(resamples=0))
     assert result.human_p[0, 1] == pytest.approx(1 / 8)
     assert result.metric_p[0, 1] == pytest.approx(2 / 8)
     assert result.value == pytest.approx(0.875)
     # plus-one counting has no place in an enumeration that holds the observed pattern
-    plus_one = soft_pairwise_accuracy(metric, human, n_resamples=0, p_value="plus-one")
+    plus_one = soft_pairwise_accuracy(
+        metric, human, resampling=Resampling(resamples=0), p_value="plus-one"
+    )
     assert plus_one.value == pytest.approx(0.875)
     # the registered statistic (1,000 permutations asked) enumerates too
     systems, contexts = np.repeat([0, 1], 3), np.tile([0, 1, 2], 2)
@@ -343,10 +361,10 @@ def test_three_contexts_enumerate_all_eight_swap_patterns() -> None:
         metric.ravel(),
         human.ravel(),
         level="system",
-        method="spa",
+        statistic="spa",
         systems=systems,
         groups=contexts,
-        n_resamples=50,
+        resampling=Resampling(resamples=50),
     )
     assert registered.value == pytest.approx(0.875)
     # above 2^units permutations asked, they are drawn: 10 contexts, 1,000 permutations

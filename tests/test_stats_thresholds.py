@@ -19,6 +19,7 @@ from comperbench.stats.resampling import (
     bootstrap_note,
     resamples_note,
 )
+from comperbench.stats.settings import Resampling
 
 
 def _expected(table: np.ndarray) -> np.ndarray:
@@ -56,7 +57,7 @@ def test_an_item_interval_is_flagged_below_ten_items_only(n: int) -> None:
     assert MIN_BOOTSTRAP_UNITS == 10
     rng = np.random.default_rng(n)
     human = rng.normal(size=n)
-    result = correlate(human + rng.normal(size=n), human, n_resamples=100)
+    result = correlate(human + rng.normal(size=n), human, resampling=Resampling(resamples=100))
     assert result.ci is not None and result.ci.n_valid == 100
     assert (result.ci_note is not None) == (n < 10)
     assert (bootstrap_note(n, "items") is None) == (n >= 10)

@@ -6,8 +6,8 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from comperbench.stats.metric_comparison.significance import _spearman_null
-from comperbench.stats.metric_comparison.verdicts import (
+from comperbench.stats.metric_tests.significance import _spearman_null
+from comperbench.stats.metric_tests.verdicts import (
     metric_verdicts,
     permutations_needed,
     smallest_adjusted,
@@ -47,7 +47,7 @@ def _board(n: int = 200, seed: int = 3) -> tuple[dict[str, np.ndarray], np.ndarr
 @pytest.mark.parametrize("method", ["pearson", "spearman"])
 def test_every_verdict_reads_the_adjusted_matrix(method):
     scores, human = _board()
-    v = metric_verdicts(scores, human, method=method)
+    v = metric_verdicts(scores, human, statistic=method)
     assert v.resolution.permutations == 1000  # 6 tests: one block reaches alpha / 2
     assert v.resolution.can_differ and v.resolution.note is None
     off = ~np.eye(3, dtype=bool)
@@ -71,7 +71,7 @@ def test_every_verdict_reads_the_adjusted_matrix(method):
 
 def test_pairs_far_above_alpha_stop_after_one_block():
     scores, human = _board()
-    v = metric_verdicts(scores, human, method="pearson", permutations=5000)
+    v = metric_verdicts(scores, human, statistic="pearson", permutations=5000)
     used = v.matrix.resamples_used
     i, j = v.index("good"), v.index("twin")
     assert v.matrix.p_values[j, i] > 0.1 and used[j, i] == 1000

@@ -29,11 +29,23 @@ from comperbench.common.parquet_bytes import read_parquet
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
 from comperbench.stats import multiplicity
 from comperbench.stats.annotator_agreement.agreement import STATISTICS, agreement
-from comperbench.stats.metric_comparison.significance import TESTS, EarlyStopping
-from comperbench.stats.metric_comparison.verdicts import MAX_PERMUTATIONS, Verdicts, metric_verdicts
 from comperbench.stats.metric_correlation.correlation import CorrelationResult, correlation_table
-from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.metric_correlation.statistics import (
+    statistic_names,
+    supports,
+)
+from comperbench.stats.metric_tests.significance import TESTS, EarlyStopping
+from comperbench.stats.metric_tests.verdicts import MAX_PERMUTATIONS, Verdicts, metric_verdicts
+from comperbench.stats.settings import SETTINGS, Resampling
+
+
+class DeprecatedFlag(argparse.Action):
+    """An old flag that still sets its new flag's value, with a one-line warning."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        new = f"--{self.dest.replace('_', '-')}"
+        print(f"warning: {option_string} is deprecated; use {new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
 def read_scores(path: str, bench: Benchmark) -> dict[str, np.ndarray]:
@@ -95,7 +107,7 @@ def _protocol_subset(
     return bench.without_systems(excluded), ~np.isin(systems, excluded), lines
 
 
-def _print_correlations(table: list, method: str) -> None:
+def _print_correlations(table: list, statistic: str) -> None:
     rows = [
         [
             r.metric,
@@ -108,7 +120,7 @@ def _print_correlations(table: list, method: str) -> None:
         ]
         for r in table
     ]
-    print(format_table(["metric", "n", "dropped", method, "p", "95% CI", "note"], rows))
+    print(format_table(["metric", "n", "dropped", statistic, "p", "95% CI", "note"], rows))
     print(wrap_signature(table[0].signature))
 
 
@@ -190,6 +202,9 @@ def run_compare(args: argparse.Namespace) -> int:
     stored = None if args.level == "system" else args.level
     bench = load_from_arguments(args, stored)
     all_scores, needs_references = _metric_scores(args, bench)
+    if len(all_scores) < 2:
+        named = ", ".join(all_scores) or "none"
+        raise ComperbenchError(f"compare needs at least two metrics to compare; got {named}")
     level = args.level or bench.level
     aspect = bench.metadata.aspect(args.aspect, level).name
     refuse_existing(args.report)
@@ -197,56 +212,43 @@ def run_compare(args: argparse.Namespace) -> int:
     scores = {name: values[keep] for name, values in all_scores.items()}
     human = kept.human_scores(aspect)
     columns = kept.table.select(["dialogue_id", "system"]).to_pandas()
-    over_contexts = get_statistic(args.method).over_contexts is not None
+    over_contexts = supports(args.statistic, "over_contexts")
     groups = columns["dialogue_id"].to_numpy() if args.grouped or over_contexts else None
-    conventions = conventions_from_arguments(args)
+    resampling = Resampling(args.resamples, args.seed, args.ci, conventions_from_arguments(args))
     options = dict(
         level=level,
-        method=args.method,
+        statistic=args.statistic,
         groups=groups,
         systems=columns["system"].to_numpy(),
-        seed=args.seed,
+        resampling=resampling,
         benchmark=kept.tag,
     )
-    correlations = correlation_table(
+    correlations = correlation_table(scores, human, **options)
+    verdicts = metric_verdicts(
         scores,
         human,
-        ci=args.ci,
-        averaging=conventions.averaging,
-        n_resamples=args.resamples,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        early_stopping=args.early_stop,
         **options,
     )
-    verdicts = None
-    if len(scores) >= 2:
-        verdicts = metric_verdicts(
-            scores,
-            human,
-            test=args.test,
-            correction=args.correction,
-            alpha=args.alpha,
-            permutations=args.permutations,
-            early_stopping=args.early_stop,
-            conventions=conventions,
-            **options,
-        )
     if args.report:
         from comperbench.report.pages import write_comparison_report
 
         header = [("benchmark", kept.tag), ("aspect", aspect), ("level", level)]
         header += [("protocol", line.strip().removeprefix("protocol: ")) for line in protocol_lines]
-        write_comparison_report(args.report, header, correlations, args.method, verdicts)
+        write_comparison_report(args.report, header, correlations, args.statistic, verdicts)
     if args.json:
         print_json(_compare_document(protocol_lines, correlations, verdicts))
         return 0
     for line in protocol_lines:
         print(wrap(line, indent="  "))
     grouped = " grouped by dialogue (shared context)" if args.grouped else ""
-    print(wrap(f"{kept.label}, aspect {aspect}, {level} level{grouped}, {args.method}"))
-    _print_correlations(correlations, args.method)
-    if verdicts is not None:
-        _print_significance(verdicts, args.test)
-    elif len(scores) == 1:
-        print("one metric: a comparison needs at least two")
+    print(wrap(f"{kept.label}, aspect {aspect}, {level} level{grouped}, {args.statistic}"))
+    _print_correlations(correlations, args.statistic)
+    _print_significance(verdicts, args.test)
     return 0
 
 
@@ -263,7 +265,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         else sorted(ratings["aspect"].unique())
     )
     statistics = tuple(args.statistics.split(",")) if args.statistics else STATISTICS
-    options = dict(n_resamples=args.resamples, seed=args.seed, benchmark=bench.tag)
+    options = dict(resampling=Resampling(args.resamples, args.seed), benchmark=bench.tag)
     results = [
         (aspect, r) for aspect in aspects for r in agreement(ratings, aspect, statistics, **options)
     ]
@@ -300,7 +302,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     compare.add_argument(
         "--grouped", action="store_true", help="correlate within each dialogue, then average"
     )
-    compare.add_argument("--method", choices=statistic_names(), default="pearson")
+    compare.add_argument(
+        "--statistic",
+        choices=statistic_names(),
+        default="pearson",
+        help="the correlation statistic the metrics are compared on (default: pearson)",
+    )
+    compare.add_argument(
+        "--method",
+        dest="statistic",
+        choices=statistic_names(),
+        action=DeprecatedFlag,
+        help=argparse.SUPPRESS,
+    )
     compare.add_argument(
         "--test",
         choices=TESTS,

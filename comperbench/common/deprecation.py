@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from comperbench.common.errors import ComperbenchError
 
 F = TypeVar("F", bound=Callable[..., Any])
+_MISSING = object()
 
 
 def deprecated(old: str, new: str) -> None:
@@ -76,3 +77,55 @@ def moved_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], An
         return getattr(importlib.import_module(homes[name]), name)
 
     return module_getattr
+
+
+def moved_module(old_module: str, new_module: str) -> Callable[[str], Any]:
+    """A module `__getattr__` for `old_module` that serves every name of `new_module`, with a
+    warning naming the new path (for a module moved whole)."""
+
+    def module_getattr(name: str) -> Any:
+        found: Any = _MISSING
+        if not name.startswith("__"):
+            found = getattr(importlib.import_module(new_module), name, _MISSING)
+        if found is _MISSING:
+            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        deprecated(f"{old_module}.{name}", f"{new_module}.{name}")
+        return found
+
+    return module_getattr
+
+
+def renamed_names(module: str, renames: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `module` that serves each old name (`old: new`) as the new
+    name's object of the same module, with a warning."""
+
+    def module_getattr(name: str) -> Any:
+        if name not in renames:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        deprecated(f"{module}.{name}", f"{module}.{renames[name]}")
+        return getattr(importlib.import_module(module), renames[name])
+
+    return module_getattr
+
+
+def folded_keywords(
+    parameter: str, old: tuple[str, ...], fold: Callable[[Any, dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Accept the old keywords `old` with a warning, folded into one `parameter` by `fold`
+    (the parameter's value or default, the old keywords given -> the parameter's new value)."""
+
+    def decorate(function: F) -> F:
+        default = inspect.signature(function).parameters[parameter].default
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {key: kwargs.pop(key) for key in old if key in kwargs}
+            if given:
+                keywords = ", ".join(f"{key}=..." for key in given)
+                deprecated(f"{function.__name__}({keywords})", f"{parameter}=")
+                kwargs[parameter] = fold(kwargs.get(parameter, default), given)
+            return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

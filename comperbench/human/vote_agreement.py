@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
+from comperbench.stats.settings import Resampling
 
 MIN_SHARED = 3
 """Cases an annotator must share with others, or pairs a prompt must have, for a correlation."""
@@ -42,7 +43,7 @@ def vote_kappa(votes: pd.DataFrame, n_resamples: int = 1000, seed: int = 0) -> A
             "value": votes["outcome"].astype(float),
         }
     )
-    return agreement(ratings, ASPECT, ("fleiss",), n_resamples=n_resamples, seed=seed)[0]
+    return agreement(ratings, ASPECT, ("fleiss",), resampling=Resampling(n_resamples, seed))[0]
 
 
 def _others_mean(votes: pd.DataFrame) -> pd.Series:

@@ -39,6 +39,7 @@ from comperbench.stats.annotator_agreement.ceiling import (
     annotator_ceiling,
 )
 from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.settings import Resampling
 
 CEILING_VERSION = 1
 """Version of how a kept ceiling is computed: raised when a change alters kept values."""
@@ -105,8 +106,7 @@ def _compute(items: LevelItems, level: str, aspect: str, statistic: str) -> Ceil
         statistic=statistic,
         level=level,
         systems=items.systems,
-        n_resamples=N_RESAMPLES if resampled else 0,
-        seed=SEED,
+        resampling=Resampling(N_RESAMPLES if resampled else 0, SEED),
         confidence=CONFIDENCE,
         benchmark=items.tag,
     )

@@ -21,10 +21,10 @@ from comperbench import data
 from comperbench.leaderboard.items import scored_items, source_level
 from comperbench.leaderboard.scoring import stats_code
 from comperbench.leaderboard.store import Row, Store
-from comperbench.stats.metric_comparison.significance import SignificanceMatrix
-from comperbench.stats.metric_comparison.verdicts import Resolution, Verdicts, metric_verdicts
-from comperbench.stats.metric_correlation.statistics import get_statistic
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.metric_correlation.statistics import supports
+from comperbench.stats.metric_tests.significance import SignificanceMatrix
+from comperbench.stats.metric_tests.verdicts import Resolution, Verdicts, metric_verdicts
+from comperbench.stats.settings import SETTINGS, Resampling
 
 FORMAT = 1
 """Version of the kept verdicts' file layout."""
@@ -106,18 +106,18 @@ def _computed(
             return _from_json(kept)
         except (ValueError, KeyError, TypeError):
             pass  # another layout: computed again below
-    over_contexts = get_statistic(statistic).over_contexts is not None
+    over_contexts = supports(statistic, "over_contexts")
     verdicts = metric_verdicts(
         scores,
         items.human_scores(aspect),
         level=level,  # type: ignore[arg-type]
-        method=statistic,
+        statistic=statistic,
         test=SETTINGS.test,  # type: ignore[arg-type]
         groups=items.contexts if over_contexts else None,
         systems=items.systems,
         correction=SETTINGS.correction,
         alpha=SETTINGS.alpha,
-        seed=SETTINGS.seed,
+        resampling=Resampling(seed=SETTINGS.seed),
         benchmark=items.tag,
     )
     data.write_verified(path, _to_json(verdicts))

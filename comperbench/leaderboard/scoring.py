@@ -264,11 +264,10 @@ class _LevelScoring:
     ) -> None:
         w = resample_counts(len(sy), self.n_resamples, self.seed)
         for statistic in self.system_statistics:
-            if statistic.over_contexts is not None:
+            if statistic.supports("over_contexts"):
                 for i in range(len(self.X)):
-                    point, reps, n = self._over_contexts(
-                        i, statistic, statistic.over_contexts, aspect
-                    )
+                    over = statistic.capability(OverContexts)
+                    point, reps, n = self._over_contexts(i, statistic, over, aspect)
                     out[i].append(self._row(statistic, "system", aspect, point, reps, n))
                 continue
             replicates = statistic.resampled(sx, sy, w)

@@ -57,7 +57,7 @@ from comperbench.leaderboard.submission import (
     SubmissionMeta,
     parse,
 )
-from comperbench.stats.metric_comparison.verdicts import Verdicts
+from comperbench.stats.metric_tests.verdicts import Verdicts
 
 SIGN_IN_ENV = "COMPERBENCH_REQUIRE_LOGIN"
 PER_DAY_ENV = "COMPERBENCH_SUBMISSIONS_PER_DAY"

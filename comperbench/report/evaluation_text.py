@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from comperbench.evaluation import EvaluationTable
     from comperbench.metrics.runner import RunResult
     from comperbench.stats.averaging import Conventions
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
 
 class PlanView(Protocol):

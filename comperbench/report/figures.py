@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
 POINT = "#1f5fa8"
 HIGHLIGHT = "#d1495b"

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from comperbench.report.evaluation_text import EvaluationView
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;

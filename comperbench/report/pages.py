@@ -15,8 +15,8 @@ from comperbench.report.html import figure, lines, page, section, table, verdict
 
 if TYPE_CHECKING:
     from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis
-    from comperbench.stats.metric_comparison.verdicts import Verdicts
     from comperbench.stats.metric_correlation.correlation import CorrelationResult
+    from comperbench.stats.metric_tests.verdicts import Verdicts
 
 _CORRECTED = {"holm": "Holm-adjusted p", "bh": "Benjamini-Hochberg-adjusted p", "none": "p"}
 

@@ -37,7 +37,15 @@ resamples set the 2.5% tails: intervals of 4-6 systems come out as [-1, 1] whate
 
 
 def bootstrap_note(n_units: int, unit: str) -> str | None:
-    """Why a bootstrap interval over `n_units` resampled units is not informative, or None."""
+    """Why a bootstrap interval over `n_units` resampled units is not informative.
+
+    Args:
+        n_units: the number of resampled units.
+        unit: what they are, e.g. "systems".
+
+    Returns:
+        The note, or None when they are enough.
+    """
     if n_units >= MIN_BOOTSTRAP_UNITS:
         return None
     return (

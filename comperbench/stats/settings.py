@@ -8,9 +8,11 @@ same verdict wherever it is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
+from comperbench.common.deprecation import folded_keywords, renamed_keywords
 from comperbench.common.errors import ComperbenchError
 from comperbench.stats.averaging import CONVENTIONS, Conventions
 from comperbench.stats.multiplicity import NAMES, Correction
@@ -105,3 +107,56 @@ def conventions_name(conventions: Conventions) -> str:
 
 DEFAULT_RESAMPLING = Resampling()
 """`SETTINGS`' resamples and seed, percentile intervals, comperbench's conventions."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+OLD_KEYWORDS: tuple[str, ...] = ("n_resamples", "seed", "ci", "conventions", "averaging")
+"""The keywords a `Resampling` replaces, accepted for one release with a DeprecationWarning."""
+
+
+def folded(resampling: Resampling, old: dict[str, Any]) -> Resampling:
+    """`resampling` with the old keywords given folded in.
+
+    Args:
+        resampling: the `Resampling` given (or the function's default).
+        old: the old keywords given: `n_resamples`, `seed`, `ci` (None: no interval, that
+            is 0 resamples), `conventions` and `averaging` (None: the conventions' own).
+
+    Returns:
+        The `Resampling` those keywords describe.
+    """
+    fields: dict[str, Any] = {}
+    if "n_resamples" in old:
+        fields["resamples"] = old["n_resamples"]
+    if "seed" in old:
+        fields["seed"] = old["seed"]
+    if old.get("ci", "") is None:
+        fields["resamples"] = 0
+    elif "ci" in old:
+        fields["ci"] = old["ci"]
+    conventions = old.get("conventions", resampling.conventions)
+    if isinstance(conventions, str):
+        conventions = conventions_named(conventions)
+    if old.get("averaging") is not None:
+        conventions = replace(conventions, averaging=old["averaging"])
+    return replace(resampling, conventions=conventions, **fields)
+
+
+def takes_resampling(**renames: str) -> Callable[[F], F]:
+    """Decorate a public statistic function that takes `resampling: Resampling`: the old
+    keywords of `OLD_KEYWORDS` are folded into it, and each old keyword of `renames`
+    (`old="new"`) is passed as the new one, all with a DeprecationWarning.
+
+    Args:
+        renames: other renamed keywords of the function, old name = new name.
+
+    Returns:
+        The decorator.
+    """
+    fold = folded_keywords("resampling", OLD_KEYWORDS, folded)
+
+    def decorate(function: F) -> F:
+        return fold(renamed_keywords(**renames)(function) if renames else function)
+
+    return decorate

@@ -45,7 +45,15 @@ class Signature:
 
 
 def benchmark_tag(name: str | None, fingerprint: str | None) -> str | None:
-    """`name@fingerprint`, or whichever of the two is known."""
+    """A benchmark's tag in signatures.
+
+    Args:
+        name: the benchmark's name, or None.
+        fingerprint: its data's fingerprint, or None.
+
+    Returns:
+        `name@fingerprint`, or whichever of the two is known (None if neither).
+    """
     if name and fingerprint:
         return f"{name}@{fingerprint}"
     return name or fingerprint

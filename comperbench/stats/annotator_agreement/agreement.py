@@ -24,6 +24,7 @@ from comperbench.stats.resampling import (
     jackknife_weights,
     percentile_interval,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling, takes_resampling
 from comperbench.stats.signature import Signature
 
 if TYPE_CHECKING:
@@ -239,20 +240,32 @@ class AgreementResult:
     signature: str
 
 
+@takes_resampling()
 def agreement(
     ratings: pd.DataFrame,
     aspect: str,
     statistics: tuple[str, ...] = STATISTICS,
     *,
-    n_resamples: int = 1000,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
-    seed: int = 0,
     benchmark: str | None = None,
-    ci: CIMethod = "percentile",
 ) -> list[AgreementResult]:
-    """Agreement of one aspect's ratings (columns item_id, aspect, annotator, value), with
-    percentile or BCa bootstrap intervals from one item index matrix shared by all statistics
-    (BCa's acceleration from the delete-one-item jackknife)."""
+    """Agreement of one aspect's ratings, with percentile or BCa bootstrap intervals from one
+    item index matrix shared by all statistics (BCa's acceleration from the delete-one-item
+    jackknife).
+
+    Args:
+        ratings: columns item_id, aspect, annotator, value.
+        aspect: the aspect whose ratings are compared.
+        statistics: the agreement statistics ("krippendorff", "fleiss", "cohen", ...).
+        resampling: resamples over items (0: no interval), seed and interval method.
+        confidence: the interval's confidence.
+        benchmark: the benchmark's tag, named in the signatures.
+
+    Returns:
+        One `AgreementResult` per statistic.
+    """
+    n_resamples, seed, ci = resampling.resamples, resampling.seed, resampling.ci
     table = RatingTable.from_ratings(ratings, aspect)
     n_items = int((table.counts.sum(axis=1) >= 2).sum())
     W = None

@@ -37,7 +37,12 @@ from comperbench.stats.resampling import (
     over_chunks,
     percentile_interval,
 )
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.settings import (
+    DEFAULT_RESAMPLING,
+    SETTINGS,
+    Resampling,
+    takes_resampling,
+)
 from comperbench.stats.signature import Signature, Tagged, signed_benchmark
 from comperbench.stats.vectorised import MIN_PAIRS
 
@@ -274,26 +279,39 @@ def _means(codes: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
     return np.round(means, 12)
 
 
+@takes_resampling()
 def annotator_ceiling(
     scores: AnnotatorScores,
     *,
     statistic: str | Statistic = "pearson",
     level: str = "turn",
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = SETTINGS.resamples,
-    seed: int = SETTINGS.seed,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = SETTINGS.confidence,
     benchmark: str | Tagged | None = None,
 ) -> CeilingResult:
-    """The human ceiling of `scores` with `statistic` at `level` ("turn"/"dialogue": over the
-    items; "system": over the system means, `systems` naming each item's system), with a
-    percentile bootstrap interval over `n_resamples` resamples of the units (0: none)."""
+    """The human ceiling of `scores`: one annotator's correlation with the mean of the others,
+    averaged over the annotators, with a percentile bootstrap interval over the units.
+
+    Args:
+        scores: every annotator's scores of the items.
+        statistic: a registered statistic's name or a `Statistic`.
+        level: "turn"/"dialogue": over the items; "system": over the system means.
+        systems: each item's system (system level).
+        resampling: resamples of the units (0: no interval) and seed.
+        confidence: the interval's confidence.
+        benchmark: a Benchmark, or its tag, named in the signature.
+
+    Returns:
+        The `CeilingResult` (with the reason when it is not available).
+    """
+    n_resamples, seed = resampling.resamples, resampling.seed
     stat = get_statistic(statistic)
     tag = signed_benchmark(benchmark)
     signature = _signature(stat, level, n_resamples, seed, tag)
     if not stat.applies_to(level):
         raise ValueError(f"{stat.name} does not apply at {level} level")
-    if stat.over_contexts is not None:
+    if stat.supports("over_contexts"):
         reason = f"{stat.name} is computed over contexts, not over one annotator's scores"
         return CeilingResult.unavailable(stat.name, level, reason, signature)
     if len(scores.annotators) < 2:
@@ -384,35 +402,44 @@ def _resampled(
     return over_chunks(chunks, [score])[0]
 
 
+@takes_resampling()
 def benchmark_ceiling(
     bench: Benchmark,
     aspect: str | None = None,
     *,
     statistic: str | Statistic = "pearson",
     level: str | None = None,
-    n_resamples: int = SETTINGS.resamples,
-    seed: int = SETTINGS.seed,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = SETTINGS.confidence,
 ) -> CeilingResult:
-    """The human ceiling of a benchmark's ratings of `aspect` (default: the level's default) on
-    all its items, at `level` (default: the benchmark's; "system": over its systems' means). The
-    caller chooses the items (e.g. `bench.without_systems(...)`); not available is said in
-    `reason`."""
+    """The human ceiling of a benchmark's ratings of one aspect on all its items. The caller
+    chooses the items (e.g. `bench.without_systems(...)`).
+
+    Args:
+        bench: the benchmark.
+        aspect: the rated aspect (default: the level's default aspect).
+        statistic: a registered statistic's name or a `Statistic`.
+        level: the level (default: the benchmark's; "system": over its systems' means).
+        resampling: resamples of the units (0: no interval) and seed.
+        confidence: the interval's confidence.
+
+    Returns:
+        The `CeilingResult`; when it is not available, its `reason` says why.
+    """
     level = level or bench.level
     name = bench.metadata.aspect(aspect, bench.level).name
     try:
         scores = AnnotatorScores.of_benchmark(bench, name)
     except CeilingUnavailable as error:
         stat = get_statistic(statistic)
-        signature = _signature(stat, level, n_resamples, seed, bench.tag)
+        signature = _signature(stat, level, resampling.resamples, resampling.seed, bench.tag)
         return CeilingResult.unavailable(stat.name, level, str(error), signature)
     return annotator_ceiling(
         scores,
         statistic=statistic,
         level=level,
         systems=bench.table.column("system").to_pylist(),
-        n_resamples=n_resamples,
-        seed=seed,
+        resampling=resampling,
         confidence=confidence,
         benchmark=bench,
     )

@@ -15,6 +15,7 @@ from comperbench.stats.human_votes.vote_analysis import OmnibusTest
 from comperbench.stats.human_votes.vote_tests import chi_square
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.rates import Alternative, pairwise_rate_tests, rate_tests, rates
+from comperbench.stats.settings import Resampling
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,8 @@ def analyse_labels(
             individual,
             behaviour,
             ("alpha-nominal",),
-            n_resamples=n_resamples,
+            resampling=Resampling(n_resamples, seed, "bca"),
             confidence=confidence,
-            seed=seed,
             benchmark=benchmark,
-            ci="bca",
         )[0]
     return LabelAnalysis(behaviour, table, split, tests, chi, tested, alpha)

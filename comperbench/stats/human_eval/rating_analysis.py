@@ -14,6 +14,7 @@ from scipy import stats as sps
 from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
 from comperbench.stats.multiplicity import Correction, adjust
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, CIMethod
+from comperbench.stats.settings import Resampling
 
 RATING_AGREEMENT = ("alpha-interval", "alpha-ordinal", "fleiss", "cohen")
 
@@ -84,10 +85,8 @@ def analyse_ratings(
         rows,
         aspect,
         RATING_AGREEMENT,
-        n_resamples=n_resamples,
+        resampling=Resampling(n_resamples, seed, ci),
         confidence=confidence,
-        seed=seed,
-        ci=ci,
     )
     return RatingAnalysis(aspect, found, system_means(rows, confidence))
 

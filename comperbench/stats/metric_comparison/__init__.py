@@ -1,1 +1,5 @@
-"""Is one metric better than another? Significance tests between metrics, sequential (early-stopping) testing, tests over contexts."""
+"""Deprecated: the tests between metrics moved to `comperbench.stats.metric_tests`."""
+
+from comperbench.common.deprecation import moved_module
+
+__getattr__ = moved_module(__name__, "comperbench.stats.metric_tests")

@@ -15,8 +15,17 @@ import numpy as np
 def system_unit_matrix(
     values: np.ndarray, systems: np.ndarray, units: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(system labels, (systems, units) matrix) of item values: the mean where a system has
-    several items in a unit, NaN where it has none."""
+    """Item values as a systems x units matrix: the mean where a system has several items in a
+    unit, NaN where it has none.
+
+    Args:
+        values: each item's value.
+        systems: each item's system.
+        units: each item's unit (e.g. its context).
+
+    Returns:
+        The system labels (sorted) and the (systems, units) matrix.
+    """
     system_labels, cells, shape = _cells(systems, units)
     return system_labels, _cell_means(np.asarray(values, dtype=float)[None, :], cells, shape)[0]
 

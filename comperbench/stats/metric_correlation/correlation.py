@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from comperbench.common.deprecation import renamed_keywords
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.contexts import SystemContexts, undefined_reason
 from comperbench.stats.metric_correlation.statistics import (
@@ -38,6 +39,7 @@ from comperbench.stats.resampling import (
     over_chunks,
     percentile_interval,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling, takes_resampling
 from comperbench.stats.signature import Signature, Tagged, signed_benchmark
 from comperbench.stats.vectorised import Groups
 
@@ -77,19 +79,45 @@ class CorrelationResult:
     accuracy) was computed and resampled; None for the other statistics."""
 
 
-def resolve(method: StatisticLike, level: str, averaging: Averaging | None = None) -> Statistic:
-    """The statistic, checked to apply at `level`, its groups combined as `averaging` says."""
+def resolve(statistic: StatisticLike, level: str, averaging: Averaging | None = None) -> Statistic:
+    """The statistic, checked to apply at `level`, its groups combined as `averaging` says.
+
+    Args:
+        statistic: a registered statistic's name or a `Statistic`.
+        level: "turn", "dialogue" or "system".
+        averaging: how per-group values are combined; None keeps the statistic's own.
+
+    Returns:
+        The `Statistic`.
+    """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
-    statistic = get_statistic(method)
-    if not statistic.applies_to(level):
-        raise ValueError(f"{statistic.name} does not apply at {level} level")
-    return statistic if averaging is None else statistic.with_averaging(averaging)
+    found = get_statistic(statistic)
+    if not found.applies_to(level):
+        raise ValueError(f"{found.name} does not apply at {level} level")
+    return found if averaging is None else found.with_averaging(averaging)
 
 
-def point_correlation(x: np.ndarray, y: np.ndarray, method: StatisticLike) -> Point:
-    """Value, p-value (exact up to 8 pairs, else analytic), its method and why it is undefined."""
-    return get_statistic(method).point(x, y)
+def _averaging(resampling: Resampling, grouped: bool) -> Averaging | None:
+    """The conventions' averaging of grouped values, None (the statistic's own) when the values
+    are not grouped or the conventions keep the default averaging."""
+    averaging = resampling.conventions.averaging
+    return averaging if grouped and averaging != Averaging() else None
+
+
+@renamed_keywords(method="statistic")
+def point_correlation(x: np.ndarray, y: np.ndarray, statistic: StatisticLike) -> Point:
+    """Value, p-value (exact up to 8 pairs, else analytic), its method and why it is undefined.
+
+    Args:
+        x: the metric's scores.
+        y: the human scores.
+        statistic: a registered statistic's name or a `Statistic`.
+
+    Returns:
+        The `Point`.
+    """
+    return get_statistic(statistic).point(x, y)
 
 
 def _as_matrix(
@@ -130,79 +158,106 @@ def _unit(level: str, grouped: bool) -> str:
     return "groups" if grouped else "systems" if level == "system" else "items"
 
 
+@takes_resampling(method="statistic")
 def correlation_table(
     metric_scores: Mapping[str, Sequence[float] | np.ndarray],
     human_scores: Sequence[float] | np.ndarray,
     *,
     level: Level = "turn",
-    method: StatisticLike = "pearson",
+    statistic: StatisticLike = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
-    ci: CIMethod | None = "percentile",
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
-    seed: int = 0,
     benchmark: str | Tagged | None = None,
-    averaging: Averaging | None = None,
 ) -> list[CorrelationResult]:
     """Correlation of every metric with the human scores, one result per metric.
 
-    level "turn" or "dialogue": correlation over items (with `groups`: within each group, e.g. a
-    context, then averaged over the groups where it is defined); level "system": over the means
-    per system (`systems` required) of the items where both scores exist, or, for a statistic
-    over contexts (soft pairwise accuracy), over the systems x contexts matrices (`groups` names
-    each item's context). The bootstrap resamples items, groups, systems or contexts
-    accordingly, with one index matrix shared by all metrics. `averaging` says how per-group
-    values are combined (default: the mean of defined groups). `benchmark` (a Benchmark, or its
-    tag) is named in every signature; the arrays are taken as given, so a benchmark's evaluation
-    protocol is not applied here (`comperbench.evaluate` applies it).
+    The bootstrap resamples items, groups, systems or contexts as the level says, with one
+    index matrix shared by all metrics. The arrays are taken as given, so a benchmark's
+    evaluation protocol is not applied here (`comperbench.evaluate` applies it).
+
+    Args:
+        metric_scores: each metric's scores, one per item (NaN where missing).
+        human_scores: the human score of every item.
+        level: "turn" or "dialogue": over items (with `groups`: within each group, e.g. a
+            context, then averaged over the groups where it is defined); "system": over the
+            means per system (`systems` required) of the items where both scores exist, or,
+            for a statistic over contexts (soft pairwise accuracy), over the systems x
+            contexts matrices (`groups` names each item's context).
+        statistic: a registered statistic's name or a `Statistic`.
+        groups: each item's group (context), or None.
+        systems: each item's system (system level).
+        resampling: resamples (0: no interval), seed, interval method, and the conventions
+            whose averaging combines per-group values (comperbench's: the statistic's own).
+        confidence: the interval's confidence.
+        benchmark: a Benchmark, or its tag, named in every signature.
+
+    Returns:
+        One `CorrelationResult` per metric, in the order of `metric_scores`.
     """
     return correlation_tables(
         metric_scores,
         human_scores,
         level=level,
-        methods=[method],
+        statistics=[statistic],
         groups=groups,
         systems=systems,
-        n_resamples=n_resamples,
-        ci=ci,
+        resampling=resampling,
         confidence=confidence,
-        seed=seed,
         benchmark=benchmark,
-        averaging=averaging,
     )[0]
 
 
+@takes_resampling(methods="statistics")
 def correlation_tables(
     metric_scores: Mapping[str, Sequence[float] | np.ndarray],
     human_scores: Sequence[float] | np.ndarray,
     *,
-    methods: Sequence[StatisticLike],
+    statistics: Sequence[StatisticLike],
     level: Level = "turn",
     groups: Sequence[object] | np.ndarray | None = None,
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
-    ci: CIMethod | None = "percentile",
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
-    seed: int = 0,
     benchmark: str | Tagged | None = None,
-    averaging: Averaging | None = None,
 ) -> list[list[CorrelationResult]]:
-    """`correlation_table` of each statistic in `methods`, in their order: the same results,
-    with one stream of bootstrap counts drawn for all statistics that resample items."""
+    """`correlation_table` of each of several statistics, with one stream of bootstrap counts
+    drawn for all statistics that resample items.
+
+    Args:
+        metric_scores: as for `correlation_table`.
+        human_scores: as for `correlation_table`.
+        statistics: the statistics (names or `Statistic`s), one table each.
+        level: as for `correlation_table`.
+        groups: as for `correlation_table`.
+        systems: as for `correlation_table`.
+        resampling: as for `correlation_table`.
+        confidence: as for `correlation_table`.
+        benchmark: as for `correlation_table`.
+
+    Returns:
+        One table (a result per metric) per statistic, in the order of `statistics`.
+    """
     benchmark = signed_benchmark(benchmark)
-    statistics = [resolve(method, level, averaging) for method in methods]
+    averaging = _averaging(resampling, groups is not None and level != "system")
+    resolved = [resolve(statistic, level, averaging) for statistic in statistics]
     names, X = _as_matrix(metric_scores)
     y = np.asarray(human_scores, dtype=float)
     if y.shape != (X.shape[1],):
         raise ValueError(f"{y.size} human scores for {X.shape[1]} metric scores")
     if level == "system" and systems is None:
         raise ValueError("system-level correlation needs the system of every item (systems=)")
-    settings = [_Settings(s, level, False, n_resamples, ci, confidence, seed) for s in statistics]
+    settings = [
+        _Settings(
+            s, level, False, resampling.resamples, resampling.interval, confidence, resampling.seed
+        )
+        for s in resolved
+    ]
     tables: dict[int, list[CorrelationResult]] = {}
     on_items = []
     for index, setting in enumerate(settings):
-        if setting.statistic.over_contexts is None:
+        if not setting.statistic.supports("over_contexts"):
             on_items.append(index)
             continue
         if groups is None:
@@ -489,34 +544,45 @@ def _context_weights(n_contexts: int, settings: _Settings) -> np.ndarray:
     return np.vstack(rows)
 
 
+@takes_resampling(method="statistic")
 def correlate(
     metric_scores: Sequence[float] | np.ndarray,
     human_scores: Sequence[float] | np.ndarray,
     *,
     level: Level = "turn",
-    method: StatisticLike = "pearson",
+    statistic: StatisticLike = "pearson",
     groups: Sequence[object] | np.ndarray | None = None,
     systems: Sequence[object] | np.ndarray | None = None,
-    n_resamples: int = 1000,
-    ci: CIMethod | None = "percentile",
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
-    seed: int = 0,
     metric: str = "metric",
     benchmark: str | Tagged | None = None,
-    averaging: Averaging | None = None,
 ) -> CorrelationResult:
-    """One metric's correlation with the human scores (see `correlation_table`)."""
+    """One metric's correlation with the human scores.
+
+    Args:
+        metric_scores: the metric's score of every item (NaN where missing).
+        human_scores: the human score of every item.
+        level: as for `correlation_table`.
+        statistic: a registered statistic's name or a `Statistic`.
+        groups: as for `correlation_table`.
+        systems: as for `correlation_table`.
+        resampling: as for `correlation_table`.
+        confidence: the interval's confidence.
+        metric: the metric's name in the result.
+        benchmark: a Benchmark, or its tag, named in the signature.
+
+    Returns:
+        The metric's `CorrelationResult`.
+    """
     return correlation_table(
         {metric: metric_scores},
         human_scores,
         level=level,
-        method=method,
+        statistic=statistic,
         groups=groups,
         systems=systems,
-        n_resamples=n_resamples,
-        ci=ci,
+        resampling=resampling,
         confidence=confidence,
-        seed=seed,
         benchmark=benchmark,
-        averaging=averaging,
     )[0]

@@ -1,11 +1,13 @@
 """Correlation statistics as registered objects, the way mt-metrics-eval passes a `corr_fcn`.
 
-A `Statistic` bundles everything the package computes with one correlation: its point value and
-p-value, its value over bootstrap resamples given as a count matrix, its value within groups (and
-over permuted rows), the levels it applies to, and whether resampling it over thousands of items
-is affordable. Correlation tables, significance tests, the leaderboard and the command line take
-their statistics from `CORRELATIONS`; adding one is one `register_statistic` call. Functions
-that take a statistic accept its registered name or a `Statistic` object.
+A `Statistic` is a name, the levels it applies to, and the capabilities it declares: `OnScores` (its
+point value and p-value on paired scores, and its value over bootstrap resamples given as a count
+matrix), `Grouped` (values within groups), `PairVerdicts` (a sum of verdicts on pairs),
+`OverContexts` (computed from systems x contexts matrices), `Chooses` and `SharedSides`. Callers ask
+`supports(statistic, kind)` rather than test for a missing function. Correlation tables,
+significance tests, the leaderboard and the command line take their statistics from `CORRELATIONS`;
+adding one is one `register_statistic` call. Functions that take a statistic accept its registered
+name or a `Statistic` object.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from comperbench.common.deprecation import deprecated, renamed_names
 from comperbench.common.registry import Registry
 from comperbench.stats.averaging import Averaging, two_item_values
 from comperbench.stats.metric_correlation import analytic
 from comperbench.stats.metric_correlation.permutation import EXACT_MAX_N, TwoSided, exact_p_value
-from comperbench.stats.pair_ranking import kendall_like, pairwise_accuracy, pairwise_difference
+from comperbench.stats.pair_ranking import kendall_like, pair_accuracy, pair_difference
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import DEFAULT_PERMUTATIONS, confidences
 from comperbench.stats.pair_ranking.soft_pairwise_accuracy import agreement as spa_agreement
 from comperbench.stats.vectorised import (
@@ -67,21 +70,6 @@ ChosenFn = Callable[[np.ndarray, np.ndarray, Groups, np.ndarray], dict[str, floa
 
 
 @dataclass(frozen=True)
-class OverContexts:
-    """How a system-level statistic is computed from every system's scores on the contexts they
-    all answered (a systems x contexts matrix) rather than from the system means."""
-
-    side: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    """(systems x contexts matrix, W resamples x contexts counts) -> what the matrix contributes
-    to every resample (computed once for the human scores and shared by every metric); for a
-    stack of such matrices (matrices, systems, contexts), each one's side, stacked."""
-    combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    """(metric side, human side) -> (resamples,) values."""
-    signature_extra: tuple[tuple[str, str], ...] = ()
-    """Settings of the statistic written into signatures."""
-
-
-@dataclass(frozen=True)
 class Point:
     """A point estimate with its p-value, the method of the p-value, and why it is undefined."""
 
@@ -117,53 +105,160 @@ def rounding_reason(x: np.ndarray, y: np.ndarray) -> str | None:
     return None
 
 
+class Capability:
+    """Something a statistic can do beyond its core (a point value and resampled values on
+    paired scores); a statistic declares its capabilities, each under its `kind`."""
+
+    kind: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class OnScores(Capability):
+    """The value of paired score vectors: point (with an analytic p-value) and resampled."""
+
+    kind: ClassVar[str] = "scores"
+    analytic: AnalyticFn
+    weighted: WeightedFn
+    resampler: ResamplerFn | None = None
+    """Set when `weighted` starts with work on X and y alone (sorting them), which the
+    resampler then does once for all chunks of resamples."""
+
+
+@dataclass(frozen=True)
+class Grouped(Capability):
+    """Values within groups (contexts, systems), averaged over the groups."""
+
+    kind: ClassVar[str] = "grouped"
+    values: GroupedFn
+    resampled: GroupedResampledFn | None = None
+    """Set when a resample of groups is not the mean of fixed group values (a statistic that
+    calibrates itself over all groups, or pools its pairs)."""
+
+
+@dataclass(frozen=True)
+class SharedSides(Capability):
+    """A split of the resampled value into a per-vector part (computed once, cached by callers)
+    and a combination of two such parts; see `Statistic.side` and `Statistic.paired`."""
+
+    kind: ClassVar[str] = "sides"
+    side: Callable[[np.ndarray, np.ndarray], Any]
+    paired: Callable[[Any, Any, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class PairVerdicts(Capability):
+    """A statistic that is a weighted sum of verdicts on pairs of items; the permutation test
+    of pair verdicts swaps them."""
+
+    kind: ClassVar[str] = "pair_verdicts"
+    verdicts: PairVerdictsFn
+
+
+@dataclass(frozen=True)
+class Chooses(Capability):
+    """A statistic that chooses a setting from the data (e.g. acc-eq's tie threshold)."""
+
+    kind: ClassVar[str] = "chosen"
+    chosen: ChosenFn
+
+
+@dataclass(frozen=True)
+class OverContexts(Capability):
+    """How a system-level statistic is computed from every system's scores on the contexts they
+    all answered (a systems x contexts matrix) rather than from the system means."""
+
+    kind: ClassVar[str] = "over_contexts"
+    side: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """(systems x contexts matrix, W resamples x contexts counts) -> what the matrix contributes
+    to every resample (computed once for the human scores and shared by every metric); for a
+    stack of such matrices (matrices, systems, contexts), each one's side, stacked."""
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    """(metric side, human side) -> (resamples,) values."""
+    signature_extra: tuple[tuple[str, str], ...] = ()
+    """Settings of the statistic written into signatures."""
+
+
+CAPABILITIES: dict[str, type[Capability]] = {
+    c.kind: c for c in (OnScores, Grouped, SharedSides, PairVerdicts, Chooses, OverContexts)
+}
+"""Every capability a statistic can declare, by kind."""
+
+C = TypeVar("C", bound=Capability)
+
+
 @dataclass(frozen=True)
 class Statistic:
-    """One correlation statistic and every way the package computes it."""
+    """One correlation statistic: its name, levels and the capabilities it declares.
+
+    Args:
+        name: the registered name (in signatures, tables and cache keys).
+        display_name: the name shown to readers.
+        capabilities: what it computes: `OnScores` (point and resampled values of paired
+            scores), `Grouped`, `SharedSides`, `PairVerdicts`, `Chooses`, `OverContexts`.
+        levels: the levels it applies to.
+        item_resampling: whether a bootstrap over thousands of items is affordable (the
+            leaderboard's budget).
+        reported: part of `evaluate`'s default table.
+        ranked: offered as a ranking statistic on the leaderboard.
+        description: what it measures, in a sentence (the leaderboard's About page).
+        value_range: the values it can take (an uninformative interval is drawn over them).
+        min_items: fewest items of a group it is defined on (two points always correlate +-1).
+        averaging: how per-group values are combined; see `with_averaging`.
+        pools_groups: whether it pools its pairs over groups itself, so that only the default
+            averaging applies (WMT's Kendall-like).
+        two_sided: how the exact p-value counts an ordering as extreme: |value| for a
+            statistic centred at 0 under the null (a correlation), both tails for one that is
+            not (a pairwise accuracy).
+    """
 
     name: str
     display_name: str
-    analytic: AnalyticFn
-    weighted_fn: WeightedFn
-    grouped_fn: GroupedFn
+    capabilities: tuple[Capability, ...]
     levels: tuple[str, ...] = LEVELS
     item_resampling: bool = True
-    """Whether a bootstrap over thousands of items is affordable (the leaderboard's budget)."""
     reported: bool = True
-    """Part of `evaluate`'s default table."""
     ranked: bool = True
-    """Offered as a ranking statistic on the leaderboard."""
-    resampler_fn: ResamplerFn | None = None
-    """Set when `weighted_fn` starts with work on X and y alone (sorting them), which
-    `resampler` then does once for all chunks of resamples."""
-    side_fn: Callable[[np.ndarray, np.ndarray], Any] | None = None
-    paired_fn: Callable[[Any, Any, np.ndarray], np.ndarray] | None = None
-    """Optional split of `resampled` into a per-vector part (computed once, cached by callers)
-    and a combination of two such parts; see `side` and `paired`."""
-    grouped_resampled_fn: GroupedResampledFn | None = None
-    """Set when a resample of groups is not the mean of fixed group values (a statistic that
-    calibrates itself over all groups, or pools its pairs); see `grouped_resampled`."""
-    chosen_fn: ChosenFn | None = None
     description: str = ""
-    """What the statistic measures, in a sentence (shown on the leaderboard's About page)."""
     value_range: tuple[float, float] = (-1.0, 1.0)
-    """The values the statistic can take (an uninformative interval is drawn over all of them)."""
     min_items: int = MIN_PAIRS
-    """Fewest items of a group the statistic is defined on (two points always correlate +-1)."""
     averaging: Averaging = field(default_factory=Averaging)
-    """How per-group values are combined; see `with_averaging`."""
     pools_groups: bool = False
-    """Whether the statistic pools its pairs over groups itself, so that only the default
-    averaging applies (WMT's Kendall-like)."""
-    pair_verdicts_fn: PairVerdictsFn | None = None
-    """Set for a statistic that is a weighted sum of verdicts on pairs of items; the pairwise
-    permutation test swaps those verdicts."""
-    over_contexts: OverContexts | None = None
-    """Set for a system-level statistic of systems x contexts matrices (soft pairwise accuracy);
-    its value over system means (`analytic`, `weighted_fn`, `grouped_fn`) is undefined."""
     two_sided: TwoSided = "absolute"
-    """How the exact p-value counts an ordering as extreme: |value| for a statistic centred at
-    0 under the null (a correlation), both tails for one that is not (a pairwise accuracy)."""
+
+    def __post_init__(self) -> None:
+        kinds = [c.kind for c in self.capabilities]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError(f"{self.name} declares a capability twice: {', '.join(kinds)}")
+
+    def supports(self, kind: str) -> bool:
+        """Whether the statistic declares the capability `kind` (see `CAPABILITIES`).
+
+        Args:
+            kind: "scores", "grouped", "sides", "pair_verdicts", "chosen" or "over_contexts".
+
+        Returns:
+            True when it does.
+        """
+        if kind not in CAPABILITIES:
+            raise ValueError(f"unknown capability {kind!r}; choose from {', '.join(CAPABILITIES)}")
+        return any(c.kind == kind for c in self.capabilities)
+
+    def capability(self, kind: type[C]) -> C:
+        """The capability of that class the statistic declares.
+
+        Args:
+            kind: a capability class, e.g. `Grouped`.
+
+        Returns:
+            The statistic's capability.
+
+        Raises:
+            ValueError: when the statistic does not declare it.
+        """
+        for c in self.capabilities:
+            if isinstance(c, kind):
+                return c
+        raise ValueError(f"{self.name} {_LACKS[kind.kind]}")
 
     def signature_name(self, grouped: bool) -> str:
         """The name in signatures: "-grouped" for an average over groups, then the averaging
@@ -176,7 +271,9 @@ class Statistic:
     @property
     def signature_extra(self) -> tuple[tuple[str, str], ...]:
         """The statistic's own settings written into signatures (none for most)."""
-        return self.over_contexts.signature_extra if self.over_contexts else ()
+        if not self.supports("over_contexts"):
+            return ()
+        return self.capability(OverContexts).signature_extra
 
     def with_averaging(self, averaging: Averaging) -> Statistic:
         """The same statistic, its groups combined as `averaging` says."""
@@ -191,12 +288,15 @@ class Statistic:
         return replace(self, averaging=averaging)
 
     def applies_to(self, level: str) -> bool:
+        """Whether the statistic applies at `level`."""
         return level in self.levels
 
     def value(self, x: np.ndarray, y: np.ndarray) -> float:
         """The point value (NaN when undefined), without a p-value."""
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        return np.nan if undefined_reason(x, y) else float(self.analytic(x, y)[0])
+        if undefined_reason(x, y):
+            return np.nan
+        return float(self.capability(OnScores).analytic(x, y)[0])
 
     def point(self, x: np.ndarray, y: np.ndarray, unit: str = "pairs") -> Point:
         """Value and two-sided p-value: exact over all n! orderings up to EXACT_MAX_N units,
@@ -205,7 +305,7 @@ class Statistic:
         reason = undefined_reason(x, y, unit)
         if reason:
             return Point(np.nan, np.nan, None, reason)
-        value, p_value, p_method = self.analytic(x, y)
+        value, p_value, p_method = self.capability(OnScores).analytic(x, y)
         if x.size <= EXACT_MAX_N:
             p_value = exact_p_value(x, y, self.rows, self.two_sided)
             p_method = EXACT_PERMUTATION
@@ -217,19 +317,20 @@ class Statistic:
 
     def resampler(self, X: np.ndarray, y: np.ndarray) -> Resampler:
         """`resampled` as a function of count rows W alone, for resamples scored chunk by chunk."""
+        on_scores = self.capability(OnScores)
         X = np.atleast_2d(np.asarray(X, dtype=float))
         y = np.asarray(y, dtype=float)
         if y.size == 0:
             return lambda W: np.full((X.shape[0], W.shape[0]), np.nan)
-        if self.resampler_fn is not None:
-            return self.resampler_fn(X, y)
-        return partial(self.weighted_fn, X, y)
+        if on_scores.resampler is not None:
+            return on_scores.resampler(X, y)
+        return partial(on_scores.weighted, X, y)
 
     def grouped(self, M: np.ndarray, y: np.ndarray, layout: Groups) -> np.ndarray:
         """(k, groups): the statistic of each row of M with y within each group (with the
         averaging's groups of two, their +-1)."""
         M = np.atleast_2d(np.asarray(M, dtype=float))
-        values = self.grouped_fn(M, y, layout)
+        values = self.capability(Grouped).values(M, y, layout)
         if self.averaging.groups_of_two:
             two = two_item_values(M, np.asarray(y, dtype=float), layout)
             values = np.where(layout.sizes == 2, two, values)
@@ -239,26 +340,26 @@ class Statistic:
         self, M: np.ndarray, y: np.ndarray, layout: Groups, C: np.ndarray
     ) -> np.ndarray:
         """(rows, k): the averaged value over the groups drawn in each row of counts C."""
-        if self.grouped_resampled_fn is not None:
+        resampled = self.capability(Grouped).resampled
+        if resampled is not None:
             weights = self.averaging.weights(layout.sizes)
-            return self.grouped_resampled_fn(np.atleast_2d(M), y, layout, C, weights)
+            return resampled(np.atleast_2d(M), y, layout, C, weights)
         return self.averaging.resampled(self.grouped(M, y, layout), layout.sizes, C)
 
     def chosen(self, x: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> dict:
         """What the statistic chose from the data (e.g. {"epsilon": ...}); empty for most."""
-        if self.chosen_fn is None:
+        if not self.supports("chosen"):
             return {}
         layout = layout or Groups.single(np.asarray(y).size)
-        return self.chosen_fn(x, y, layout, self.averaging.weights(layout.sizes))
+        return self.capability(Chooses).chosen(x, y, layout, self.averaging.weights(layout.sizes))
 
     def pair_verdicts(
         self, x: np.ndarray, y: np.ndarray, layout: Groups
     ) -> tuple[np.ndarray, np.ndarray]:
         """Each within-group pair's verdict on x and its share of the value."""
-        if self.pair_verdicts_fn is None:
-            raise ValueError(f"{self.name} is not a sum of verdicts on pairs of items")
+        verdicts = self.capability(PairVerdicts).verdicts
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        return self.pair_verdicts_fn(x, y, layout, self.averaging.weights(layout.sizes))
+        return verdicts(x, y, layout, self.averaging.weights(layout.sizes))
 
     def rows(self, M: np.ndarray, y: np.ndarray, layout: Groups | None = None) -> np.ndarray:
         """(k,): the statistic of each row of M with y, or its average over the groups."""
@@ -272,7 +373,7 @@ class Statistic:
         from one computation of the per-group values."""
         per_group = self.grouped(M, y, layout)
         counted = self.averaging.counted(per_group, layout.sizes).sum(axis=1)
-        if self.grouped_resampled_fn is not None:
+        if self.capability(Grouped).resampled is not None:
             return self.rows(M, y, layout), counted
         return self.averaging.mean(per_group, layout.sizes), counted
 
@@ -287,27 +388,73 @@ class Statistic:
     def context_side(self, matrix: np.ndarray, W: np.ndarray) -> np.ndarray:
         """What one systems x contexts matrix contributes to every row of context counts W (for
         a stack of matrices, each one's, stacked)."""
-        return self._over_contexts().side(matrix, W)
+        return self.capability(OverContexts).side(matrix, W)
 
     def context_values(self, metric_side: Any, human_side: Any) -> np.ndarray:
         """(k,): the statistic from a metric's and the humans' `context_side`s."""
-        return self._over_contexts().combine(metric_side, human_side)
-
-    def _over_contexts(self) -> OverContexts:
-        if self.over_contexts is None:
-            raise ValueError(f"{self.name} is computed from system means, not from contexts")
-        return self.over_contexts
+        return self.capability(OverContexts).combine(metric_side, human_side)
 
     def side(self, v: np.ndarray, W: np.ndarray) -> Any:
         """What one score vector contributes to every resample of W (reusable across pairs)."""
         v = np.asarray(v, dtype=float)
-        return v if self.side_fn is None else self.side_fn(v, W)
+        return self.capability(SharedSides).side(v, W) if self.supports("sides") else v
 
     def paired(self, x_side: Any, y_side: Any, W: np.ndarray) -> np.ndarray:
         """(k,): the statistic of two vectors in every resample of W, from their `side`s."""
-        if self.paired_fn is None:
+        if not self.supports("sides"):
             return self.resampled(x_side[None, :], y_side, W)[0]
-        return self.paired_fn(x_side, y_side, W)
+        return self.capability(SharedSides).paired(x_side, y_side, W)
+
+    def __getattr__(self, name: str) -> Any:
+        """The attributes of the statistic before capabilities (e.g. `over_contexts`,
+        `pair_verdicts_fn`), for one release, with a DeprecationWarning: the capability's
+        function, or None when the statistic does not declare it."""
+        if name not in _OLD_ATTRIBUTES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        kind, attribute = _OLD_ATTRIBUTES[name]
+        capability = CAPABILITIES[kind]
+        deprecated(f"Statistic.{name}", f"Statistic.capability({capability.__name__})")
+        if not self.supports(kind):
+            return None
+        found = self.capability(capability)
+        return getattr(found, attribute) if attribute else found
+
+
+_OLD_ATTRIBUTES: dict[str, tuple[str, str | None]] = {
+    "analytic": ("scores", "analytic"),
+    "weighted_fn": ("scores", "weighted"),
+    "resampler_fn": ("scores", "resampler"),
+    "grouped_fn": ("grouped", "values"),
+    "grouped_resampled_fn": ("grouped", "resampled"),
+    "side_fn": ("sides", "side"),
+    "paired_fn": ("sides", "paired"),
+    "pair_verdicts_fn": ("pair_verdicts", "verdicts"),
+    "chosen_fn": ("chosen", "chosen"),
+    "over_contexts": ("over_contexts", None),
+}
+"""Each attribute of the statistic before capabilities: (capability kind, its attribute)."""
+
+_LACKS = {
+    "scores": "is computed over systems x contexts matrices, not from paired scores",
+    "grouped": "has no values within groups",
+    "sides": "does not split its resampled values into sides",
+    "pair_verdicts": "is not a sum of verdicts on pairs of items",
+    "chosen": "chooses nothing from the data",
+    "over_contexts": "is computed from system means, not from contexts",
+}
+
+
+def supports(statistic: str | Statistic, kind: str) -> bool:
+    """Whether a statistic declares the capability `kind`.
+
+    Args:
+        statistic: a registered statistic's name or a `Statistic`.
+        kind: a capability kind of `CAPABILITIES`, e.g. "grouped" or "over_contexts".
+
+    Returns:
+        True when it does.
+    """
+    return get_statistic(statistic).supports(kind)
 
 
 CORRELATIONS: Registry[Statistic] = Registry("correlation statistic")
@@ -315,24 +462,53 @@ _ORDER: list[str] = []
 
 
 def register_statistic(statistic: Statistic) -> Statistic:
-    """Add a statistic to the registry; listings keep the order of registration."""
+    """Add a statistic to the registry; listings keep the order of registration.
+
+    Args:
+        statistic: the statistic, registered under its name.
+
+    Returns:
+        The statistic.
+    """
     CORRELATIONS.add(statistic.name, statistic)
     _ORDER.append(statistic.name)
     return statistic
 
 
 def get_statistic(statistic: str | Statistic) -> Statistic:
-    """The registered statistic of that name (a `Statistic` object is returned as it is)."""
+    """The registered statistic of that name.
+
+    Args:
+        statistic: a registered name, or a `Statistic` (returned as it is).
+
+    Returns:
+        The `Statistic`.
+    """
     return statistic if isinstance(statistic, Statistic) else CORRELATIONS.get(statistic)
 
 
 def registered_statistics(reported_only: bool = False) -> list[Statistic]:
-    """Registered statistics in registration order (only the reported ones if asked)."""
+    """The registered statistics.
+
+    Args:
+        reported_only: only those of `evaluate`'s default table.
+
+    Returns:
+        The statistics in registration order.
+    """
     found = [CORRELATIONS.get(name) for name in _ORDER]
     return [s for s in found if s.reported or not reported_only]
 
 
 def statistic_names(reported_only: bool = False) -> list[str]:
+    """The names of the registered statistics.
+
+    Args:
+        reported_only: only those of `evaluate`'s default table.
+
+    Returns:
+        The names in registration order.
+    """
     return [s.name for s in registered_statistics(reported_only)]
 
 
@@ -341,13 +517,13 @@ def resampled_unit(statistic: str, level: str) -> str:
     systems, or the contexts of a statistic over contexts."""
     if level != "system":
         return "items"
-    over_contexts = statistic in CORRELATIONS and get_statistic(statistic).over_contexts
+    over_contexts = statistic in CORRELATIONS and supports(statistic, "over_contexts")
     return "contexts" if over_contexts else "systems"
 
 
 def verdict_statistics() -> list[str]:
-    """Registered statistics the pairwise permutation test applies to."""
-    return [s.name for s in registered_statistics() if s.pair_verdicts_fn is not None]
+    """Registered statistics the permutation test of pair verdicts applies to."""
+    return [s.name for s in registered_statistics() if s.supports("pair_verdicts")]
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
@@ -380,10 +556,7 @@ PEARSON = register_statistic(
     Statistic(
         "pearson",
         "Pearson r",
-        _pearson,
-        weighted_pearson,
-        group_pearson,
-        resampler_fn=pearson_resampler,
+        (OnScores(_pearson, weighted_pearson, pearson_resampler), Grouped(group_pearson)),
         description="linear agreement of the metric's and the humans' scores",
     )
 )
@@ -391,12 +564,11 @@ SPEARMAN = register_statistic(
     Statistic(
         "spearman",
         "Spearman rho",
-        _spearman,
-        weighted_spearman,
-        group_spearman,
-        resampler_fn=spearman_resampler,
-        side_fn=ResampledRanks.of,
-        paired_fn=spearman_of_ranks,
+        (
+            OnScores(_spearman, weighted_spearman, spearman_resampler),
+            Grouped(group_spearman),
+            SharedSides(ResampledRanks.of, spearman_of_ranks),
+        ),
         description="agreement of the two rankings (Pearson of the ranks, ties averaged)",
     )
 )
@@ -404,11 +576,15 @@ KENDALL_B = register_statistic(
     Statistic(
         "kendall-b",
         "Kendall tau-b",
-        partial(_kendall, "b"),
-        partial(weighted_kendall, variant="b"),
-        partial(group_kendall, variant="b"),
+        (
+            OnScores(
+                partial(_kendall, "b"),
+                partial(weighted_kendall, variant="b"),
+                partial(kendall_resampler, variant="b"),
+            ),
+            Grouped(partial(group_kendall, variant="b")),
+        ),
         item_resampling=False,
-        resampler_fn=partial(kendall_resampler, variant="b"),
         description="concordant minus discordant pairs, corrected for ties on either side",
     )
 )
@@ -416,11 +592,15 @@ KENDALL_C = register_statistic(
     Statistic(
         "kendall-c",
         "Kendall tau-c",
-        partial(_kendall, "c"),
-        partial(weighted_kendall, variant="c"),
-        partial(group_kendall, variant="c"),
+        (
+            OnScores(
+                partial(_kendall, "c"),
+                partial(weighted_kendall, variant="c"),
+                partial(kendall_resampler, variant="c"),
+            ),
+            Grouped(partial(group_kendall, variant="c")),
+        ),
         item_resampling=False,
-        resampler_fn=partial(kendall_resampler, variant="c"),
         reported=False,
         ranked=False,
         description="Kendall's tau for rectangular tables of ties (Stuart)",
@@ -428,24 +608,31 @@ KENDALL_C = register_statistic(
 )
 
 
-def _pairwise_accuracy(
+def _pair_accuracy(
     name: str, display_name: str, calibrate: bool, tau: bool, ranked: bool, description: str
 ) -> Statistic:
     options = {"calibrate": calibrate, "tau": tau}
+    chooses = (Chooses(pair_accuracy.chosen_epsilon),) if calibrate else ()
     return Statistic(
         name,
         display_name,
-        partial(pairwise_accuracy.point, **options),
-        partial(pairwise_accuracy.resampled, **options),
-        partial(pairwise_accuracy.grouped, **options),
+        (
+            OnScores(
+                partial(pair_accuracy.point, **options),
+                partial(pair_accuracy.resampled, **options),
+            ),
+            Grouped(
+                partial(pair_accuracy.grouped, **options),
+                partial(pair_accuracy.grouped_resampled, **options),
+            ),
+            PairVerdicts(partial(pair_accuracy.pair_verdicts, **options)),
+            *chooses,
+        ),
         item_resampling=False,
         reported=False,
         ranked=ranked,
-        grouped_resampled_fn=partial(pairwise_accuracy.grouped_resampled, **options),
-        chosen_fn=pairwise_accuracy.chosen_epsilon if calibrate else None,
         description=description,
         min_items=2,
-        pair_verdicts_fn=partial(pairwise_accuracy.pair_verdicts, **options),
         two_sided="tails",
         value_range=(-1.0, 1.0) if tau else (0.0, 1.0),
     )
@@ -454,7 +641,7 @@ def _pairwise_accuracy(
 # WMT's pairwise statistics with ties (Deutsch, Foster and Freitag, EMNLP 2023).
 _CALIBRATED = "metric differences up to a threshold epsilon count as ties, epsilon chosen to "
 ACC_EQ = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "acc-eq",
         "Pairwise accuracy (acc_eq)",
         calibrate=True,
@@ -465,7 +652,7 @@ ACC_EQ = register_statistic(
     )
 )
 ACC23 = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "acc23",
         "Pairwise accuracy, no tie calibration (acc23)",
         calibrate=False,
@@ -475,7 +662,7 @@ ACC23 = register_statistic(
     )
 )
 TAU_EQ = register_statistic(
-    _pairwise_accuracy(
+    _pair_accuracy(
         "tau-eq",
         "Kendall tau_eq",
         calibrate=True,
@@ -488,42 +675,54 @@ TAU_EQ = register_statistic(
 
 
 def kendall_like_statistic(threshold: float = 0.0) -> Statistic:
-    """WMT20's Kendall-like tau over pairs whose human scores differ by at least `threshold`
-    (0: every pair the humans order); registered at 0 as "kendall-like"."""
+    """WMT20's Kendall-like tau over pairs whose human scores differ by at least a threshold.
+
+    Args:
+        threshold: the least human difference of a counted pair (0: every pair the humans
+            order; registered at 0 as "kendall-like").
+
+    Returns:
+        The `Statistic`, named "kendall-like" or "kendall-like-<threshold>".
+    """
     name = "kendall-like" if threshold == 0 else f"kendall-like-{threshold:g}"
     options = {"threshold": float(threshold)}
     return Statistic(
         name,
         "WMT Kendall-like tau",
-        partial(kendall_like.point, **options),
-        partial(kendall_like.resampled, **options),
-        partial(kendall_like.grouped, **options),
+        (
+            OnScores(
+                partial(kendall_like.point, **options),
+                partial(kendall_like.resampled, **options),
+            ),
+            Grouped(
+                partial(kendall_like.grouped, **options),
+                partial(kendall_like.grouped_resampled, **options),
+            ),
+            PairVerdicts(partial(kendall_like.pair_verdicts, **options)),
+        ),
         item_resampling=False,
         reported=False,
-        grouped_resampled_fn=partial(kendall_like.grouped_resampled, **options),
         description="pairs the humans order (by at least a threshold) the metric orders the same "
         "way minus those it does not, a metric tie counting against it, over all such pairs "
         "(WMT 2020)",
         min_items=2,
         pools_groups=True,
-        pair_verdicts_fn=partial(kendall_like.pair_verdicts, **options),
     )
 
 
 KENDALL_LIKE = register_statistic(kendall_like_statistic())
 
 
-PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
+PAIR_DIFFERENCE_PEARSON = register_statistic(
     Statistic(
         "pdp",
         "Pairwise difference Pearson",
-        _pearson,
-        weighted_pearson,
-        group_pearson,
+        (
+            OnScores(_pearson, weighted_pearson, pearson_resampler),
+            Grouped(group_pearson, pair_difference.grouped_resampled),
+        ),
         reported=False,
         ranked=False,
-        resampler_fn=pearson_resampler,
-        grouped_resampled_fn=pairwise_difference.grouped_resampled,
         description="Pearson correlation of the metric's and the humans' differences between "
         "items of the same group, pooled over groups (Pearson's r without groups; EMNLP 2025)",
         pools_groups=True,
@@ -531,30 +730,25 @@ PAIRWISE_DIFFERENCE_PEARSON = register_statistic(
 )
 
 
-def _needs_contexts(*_: Any) -> Any:
-    raise ValueError(
-        "soft pairwise accuracy needs every system's scores on shared contexts (a systems x "
-        "contexts matrix), not system means or item pairs"
-    )
-
-
 SOFT_PAIRWISE_ACCURACY = register_statistic(
     Statistic(
         "spa",
         "Soft pairwise accuracy (SPA)",
-        _needs_contexts,
-        _needs_contexts,
-        _needs_contexts,
+        (
+            OverContexts(
+                confidences,
+                spa_agreement,
+                (("permutations", str(DEFAULT_PERMUTATIONS)),),
+            ),
+        ),
         levels=("system",),
         reported=False,
-        over_contexts=OverContexts(
-            confidences,
-            spa_agreement,
-            (("permutations", str(DEFAULT_PERMUTATIONS)),),
-        ),
         description="how closely the metric's confidence that one system beats another (a "
         "paired permutation test over the contexts every system answered) matches the humans' "
         "confidence, averaged over all pairs of systems (1 - pairwise confidence error; WMT 2024)",
         value_range=(0.0, 1.0),
     )
 )
+
+
+__getattr__ = renamed_names(__name__, {"PAIRWISE_DIFFERENCE_PEARSON": "PAIR_DIFFERENCE_PEARSON"})

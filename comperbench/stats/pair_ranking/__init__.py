@@ -1,1 +1,2 @@
-"""Does a metric order pairs the way the humans do? WMT's pairwise accuracy, soft pairwise accuracy, Kendall-like tau and pairwise difference."""
+"""Does a metric order pairs the way the humans do? Pair accuracy (WMT's pairwise accuracy),
+soft pairwise accuracy, Kendall-like tau and pair difference."""

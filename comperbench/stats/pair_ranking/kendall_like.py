@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from comperbench.stats.pair_ranking.pairwise_accuracy import ItemPairs
+from comperbench.stats.pair_ranking.pair_accuracy import ItemPairs
 from comperbench.stats.vectorised import Groups
 
 _CELLS = 20_000_000

@@ -28,6 +28,7 @@ from comperbench.stats.resampling import (
     percentile_interval,
     swap_masks,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling, takes_resampling
 from comperbench.stats.signature import Signature
 
 DEFAULT_PERMUTATIONS = 1000
@@ -254,19 +255,33 @@ def complete_units(metric: np.ndarray, human: np.ndarray) -> np.ndarray:
     return np.all(np.isfinite(metric) & np.isfinite(human), axis=0)
 
 
+@takes_resampling()
 def soft_pairwise_accuracy(
     metric: np.ndarray,
     human: np.ndarray,
     *,
     n_permutations: int = DEFAULT_PERMUTATIONS,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     p_value: PValueCount = "fraction",
     benchmark: str | None = None,
 ) -> SoftPairwiseAccuracy:
-    """Soft pairwise accuracy of metric against human scores, both (systems, units) matrices
-    (NaN where a system has no score for a unit: such units are dropped), with a percentile
-    bootstrap interval over units (none when `n_resamples` is 0) and both p-value matrices."""
+    """Soft pairwise accuracy of metric against human scores, with a percentile bootstrap
+    interval over units and both p-value matrices.
+
+    Args:
+        metric: the metric's (systems, units) score matrix, NaN where a system has no score
+            for a unit (such units are dropped).
+        human: the humans' (systems, units) score matrix.
+        n_permutations: sign swaps of the units behind each confidence.
+        resampling: bootstrap resamples of the units (0: no interval) and the seed (of the
+            swaps and of the bootstrap).
+        p_value: how a confidence counts the swaps, "fraction" (b / k, WMT's) or "plus-one".
+        benchmark: the benchmark's tag, named in the signature.
+
+    Returns:
+        The `SoftPairwiseAccuracy`.
+    """
+    n_resamples, seed = resampling.resamples, resampling.seed
     metric, human = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
     complete = complete_units(metric, human)
     if not complete.any():

@@ -1,4 +1,5 @@
-"""Pairwise difference Pearson against the correlation of explicitly listed pair differences."""
+"""Pair difference (Pearson of pair differences) against the correlation of explicitly listed
+pair differences."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.stats import correlate
-from comperbench.stats.metric_correlation.statistics import PAIRWISE_DIFFERENCE_PEARSON as PDP
+from comperbench.stats.metric_correlation.statistics import PAIR_DIFFERENCE_PEARSON as PDP
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 
@@ -33,9 +35,9 @@ def _data(seed: int = 0):
 
 def test_pooled_pairs_equal_the_hand_listed_differences() -> None:
     labels, y, x = _data()
-    assert correlate(x, y, method="pdp", groups=labels, ci=None).value == pytest.approx(
-        by_hand(x, y, labels)
-    )
+    assert correlate(
+        x, y, statistic="pdp", groups=labels, resampling=Resampling(resamples=0)
+    ).value == pytest.approx(by_hand(x, y, labels))
 
 
 def test_one_group_is_pearson_and_a_group_offset_cancels() -> None:
@@ -58,5 +60,7 @@ def test_group_resamples_equal_the_drawn_groups_by_hand() -> None:
 def test_constant_human_scores_within_every_group_are_undefined() -> None:
     labels = np.repeat([0, 1], 3)
     y = np.array([1.0, 1, 1, 2, 2, 2])
-    result = correlate(np.arange(6.0), y, method="pdp", groups=labels, ci=None)
+    result = correlate(
+        np.arange(6.0), y, statistic="pdp", groups=labels, resampling=Resampling(resamples=0)
+    )
     assert np.isnan(result.value) and "undefined in every group" in result.reason

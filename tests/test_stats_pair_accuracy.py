@@ -1,4 +1,4 @@
-"""Pairwise accuracy with ties and tie calibration (acc-eq, acc23, tau-eq).
+"""Pair accuracy (WMT's pairwise accuracy) with ties and tie calibration (acc-eq, acc23, tau-eq).
 
 Reference values are those of google-research/mt-metrics-eval's own tests:
 `mt_metrics_eval/stats_test.py` (testKendallVariants, testKendallWithTiesOpt) and
@@ -15,15 +15,16 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.stats import correlate, perm_both
-from comperbench.stats.averaging import Averaging
+from comperbench.stats.averaging import Averaging, Conventions
 from comperbench.stats.metric_correlation.statistics import get_statistic
-from comperbench.stats.pair_ranking.pairwise_accuracy import (
+from comperbench.stats.pair_ranking.pair_accuracy import (
     MAX_PAIRS,
     grouped_accuracy,
     resampled_accuracy,
     resampled_group_accuracy,
 )
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 GOLD = np.array([1, 2, 2, 3, 4.0])
@@ -84,7 +85,7 @@ def test_mt_metrics_eval_regression_example_over_groups_with_missing_values() ->
     x = np.array([np.nan if m is None else m for m, _, _ in cells], dtype=float)
     y = np.array([np.nan if h is None else h for _, h, _ in cells], dtype=float)
     groups = [g for _, _, g in cells]
-    result = correlate(x, y, method="acc-eq", groups=groups, n_resamples=0)
+    result = correlate(x, y, statistic="acc-eq", groups=groups, resampling=Resampling(resamples=0))
     assert result.value == pytest.approx(0.4916666666666668)
     assert result.chosen == {"epsilon": 1.0} and result.n_dropped == 2 and result.n == 4
 
@@ -139,7 +140,14 @@ def test_system_level_and_grouped_correlations_carry_the_epsilon() -> None:
     systems = np.repeat(np.array(list("abcdefgh")), 5)
     y = rng.normal(size=40)
     x = y + rng.normal(size=40)
-    result = correlate(x, y, level="system", systems=systems, method="acc-eq", n_resamples=50)
+    result = correlate(
+        x,
+        y,
+        level="system",
+        systems=systems,
+        statistic="acc-eq",
+        resampling=Resampling(resamples=50),
+    )
     means_x = np.array([x[systems == s].mean() for s in "abcdefgh"])
     means_y = np.array([y[systems == s].mean() for s in "abcdefgh"])
     assert result.value == pytest.approx(best_by_hand(means_x, means_y)[0])
@@ -153,7 +161,9 @@ def test_perm_both_with_acc_eq_separates_a_good_metric_from_noise() -> None:
     human = rng.integers(1, 6, size=200).astype(float)
     good = human + rng.normal(scale=0.5, size=200)
     noise = rng.normal(size=200)
-    _, p, _ = perm_both(good, noise, human, method="acc-eq", groups=labels, n_resamples=200)
+    _, p, _ = perm_both(
+        good, noise, human, statistic="acc-eq", groups=labels, resampling=Resampling(resamples=200)
+    )
     assert p < 0.01
 
 
@@ -185,7 +195,13 @@ def test_items_weighted_calibration_equals_a_weighted_search_by_hand() -> None:
     expected = max(weighted(e) for e in candidates)
     statistic = get_statistic("acc-eq").with_averaging(Averaging(weighting="items"))
     assert statistic.rows(x, y, Groups.of(labels))[0] == pytest.approx(expected)
-    result = correlate(x, y, method="acc-eq", groups=labels, ci=None, averaging=statistic.averaging)
+    result = correlate(
+        x,
+        y,
+        statistic="acc-eq",
+        groups=labels,
+        resampling=Resampling(resamples=0, conventions=Conventions(statistic.averaging)),
+    )
     assert result.value == pytest.approx(expected)
     assert "acc-eq-grouped~items-weighted" in result.signature
 

@@ -1,0 +1,2 @@
+"""Is one metric better than another? Metric tests: significance tests between metrics,
+sequential (early-stopping) testing, tests over contexts."""
