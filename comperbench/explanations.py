@@ -19,7 +19,7 @@ from comperbench.common.errors import DataMissingError
 from comperbench.loaders.hub import soda_eval
 from comperbench.loaders.hub.soda_eval import ISSUE_TYPES
 from comperbench.metrics.runner import MetricRun, RunResult
-from comperbench.stats.human_eval.issue_detection import Detection, detection_table
+from comperbench.stats.human.judgments.issue_detection import Detection, detection_table
 from comperbench.stats.metric_correlation.explanation_agreement import explanation_agreement
 from comperbench.stats.rates import rates
 

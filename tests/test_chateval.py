@@ -13,10 +13,10 @@ from scipy import stats as sps
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from comperbench.cli import main
-from comperbench.human.vote_agreement import annotator_correlations, vote_kappa
-from comperbench.human.votes import vote_rows_table
-from comperbench.stats.human_votes.chateval import ChatEvalScores
-from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.human_io.vote_rows import vote_rows_table
+from comperbench.stats.human.votes.chateval import ChatEvalScores
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_agreement import annotator_correlations, vote_kappa
 
 # x-y: x wins 2, loses 0, ties 1; x-z: x wins 0, loses 1, ties 2; y-z: y wins 1; w-x: 2 ties
 GAMES = Comparisons.of(
@@ -163,9 +163,9 @@ def test_human_votes_prints_the_chateval_analyses(
 def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> None:
     """The same votes one per row (items as units, rows shuffled) and counted per pair give the
     same point ratings: one expanded sequence, the same seeded orders."""
-    from comperbench.human.vote_counts import comparisons_from_votes
-    from comperbench.stats.human_votes.comparisons import pair_counts
-    from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
+    from comperbench.human_io.vote_counts import comparisons_from_vote_counts
+    from comperbench.stats.human.votes.comparisons import pair_counts
+    from comperbench.stats.human.votes.online_ratings import elo, trueskill_ratings
 
     rng = np.random.default_rng(5)
     systems = np.array(["bot-a", "bot-b", "bot-c", "human"])
@@ -174,7 +174,7 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
     outcome = rng.choice([1.0, 0.0, 0.5], 300, p=[0.5, 0.3, 0.2])
     items = [f"i{k // 3}" for k in range(300)]
     rows = Comparisons.of(systems[first], systems[second], outcome, items, unit_kind="item")
-    counts = comparisons_from_votes(pair_counts(rows))
+    counts = comparisons_from_vote_counts(pair_counts(rows))
     shuffled = rng.permutation(300)
     rows = Comparisons.of(
         systems[first][shuffled],
@@ -190,7 +190,7 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
 
 
 def test_prompt_validity_by_hand() -> None:
-    from comperbench.human.vote_agreement import prompt_validity
+    from comperbench.stats.human.votes.vote_agreement import prompt_validity
 
     # three prompts, pairs (p, q), (p, r), (q, r); one vote each, two on i1 (p, q)
     votes = {

@@ -14,11 +14,11 @@ from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 from comperbench.cli import main
-from comperbench.human.labels import as_ratings, read_labels
-from comperbench.human.ratings import read_ratings
-from comperbench.human.templates import TEMPLATES, render
-from comperbench.stats.human_eval.label_analysis import analyse_labels, majority_labels
-from comperbench.stats.human_eval.rating_analysis import analyse_ratings
+from comperbench.human_io.labels import as_ratings, read_labels
+from comperbench.human_io.ratings import read_ratings
+from comperbench.human_io.templates import TEMPLATES, render
+from comperbench.stats.human.judgments.label_analysis import analyse_labels, majority_labels
+from comperbench.stats.human.judgments.rating_analysis import analyse_ratings
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c")
 

@@ -10,8 +10,8 @@ from statsmodels.stats.power import GofChisquarePower, TTestIndPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
 from comperbench.cli import main
-from comperbench.stats.planning import power as pw
-from comperbench.stats.planning.plan import SETTINGS
+from comperbench.stats.human.planning import power as pw
+from comperbench.stats.human.planning.plan import SETTINGS
 
 # z_a = z_0.975 = 1.959964, z_b = z_0.8 = 0.841621 throughout
 

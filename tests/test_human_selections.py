@@ -20,8 +20,11 @@ from statsmodels.stats.proportion import proportion_confint
 
 from comperbench.cli import main
 from comperbench.common.errors import DataFormatError
-from comperbench.human.selections import SELECTION_COLUMNS, read_selections
-from comperbench.stats.human_eval.selection_analysis import SelectionAnalysis, analyse_selections
+from comperbench.human_io.selections import SELECTION_COLUMNS, read_selections
+from comperbench.stats.human.judgments.selection_analysis import (
+    SelectionAnalysis,
+    analyse_selections,
+)
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c", "bot-d")
 FAVOURED = "bot-c"

@@ -16,27 +16,27 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from comperbench.stats.human_votes.bradley_terry import (
+from comperbench.stats.human.votes.bradley_terry import (
     _bt_counts,
     _bt_fit,
     bradley_terry,
     compared_groups,
 )
-from comperbench.stats.human_votes.comparisons import (
+from comperbench.stats.human.votes.comparisons import (
     Comparisons,
     canonical,
     majority,
     win_tie_loss,
     wmt_scores,
 )
-from comperbench.stats.human_votes.online_ratings import (
+from comperbench.stats.human.votes.online_ratings import (
     elo,
     replay_orders,
     replay_sequence,
     trueskill_ratings,
 )
-from comperbench.stats.human_votes.system_ratings import Ratings, with_intervals
-from comperbench.stats.human_votes.vote_tests import chi_square, cochrans_q, mcnemar, sign_test
+from comperbench.stats.human.votes.system_ratings import Ratings, with_intervals
+from comperbench.stats.human.votes.vote_tests import chi_square, cochrans_q, mcnemar, sign_test
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
 from comperbench.stats.signature import Signature
 
@@ -219,7 +219,7 @@ def test_ratings_without_units_resample_comparisons_and_sign_the_benchmark() -> 
 def test_judgments_carry_their_context() -> None:
     import pandas as pd
 
-    from comperbench.stats.human_votes.judgments import as_comparisons, pairwise_judgments
+    from comperbench.stats.human.votes.rating_votes import as_comparisons, rating_votes
 
     ratings = pd.DataFrame(
         {
@@ -229,7 +229,7 @@ def test_judgments_carry_their_context() -> None:
             "value": [3.0, 1.0, 2.0, 2.0, 5.0],
         }
     )
-    c = as_comparisons(pairwise_judgments(ratings))
+    c = as_comparisons(rating_votes(ratings))
     assert c.units is not None and list(c.units) == ["u1", "u2", "u2", "u2"]
     assert c.unit_name == "context"
 

@@ -13,10 +13,10 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from comperbench.common.errors import DataFormatError
-from comperbench.human.vote_counts import comparisons_from_votes, read_votes
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.vote_analysis import analyse
-from comperbench.stats.human_votes.vote_tests import pair_tests
+from comperbench.human_io.vote_counts import comparisons_from_vote_counts, read_vote_counts
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_analysis import analyse
+from comperbench.stats.human.votes.vote_tests import pair_tests
 from comperbench.stats.rates import pairwise_rate_tests, rate_test, rate_tests, rates
 
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
@@ -42,7 +42,7 @@ def _individual_votes() -> Comparisons:
 
 
 def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
-    votes = read_votes(_write(tmp_path, VOTES))
+    votes = read_vote_counts(_write(tmp_path, VOTES))
     assert votes.to_dict("records")[2] == {
         "system_a": "C",
         "system_b": "B",
@@ -50,7 +50,7 @@ def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
         "wins_b": 18,
         "ties": 10,
     }
-    c = comparisons_from_votes(votes)
+    c = comparisons_from_vote_counts(votes)
     assert c.a.size == 150 and c.units is None
     as_a = (c.a == "C") & (c.b == "B")
     assert [int(np.sum(c.outcome[as_a] == v)) for v in (1.0, 0.0, 0.5)] == [22, 18, 10]
@@ -58,7 +58,9 @@ def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
 
 def test_votes_give_the_same_analysis_as_the_individual_votes(tmp_path: Path) -> None:
     from_counts = analyse(
-        comparisons_from_votes(read_votes(_write(tmp_path, VOTES))), n_resamples=60, expected=0.5
+        comparisons_from_vote_counts(read_vote_counts(_write(tmp_path, VOTES))),
+        n_resamples=60,
+        expected=0.5,
     )
     one_by_one = analyse(_individual_votes(), n_resamples=60, expected=0.5)
     pd.testing.assert_frame_equal(from_counts.win_tie_loss, one_by_one.win_tie_loss)
@@ -89,11 +91,13 @@ def test_votes_give_the_same_analysis_as_the_individual_votes(tmp_path: Path) ->
 )
 def test_bad_vote_files_are_located(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DataFormatError, match=message):
-        read_votes(_write(tmp_path, text))
+        read_vote_counts(_write(tmp_path, text))
 
 
 def test_whole_number_counts_may_be_written_as_decimals(tmp_path: Path) -> None:
-    votes = read_votes(_write(tmp_path, "system_a,system_b,wins_a,wins_b,ties\nA,B,3.0,1,0\n"))
+    votes = read_vote_counts(
+        _write(tmp_path, "system_a,system_b,wins_a,wins_b,ties\nA,B,3.0,1,0\n")
+    )
     assert votes.at[0, "wins_a"] == 3
 
 
@@ -102,10 +106,10 @@ def test_vote_frames_are_checked_by_record() -> None:
         {"system_a": ["A", "A"], "system_b": ["B", "C"], "wins_a": [3, 1], "wins_b": [1, -2]}
     )
     with pytest.raises(DataFormatError, match=r"missing column\(s\) ties"):
-        comparisons_from_votes(frame)
+        comparisons_from_vote_counts(frame)
     frame["ties"] = [0, 0]
     with pytest.raises(DataFormatError, match=r"record 1, field 'wins_b': '-2' is negative"):
-        comparisons_from_votes(frame)
+        comparisons_from_vote_counts(frame)
 
 
 def _selections(seed: int = 1) -> pd.DataFrame:
@@ -189,7 +193,7 @@ def test_analyse_needs_resamples_and_permutations() -> None:
 
 
 def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
     from comperbench.stats.resampling import bootstrap_indices
 
     rng = np.random.default_rng(3)
@@ -209,7 +213,7 @@ def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
 
 
 def test_unit_bootstrap_p_hand_values() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
     # every item prefers a: no resample reaches 0, so p is the floor 2 / (B + 1)
     assert unit_bootstrap_p(np.arange(30).astype(str), np.ones(30), 99, 0) == pytest.approx(0.02)
@@ -218,7 +222,7 @@ def test_unit_bootstrap_p_hand_values() -> None:
 
 
 def test_one_vote_per_unit_bootstrap_p_is_close_to_the_sign_test() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
     outcome = np.r_[np.ones(70), np.zeros(50)]
     p = unit_bootstrap_p(np.arange(120).astype(str), outcome, 4000, 1)
@@ -233,7 +237,7 @@ def test_pair_tests_have_a_bootstrap_column_only_with_units() -> None:
 
 
 def test_the_bootstrap_test_needs_ten_units() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
     assert np.isnan(unit_bootstrap_p(np.arange(9).astype(str), np.ones(9), 99, 0))
     # ten items all preferring a: the floor 2 / (B + 1), as the sign test's 2 / 2^10 is small
@@ -243,7 +247,7 @@ def test_the_bootstrap_test_needs_ten_units() -> None:
 
 
 def test_the_chi_square_needs_cochrans_expected_counts() -> None:
-    from comperbench.stats.human_votes.vote_tests import small_expected_reason
+    from comperbench.stats.human.votes.vote_tests import small_expected_reason
 
     # expected counts of [[1, 0], [0, 1]] are all 0.5
     reason = small_expected_reason(np.array([[1, 0], [0, 1]]))

@@ -17,7 +17,7 @@ from statsmodels.stats.power import (
 )
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
-from comperbench.stats.planning import power
+from comperbench.stats.human.planning import power
 
 
 def test_exact_binomial_power_equals_a_loop_over_scipy() -> None:

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from scipy.sparse.csgraph import connected_components
 
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
 

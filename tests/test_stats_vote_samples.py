@@ -13,12 +13,12 @@ import pytest
 import trueskill
 
 from comperbench.cli import main
-from comperbench.human.votes import comparisons_from_vote_rows, read_vote_rows
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
-from comperbench.stats.human_votes.system_ratings import Ratings
-from comperbench.stats.human_votes.vote_tests import pair_tests
+from comperbench.human_io.vote_rows import comparisons_from_vote_rows, read_vote_rows
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.online_ratings import elo, trueskill_ratings
+from comperbench.stats.human.votes.system_ratings import Ratings
+from comperbench.stats.human.votes.vote_tests import pair_tests
 
 ONE_VOTE = Comparisons.of(["A"], ["B"], [1.0])
 

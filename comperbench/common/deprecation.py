@@ -76,3 +76,18 @@ def moved_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], An
         return getattr(importlib.import_module(homes[name]), name)
 
     return module_getattr
+
+
+def renamed_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `old_module` that serves each old name from its new home
+    (`homes`: old name -> new dotted path, "package.module.new_name"), with a warning naming
+    the new path; for names that moved to another module under a new name."""
+
+    def module_getattr(name: str) -> Any:
+        if name not in homes:
+            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        deprecated(f"{old_module}.{name}", homes[name])
+        module, _, new = homes[name].rpartition(".")
+        return getattr(importlib.import_module(module), new)
+
+    return module_getattr

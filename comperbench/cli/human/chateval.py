@@ -1,6 +1,6 @@
 """`human votes` printers of the ChatEval protocol's analyses: the win-count ranking with the
 Major and Distinct scores, the per-pair table, Fleiss' kappa and each annotator against the
-others (`comperbench.stats.human_votes.chateval`, `comperbench.human.vote_agreement`)."""
+others (`comperbench.stats.human.votes.chateval`, `comperbench.stats.human.votes.vote_agreement`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 from comperbench.cli.common import format_table
 from comperbench.common.textutil import interval, number, p_value, wrap
 from comperbench.stats.annotator_agreement.agreement import AgreementResult
-from comperbench.stats.human_votes.chateval import ChatEvalScores
+from comperbench.stats.human.votes.chateval import ChatEvalScores
 
 SCORES = (
     "Major = wins / (wins + losses), ties left out; Distinct = wins / (wins + losses + ties); "

@@ -2,7 +2,7 @@
 dialogue and its sensitivity by downsampling; with --ratings, the predictive validity of the
 behaviours for Likert dialogue quality and t-tests between systems' Likert means; with
 --comparisons, their predictive validity for comparative quality (ABC-Eval, Finch, Finch & Choi
-2023). The analyses are `comperbench.stats.human_eval.dialogue_labels`, `.predictive_validity` and
+2023). The analyses are `comperbench.stats.human.judgments.dialogue_labels`, `.predictive_validity` and
 `.rating_analysis`; this module assembles and prints them."""
 
 from __future__ import annotations
@@ -16,24 +16,24 @@ from comperbench.cli.common import format_table
 from comperbench.cli.flags import LEVEL, regular_file, resamples
 from comperbench.cli.human.common import adjusted_header, p_cells
 from comperbench.common.textutil import interval, number, wrap
-from comperbench.human.label_quality import (
+from comperbench.human_io.label_quality import (
     dialogue_ratings,
     join_comparisons,
     join_quality,
     quality_aspect,
 )
-from comperbench.human.ratings import read_ratings
-from comperbench.human.votes import read_vote_rows
-from comperbench.stats.human_eval.dialogue_labels import (
+from comperbench.human_io.ratings import read_ratings
+from comperbench.human_io.vote_rows import read_vote_rows
+from comperbench.stats.human.judgments.dialogue_labels import (
     PAPER_DIALOGUES,
     POWER,
     dialogue_rates,
     sensitivity,
     system_dialogue_rates,
 )
-from comperbench.stats.human_eval.label_analysis import majority_labels
-from comperbench.stats.human_eval.predictive_validity import Kind, stepwise, univariate
-from comperbench.stats.human_eval.rating_analysis import likert_t_tests
+from comperbench.stats.human.judgments.label_analysis import majority_labels
+from comperbench.stats.human.judgments.predictive_validity import Kind, stepwise, univariate
+from comperbench.stats.human.judgments.rating_analysis import likert_t_tests
 from comperbench.stats.multiplicity import describe
 
 POWER_TEXT = (

@@ -1,6 +1,6 @@
 """`comperbench human labels`: binary labels per system, from a file of behaviour labels or a
 benchmark's 0-1 aspect: rates with Wilson intervals, tests between systems and Krippendorff's
-alpha. The analysis is `comperbench.stats.human_eval.label_analysis`; this module parses and prints."""
+alpha. The analysis is `comperbench.stats.human.judgments.label_analysis`; this module parses and prints."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from comperbench.cli.human.label_dialogues import (
 )
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
-from comperbench.human.labels import as_ratings, read_labels
-from comperbench.stats.human_eval.label_analysis import (
+from comperbench.human_io.labels import as_ratings, read_labels
+from comperbench.stats.human.judgments.label_analysis import (
     LabelAnalysis,
     analyse_labels,
     majority,

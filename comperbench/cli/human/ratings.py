@@ -1,5 +1,5 @@
 """`comperbench human ratings`: a file of ratings per turn or dialogue: agreement per aspect and
-system means with intervals. The analysis is `comperbench.stats.human_eval.rating_analysis`; this module
+system means with intervals. The analysis is `comperbench.stats.human.judgments.rating_analysis`; this module
 parses and prints."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from comperbench.cli.common import format_table, located, print_json
 from comperbench.cli.flags import LEVEL, regular_file
 from comperbench.cli.human.common import add_resampling_options
 from comperbench.common.textutil import interval, number, wrap, wrap_signature
-from comperbench.human.ratings import read_ratings
-from comperbench.stats.human_eval.rating_analysis import RatingAnalysis, analyse_ratings
+from comperbench.human_io.ratings import read_ratings
+from comperbench.stats.human.judgments.rating_analysis import RatingAnalysis, analyse_ratings
 from comperbench.stats.resampling import bootstrap_note
 
 

@@ -1,6 +1,6 @@
 """`comperbench human selections`' single-response table and its cascading and anchoring checks,
-as text and JSON. The analyses are `comperbench.stats.human_eval.single_response` and
-`comperbench.stats.human_eval.selection_effects`."""
+as text and JSON. The analyses are `comperbench.stats.human.judgments.single_response` and
+`comperbench.stats.human.judgments.selection_effects`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import argparse
 from comperbench.cli.common import format_table
 from comperbench.cli.human.common import adjusted_header, p_cells
 from comperbench.common.textutil import interval, number, p_value, wrap
-from comperbench.stats.human_eval.selection_effects import CASCADING_TEST, Anchoring, Cascading
-from comperbench.stats.human_eval.single_response import SingleResponseAnalysis
+from comperbench.stats.human.judgments.selection_effects import CASCADING_TEST, Anchoring, Cascading
+from comperbench.stats.human.judgments.single_response import SingleResponseAnalysis
 from comperbench.stats.multiplicity import describe
 
 

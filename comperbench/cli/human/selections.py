@@ -1,7 +1,7 @@
 """`comperbench human selections`: per-turn selections of an interactive evaluation (SOBA or
 SATA, single-response turns apart), with the tests each setting prescribes and the cascading and
-anchoring checks. The analyses are `comperbench.stats.human_eval.selection_analysis` and
-`comperbench.stats.human_eval.single_response`; this module parses and prints."""
+anchoring checks. The analyses are `comperbench.stats.human.judgments.selection_analysis` and
+`comperbench.stats.human.judgments.single_response`; this module parses and prints."""
 
 from __future__ import annotations
 
@@ -19,21 +19,21 @@ from comperbench.cli.human.selection_checks import (
 )
 from comperbench.cli.human.votes import (
     add_rating_options,
-    pairwise_payload,
     print_counts,
     print_pairs,
     print_ratings,
+    votes_payload,
 )
 from comperbench.common.textutil import number, p_value, wrap
-from comperbench.human.selections import SETTINGS, read_selections
-from comperbench.stats.human_eval.selection_analysis import (
+from comperbench.human_io.selections import SETTINGS, read_selections
+from comperbench.stats.human.judgments.selection_analysis import (
     OMNIBUS,
     PAIR_TEST,
     SATA_OUTCOMES,
     SelectionAnalysis,
     analyse_selections,
 )
-from comperbench.stats.human_eval.single_response import (
+from comperbench.stats.human.judgments.single_response import (
     PAPER_NULL,
     analyse_single_response,
     single_response_rows,
@@ -98,7 +98,7 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
 
 
 def _payload(found: SelectionAnalysis, about: str) -> dict:
-    shared = pairwise_payload(found.pairwise, about)
+    shared = votes_payload(found.pairwise, about)
     for key in ("chi_square", "dropped_outcomes", "cochran", "expected"):
         del shared[key]  # the setting's own tests replace them
     return {

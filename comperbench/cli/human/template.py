@@ -8,7 +8,7 @@ from pathlib import Path
 from comperbench.cli.common import located
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import write_new_file
-from comperbench.human.templates import TEMPLATES, render
+from comperbench.human_io.templates import TEMPLATES, render
 
 SUFFIXES = (".csv", ".jsonl")
 
