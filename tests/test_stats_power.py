@@ -262,3 +262,49 @@ def test_cochrans_q_without_variation_is_an_error() -> None:
         power.cochrans_q_power(80, [1.0, 1.0])
     with pytest.raises(ValueError, match=r"p\[1\]=1\.5 must be a proportion"):
         power.cochrans_q_power(80, [0.2, 1.5])
+
+
+def _scipy_stats_exact_power(n: int, p0: float, p1: float, alpha: float, alternative: str) -> float:
+    """The exact power as computed with scipy.stats' binomial distribution."""
+    k = np.arange(n + 1)
+    pmf0 = sps.binom.pmf(k, n, p0)
+    if alternative == "greater":
+        pvals = sps.binom.sf(k - 1, n, p0)
+    elif alternative == "less":
+        pvals = sps.binom.cdf(k, n, p0)
+    else:
+        ordered = np.sort(pmf0)
+        below = np.cumsum(ordered)
+        pvals = below[np.searchsorted(ordered, pmf0 * (1 + 1e-7), side="right") - 1]
+    return float(sps.binom.pmf(k[pvals <= alpha], n, p1).sum())
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 30, 101, 786])
+@pytest.mark.parametrize("p", [0.001, 0.3, 0.5, 0.55, 0.8, 0.999])
+def test_the_binomial_without_scipy_stats_is_scipy_stats_bit_for_bit(n: int, p: float) -> None:
+    k = np.arange(n + 1)
+    assert np.array_equal(power._binom_pmf(k, n, p), sps.binom.pmf(k, n, p))
+    assert np.array_equal(power._binom_sf(k - 1, n, p), sps.binom.sf(k - 1, n, p))
+    assert np.array_equal(power._binom_cdf(k, n, p), sps.binom.cdf(k, n, p))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize(("n", "p0", "p1"), [(30, 0.5, 0.75), (786, 0.5, 0.55), (126, 0.8, 0.9)])
+def test_exact_power_is_scipy_stats_bit_for_bit(
+    n: int, p0: float, p1: float, alternative: str
+) -> None:
+    if (alternative == "less") == (p1 > p0):
+        p1 = 2 * p0 - p1
+    got = power.binomial_power(n, p0, p1, 0.05, "exact", alternative)
+    assert got == _scipy_stats_exact_power(n, p0, p1, 0.05, alternative)
+
+
+def test_the_normal_distribution_without_scipy_stats_is_scipy_stats_bit_for_bit() -> None:
+    q = np.concatenate([[0.0, 1.0], np.linspace(1e-9, 1 - 1e-9, 2001)])
+    x = np.concatenate([[-np.inf, np.inf], np.linspace(-40, 40, 4001)])
+    assert np.array_equal(power.special.ndtri(q), sps.norm.ppf(q))
+    assert np.array_equal(power.special.ndtr(x), sps.norm.cdf(x))
+    z, zb = sps.norm.ppf(0.975), sps.norm.ppf(0.8)
+    assert power.mcnemar_sample_size(0.3, 0.1) == int(
+        np.ceil((z * np.sqrt(0.4) + zb * np.sqrt(0.4 - 0.2**2)) ** 2 / 0.2**2)
+    )

@@ -4,16 +4,25 @@ Each test has `power(n, ...)` and `sample_size(...)` (the smallest n reaching th
 Two-sided tests unless an `alternative` is given. Cochran's Q has no closed-form power: it is
 approximated by a noncentral chi-square (by default) or estimated by seeded Monte Carlo with its
 standard error, both with independent responses across systems.
+
+The normal and binomial distributions come from `scipy.special` (`ndtr`, `ndtri` and the
+binomial ufuncs behind `scipy.stats.binom`, with its handling of the support), the same numbers
+as `scipy.stats` without importing it, so that `comperbench human plan ab` answers fast; the
+chi-square and t distributions import `scipy.stats` when used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
+from scipy.special import _ufuncs as binom_ufuncs
+
+if TYPE_CHECKING:
+    from scipy import stats
 
 MAX_N = 1_000_000
 
@@ -94,23 +103,51 @@ def _check_mcnemar(p10: float, p01: float) -> None:
         )
 
 
+def _binom_pmf(k: np.ndarray, n: int, p: float) -> np.ndarray:
+    """`scipy.stats.binom.pmf(k, n, p)` for k in 0..n."""
+    return np.clip(binom_ufuncs._binom_pmf(k, n, p), 0, 1)
+
+
+def _binom_sf(k: np.ndarray, n: int, p: float) -> np.ndarray:
+    """`scipy.stats.binom.sf(k, n, p)`: 1 below the support, 0 from n on."""
+    out = np.where(k < 0, 1.0, 0.0)
+    inside = (k >= 0) & (k < n)
+    out[inside] = np.clip(binom_ufuncs._binom_sf(np.floor(k[inside]), n, p), 0, 1)
+    return out
+
+
+def _binom_cdf(k: np.ndarray, n: int, p: float) -> np.ndarray:
+    """`scipy.stats.binom.cdf(k, n, p)`: 0 below the support, 1 from n on."""
+    out = np.where(k >= n, 1.0, 0.0)
+    inside = (k >= 0) & (k < n)
+    out[inside] = np.clip(binom_ufuncs._binom_cdf(np.floor(k[inside]), n, p), 0, 1)
+    return out
+
+
+def _stats() -> stats:
+    """`scipy.stats`, imported on first use (the plans of most settings need none of it)."""
+    from scipy import stats
+
+    return stats
+
+
 def _exact_binomial_power(n: int, p0: float, p1: float, alpha: float, alternative: str) -> float:
     k = np.arange(n + 1)
-    pmf0 = sps.binom.pmf(k, n, p0)
+    pmf0 = _binom_pmf(k, n, p0)
     if alternative == "greater":
-        pvals = sps.binom.sf(k - 1, n, p0)
+        pvals = _binom_sf(k - 1, n, p0)
     elif alternative == "less":
-        pvals = sps.binom.cdf(k, n, p0)
+        pvals = _binom_cdf(k, n, p0)
     else:  # scipy's two-sided rule: outcomes no more likely than the observed one
         ordered = np.sort(pmf0)
         below = np.cumsum(ordered)
         pvals = below[np.searchsorted(ordered, pmf0 * (1 + 1e-7), side="right") - 1]
-    return float(sps.binom.pmf(k[pvals <= alpha], n, p1).sum())
+    return float(_binom_pmf(k[pvals <= alpha], n, p1).sum())
 
 
 def _z(quantile: float, method: str) -> float:
     """The normal quantile, rounded to two decimals for `tabled-z`."""
-    z = float(sps.norm.ppf(quantile))
+    z = float(special.ndtri(quantile))
     return round(z, 2) if method == "tabled-z" else z
 
 
@@ -141,8 +178,8 @@ def binomial_power(
         return _exact_binomial_power(n, p0, p1, alpha, alternative)
     sd0, sd1 = _binomial_sds(p0, p1, method)
     z, shift = _z_alpha(alpha, alternative, method), (p1 - p0) * np.sqrt(n)
-    above = sps.norm.cdf((shift - z * sd0) / sd1)
-    below = sps.norm.cdf((-shift - z * sd0) / sd1)
+    above = special.ndtr((shift - z * sd0) / sd1)
+    below = special.ndtr((-shift - z * sd0) / sd1)
     return float({"greater": above, "less": below}.get(alternative, above + below))
 
 
@@ -181,7 +218,7 @@ def mcnemar_sample_size(p10: float, p01: float, alpha: float = 0.05, power: floa
     """Pairs needed for McNemar's test (Connor 1987) given the two discordant proportions."""
     _check_mcnemar(p10, p01)
     psi, delta = p10 + p01, p10 - p01
-    za, zb = sps.norm.ppf(1 - alpha / 2), sps.norm.ppf(power)
+    za, zb = special.ndtri(1 - alpha / 2), special.ndtri(power)
     return int(np.ceil((za * np.sqrt(psi) + zb * np.sqrt(psi - delta**2)) ** 2 / delta**2))
 
 
@@ -192,9 +229,9 @@ def mcnemar_power(n: int, p10: float, p01: float, alpha: float = 0.05) -> float:
     if p10 + p01 <= 0 or p10 + p01 > 1:
         raise ValueError(f"the discordant proportions p10 + p01 = {p10 + p01:g} must be in (0, 1]")
     psi, delta = p10 + p01, p10 - p01
-    za = sps.norm.ppf(1 - alpha / 2)
+    za = special.ndtri(1 - alpha / 2)
     return float(
-        sps.norm.cdf((abs(delta) * np.sqrt(n) - za * np.sqrt(psi)) / np.sqrt(psi - delta**2))
+        special.ndtr((abs(delta) * np.sqrt(n) - za * np.sqrt(psi)) / np.sqrt(psi - delta**2))
     )
 
 
@@ -216,7 +253,7 @@ def two_proportion_sample_size(
             "the target power"
         )
     null, alt = _two_proportion_sds(p1, p2)
-    root = sps.norm.ppf(1 - alpha / 2) * null + sps.norm.ppf(power) * alt
+    root = special.ndtri(1 - alpha / 2) * null + special.ndtri(power) * alt
     return int(np.ceil((root / (p1 - p2)) ** 2))
 
 
@@ -226,8 +263,8 @@ def two_proportion_power(n: int, p1: float, p2: float, alpha: float = 0.05) -> f
     out as in `two_proportion_sample_size`."""
     _check_two_proportions(p1, p2)
     null, alt = _two_proportion_sds(p1, p2)
-    za = sps.norm.ppf(1 - alpha / 2)
-    return float(sps.norm.cdf((abs(p1 - p2) * np.sqrt(n) - za * null) / alt))
+    za = special.ndtri(1 - alpha / 2)
+    return float(special.ndtr((abs(p1 - p2) * np.sqrt(n) - za * null) / alt))
 
 
 def _two_proportion_sds(p1: float, p2: float) -> tuple[float, float]:
@@ -239,8 +276,8 @@ def _two_proportion_sds(p1: float, p2: float) -> tuple[float, float]:
 def chisquare_power(n: int, effect_w: float, k: int, alpha: float = 0.05) -> float:
     """Power of a chi-square test with k - 1 degrees of freedom for Cohen's effect size w."""
     df = k - 1
-    crit = sps.chi2.ppf(1 - alpha, df)
-    return float(sps.ncx2.sf(crit, df, n * effect_w**2))
+    crit = _stats().chi2.ppf(1 - alpha, df)
+    return float(_stats().ncx2.sf(crit, df, n * effect_w**2))
 
 
 def chisquare_sample_size(effect_w: float, k: int, alpha: float = 0.05, power: float = 0.8) -> int:
@@ -260,8 +297,8 @@ def ttest_power(n_per_group: int, effect_d: float, alpha: float = 0.05) -> float
     """Power of the two-sided two-sample t-test (equal groups) for Cohen's d (noncentral t)."""
     df = 2 * n_per_group - 2
     nc = effect_d * np.sqrt(n_per_group / 2)
-    crit = sps.t.ppf(1 - alpha / 2, df)
-    return float(sps.nct.sf(crit, df, nc) + sps.nct.cdf(-crit, df, nc))
+    crit = _stats().t.ppf(1 - alpha / 2, df)
+    return float(_stats().nct.sf(crit, df, nc) + _stats().nct.cdf(-crit, df, nc))
 
 
 def ttest_sample_size(effect_d: float, alpha: float = 0.05, power: float = 0.8) -> int:
@@ -303,8 +340,8 @@ def cochrans_q_power(n: int, p: Sequence[float], alpha: float = 0.05) -> float:
     p = np.asarray(p, dtype=float)
     _check_cochran(p)
     df = p.size - 1
-    crit = sps.chi2.ppf(1 - alpha, df)
-    return float(sps.ncx2.sf(crit, df, cochrans_q_noncentrality(n, p)))
+    crit = _stats().chi2.ppf(1 - alpha, df)
+    return float(_stats().ncx2.sf(crit, df, cochrans_q_noncentrality(n, p)))
 
 
 @dataclass(frozen=True)
@@ -343,7 +380,7 @@ def cochrans_q_power_mc(
         denom = k * total - (row * row).sum(axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             q = (k - 1) * (k * (col * col).sum(axis=1) - total**2) / denom
-        rejected += int(np.sum(np.where(denom > 0, sps.chi2.sf(q, k - 1) < alpha, False)))
+        rejected += int(np.sum(np.where(denom > 0, _stats().chi2.sf(q, k - 1) < alpha, False)))
     estimate = rejected / n_simulations
     se = float(np.sqrt(estimate * (1 - estimate) / n_simulations))
     return MonteCarloPower(estimate, se, n_simulations, seed)
