@@ -27,6 +27,7 @@ from comperbench.stats.human.votes.rating_votes import (
     rating_votes,
     selections,
 )
+from comperbench.stats.settings import Resampling
 
 
 def test_judgments_by_hand() -> None:
@@ -186,9 +187,9 @@ def test_real_ratings_lie_in_their_intervals_and_ignore_the_order(
     reversed_ = Comparisons.of(c.a[::-1], c.b[::-1], c.outcome[::-1], c.units[::-1])
     for seed in (0, 1, 2):
         for rate in (
-            lambda x, s=seed: bradley_terry(x, 100, s),
-            lambda x, s=seed: elo(x, n_resamples=100, seed=s, n_permutations=100),
-            lambda x, s=seed: trueskill_ratings(x, 100, s, n_permutations=100),
+            lambda x, s=seed: bradley_terry(x, Resampling(100, s)),
+            lambda x, s=seed: elo(x, resampling=Resampling(100, s), permutations=100),
+            lambda x, s=seed: trueskill_ratings(x, Resampling(100, s), permutations=100),
         ):
             table = rate(c).table
             assert table["inside"].all(), (name, seed, table)

@@ -98,8 +98,8 @@ def test_sata_k_analytic_by_hand_and_statsmodels(capsys: pytest.CaptureFixture[s
 def test_sata_k_monte_carlo(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["sata-k", "--p", "0.3,0.6", "--method", "monte-carlo", "--simulations", "2000"]
     plan = _plan(capsys, *argv)
-    n = pw.cochrans_q_sample_size([0.3, 0.6], method="monte-carlo", n_simulations=2000)
-    mc = pw.cochrans_q_power_mc(n, [0.3, 0.6], n_simulations=2000)
+    n = pw.cochrans_q_sample_size([0.3, 0.6], method="monte-carlo", simulations=2000)
+    mc = pw.cochrans_q_power_mc(n, [0.3, 0.6], simulations=2000)
     assert (plan["n"], plan["power"], plan["power_se"]) == (n, mc.power, mc.se)
     assert main(["human", "plan", *argv]) == 0
     out = capsys.readouterr().out

@@ -25,12 +25,13 @@ from comperbench.stats.human.judgments.selection_analysis import (
     SelectionAnalysis,
     analyse_selections,
 )
+from comperbench.stats.settings import Resampling
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c", "bot-d")
 FAVOURED = "bot-c"
 """Not the alphabetically first system, so that ordering by name cannot pass for ordering by
 rating."""
-FAST = {"n_resamples": 20, "n_permutations": 20}
+FAST = {"resampling": Resampling(20), "permutations": 20}
 CLI_FAST = ["--resamples", "20", "--permutations", "20"]
 HEADER = ",".join(SELECTION_COLUMNS) + "\n"
 

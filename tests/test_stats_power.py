@@ -177,13 +177,13 @@ def test_cochrans_q_monte_carlo_equals_a_loop_over_statsmodels() -> None:
         size = min(power.MC_CHUNK, sims - i * power.MC_CHUNK)
         x = (np.random.default_rng(stream).random((n, size, 3)) < p).astype(int)
         rejected += sum(cochrans_q(x[:, s, :]).pvalue < 0.05 for s in range(size))
-    got = power.cochrans_q_power_mc(n, p, n_simulations=sims, seed=seed)
+    got = power.cochrans_q_power_mc(n, p, simulations=sims, seed=seed)
     assert got.power == pytest.approx(rejected / sims)
     assert got.se == pytest.approx(np.sqrt(got.power * (1 - got.power) / sims))
 
 
 def test_cochrans_q_monte_carlo_size_under_the_null() -> None:
-    size = power.cochrans_q_power_mc(50, [0.4, 0.4, 0.4], n_simulations=4000, seed=1)
+    size = power.cochrans_q_power_mc(50, [0.4, 0.4, 0.4], simulations=4000, seed=1)
     assert abs(size.power - 0.05) < 3 * size.se + 0.005
 
 
@@ -214,16 +214,16 @@ def test_cochrans_q_analytic_power(p: list[float]) -> None:
     ref = GofChisquarePower().power(effect_size=w, nobs=n, alpha=0.05, n_bins=len(p))
     assert power.cochrans_q_power(n, p) == pytest.approx(ref)
     # and agrees with simulation: the simulated power at that n is 0.8 within a few points
-    simulated = power.cochrans_q_power_mc(n, p, n_simulations=20_000, seed=3)
+    simulated = power.cochrans_q_power_mc(n, p, simulations=20_000, seed=3)
     assert abs(simulated.power - 0.8) < 4 * simulated.se + 0.01
 
 
 def test_cochrans_q_monte_carlo_sample_size_is_seeded() -> None:
     p = [0.3, 0.6]
-    n = power.cochrans_q_sample_size(p, method="monte-carlo", n_simulations=2000)
-    assert n == power.cochrans_q_sample_size(p, method="monte-carlo", n_simulations=2000)
-    at = power.cochrans_q_power_mc(n, p, n_simulations=2000)
-    below = power.cochrans_q_power_mc(n - 1, p, n_simulations=2000)
+    n = power.cochrans_q_sample_size(p, method="monte-carlo", simulations=2000)
+    assert n == power.cochrans_q_sample_size(p, method="monte-carlo", simulations=2000)
+    at = power.cochrans_q_power_mc(n, p, simulations=2000)
+    below = power.cochrans_q_power_mc(n - 1, p, simulations=2000)
     assert below.power < 0.8 <= at.power
 
 

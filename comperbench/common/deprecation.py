@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import importlib
@@ -91,3 +92,38 @@ def renamed_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], 
         return getattr(importlib.import_module(module), new)
 
     return module_getattr
+
+
+def folded_keywords(parameter: str, default: Any, **fields: str) -> Callable[[F], F]:
+    """Accept old keywords that became fields of one settings object (`old="field"`; e.g.
+    `n_resamples="resamples"` of `resampling=`): each, with a warning, replaces its field of the
+    `parameter` given (or of `default`). A positional value of another kind in the parameter's
+    place (an old positional call) is refused with a one-line error."""
+
+    def decorate(function: F) -> F:
+        place = list(inspect.signature(function).parameters).index(parameter)
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            listed, positional = list(args), len(args) > place
+            if positional and not isinstance(args[place], type(default)):
+                raise ComperbenchError(
+                    f"{function.__name__}() takes {parameter}= (a {type(default).__name__}) as "
+                    f"argument {place + 1}, not {args[place]!r}; give {', '.join(fields)} as "
+                    "its fields"
+                )
+            old = {key: kwargs.pop(key) for key in list(kwargs) if key in fields}
+            if old:
+                given = args[place] if positional else kwargs.get(parameter, default)
+                for key in old:
+                    deprecated(f"{function.__name__}({key}=...)", f"{parameter}={fields[key]}")
+                folded = dataclasses.replace(given, **{fields[k]: v for k, v in old.items()})
+                if positional:
+                    listed[place] = folded
+                else:
+                    kwargs[parameter] = folded
+            return function(*listed, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

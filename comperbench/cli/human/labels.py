@@ -38,6 +38,7 @@ from comperbench.stats.human.judgments.label_analysis import (
     majority_labels,
 )
 from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.settings import Resampling
 
 FILE_ONLY = ("ratings", "quality", "comparisons")
 
@@ -60,8 +61,7 @@ def _options(args: argparse.Namespace) -> dict:
         correction=args.correction,
         expected=args.expected,
         alternative=args.alternative,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        resampling=Resampling(args.resamples, args.seed, ci="bca"),
     )
 
 

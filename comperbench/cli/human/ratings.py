@@ -13,6 +13,7 @@ from comperbench.common.textutil import interval, number, wrap, wrap_signature
 from comperbench.human_io.ratings import read_ratings
 from comperbench.stats.human.judgments.rating_analysis import RatingAnalysis, analyse_ratings
 from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.settings import Resampling
 
 
 def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
@@ -43,10 +44,8 @@ def run_ratings(args: argparse.Namespace) -> int:
             analyse_ratings(
                 rows,
                 str(aspect),
-                n_resamples=args.resamples,
+                resampling=Resampling(args.resamples, args.seed, args.ci),
                 confidence=args.confidence,
-                seed=args.seed,
-                ci=args.ci,
             ),
         )
         for (level, aspect), rows in ratings.groupby(["level", "aspect"], sort=True)

@@ -38,6 +38,7 @@ from comperbench.stats.human.judgments.single_response import (
     analyse_single_response,
     single_response_rows,
 )
+from comperbench.stats.settings import Resampling
 
 NAMES = {"soba": "SOBA (select one best)", "sata": "SATA (select all that apply)"}
 
@@ -128,9 +129,8 @@ def run_selections(args: argparse.Namespace) -> int:
         analyse_selections(
             rows,
             setting,
-            n_resamples=args.resamples,
-            n_permutations=args.permutations,
-            seed=args.seed,
+            resampling=Resampling(args.resamples, args.seed),
+            permutations=args.permutations,
             correction=args.correction,
             expected=args.expected,
             alternative=args.alternative,

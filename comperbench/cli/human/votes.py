@@ -61,6 +61,7 @@ from comperbench.stats.human.votes.vote_agreement import (
 from comperbench.stats.human.votes.vote_analysis import VoteAnalysis, analyse
 from comperbench.stats.multiplicity import describe
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS
+from comperbench.stats.settings import Resampling
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
@@ -252,10 +253,10 @@ def print_pairs(result: VoteAnalysis, test: str = SIGN_TEST, family: str = "sign
         what = EXTRA_TESTS[column][1].format(unit=unit)
         print(wrap(f"the same over {int(pairs[column].notna().sum())} {what}", first="  "))
     if "bootstrap_p" in pairs:
-        floor = 2 / (result.n_resamples + 1)
+        floor = 2 / (result.resamples + 1)
         print(
             wrap(
-                f"note: with {result.n_resamples} resamples no bootstrap p is below "
+                f"note: with {result.resamples} resamples no bootstrap p is below "
                 f"{floor:.2g}; more --resamples resolve smaller p-values"
             )
         )
@@ -281,9 +282,8 @@ def run_votes(args: argparse.Namespace) -> int:
     result = analyse(
         games,
         selected=found.selected,
-        n_resamples=args.resamples,
-        n_permutations=args.permutations,
-        seed=args.seed,
+        resampling=Resampling(args.resamples, args.seed),
+        permutations=args.permutations,
         benchmark=found.tag,
         correction=args.correction,
         expected=args.expected,
@@ -291,7 +291,7 @@ def run_votes(args: argparse.Namespace) -> int:
     )
     kappa = annotators = validity = None
     if found.rows is not None:
-        kappa = vote_kappa(found.rows, args.resamples, args.seed)
+        kappa = vote_kappa(found.rows, Resampling(args.resamples, args.seed))
         annotators = annotator_correlations(found.rows)
         validity = prompt_validity(found.rows)
     if args.report:

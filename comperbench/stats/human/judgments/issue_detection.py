@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from comperbench.common.deprecation import folded_keywords
+from comperbench.stats.human.percentile import percentile_only
 from comperbench.stats.rates import wilson_interval
 from comperbench.stats.resampling import bootstrap_indices, percentile_interval
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 CHUNK = 100
 """Resamples drawn at a time."""
@@ -44,17 +47,29 @@ def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), np.nan)
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
 def detection(
     issue: str,
     judge: np.ndarray,
     human: np.ndarray,
     *,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
 ) -> Detection:
-    """Detection of one issue type; `judge` and `human` are (items,) or (items, types) 0/1
-    arrays (types pooled), and an item missing either side is left out."""
+    """Detection of one issue type; an item missing either side is left out.
+
+    Args:
+        issue: the issue type's name.
+        judge: the judge's flags, (items,) or (items, types) 0/1 (types pooled).
+        human: the human labels, shaped as `judge`.
+        resampling: resamples and seed of F1's interval; percentile intervals only.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        The `Detection`.
+    """
+    percentile_only(resampling, "detection")
+    n_resamples, seed = resampling.resamples, resampling.seed
     judge, human = np.atleast_2d(judge.T).T, np.atleast_2d(human.T).T
     keep = ~(np.isnan(judge).any(axis=1) | np.isnan(human).any(axis=1))
     flagged, labelled = judge[keep] > 0.5, human[keep] > 0.5
@@ -85,19 +100,38 @@ def detection(
     )
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
 def detection_table(
-    judge: Mapping[str, np.ndarray], human: Mapping[str, np.ndarray], **options: int
+    judge: Mapping[str, np.ndarray],
+    human: Mapping[str, np.ndarray],
+    *,
+    resampling: Resampling = DEFAULT_RESAMPLING,
+    confidence: float = 0.95,
 ) -> list[Detection]:
     """Detection per issue type the judge and the human labels both have, then `micro` (every
-    type pooled)."""
+    type pooled).
+
+    Args:
+        judge: the judge's 0/1 flags per issue type.
+        human: the human 0/1 labels per issue type.
+        resampling: resamples and seed of F1's interval; percentile intervals only.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        One `Detection` per shared issue type, then `micro` when there are several.
+    """
     types = [t for t in judge if t in human]
-    rows = [detection(t, judge[t], human[t], **options) for t in types]
+    rows = [
+        detection(t, judge[t], human[t], resampling=resampling, confidence=confidence)
+        for t in types
+    ]
     if len(types) > 1:
         pooled = detection(
             "micro",
             np.column_stack([judge[t] for t in types]),
             np.column_stack([human[t] for t in types]),
-            **options,
+            resampling=resampling,
+            confidence=confidence,
         )
         rows.append(pooled)
     return rows

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from comperbench.common.deprecation import folded_keywords
 from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
 from comperbench.stats.human.votes.vote_analysis import OmnibusTest
 from comperbench.stats.human.votes.vote_tests import chi_square
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.rates import Alternative, pairwise_rate_tests, rate_tests, rates
+from comperbench.stats.settings import Resampling
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ def majority_labels(labels: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     return items.dropna(subset=["value"]), split
 
 
+LABEL_RESAMPLING = Resampling(ci="bca")
+"""The default of `analyse_labels`: BCa intervals of Krippendorff's alpha."""
+
+
+@folded_keywords("resampling", LABEL_RESAMPLING, n_resamples="resamples", seed="seed")
 def analyse_labels(
     systems: np.ndarray,
     labels: np.ndarray,
@@ -61,12 +68,29 @@ def analyse_labels(
     correction: Correction = "holm",
     expected: float | None = None,
     alternative: Alternative = "two-sided",
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = LABEL_RESAMPLING,
     benchmark: str | None = None,
 ) -> LabelAnalysis:
-    """The analysis of one behaviour from each item's system and 0/1 label (NaN: left out);
-    `individual` holds the individual labels (item_id, aspect, annotator, value) for alpha."""
+    """The analysis of one behaviour from each item's system and 0/1 label: rates per system,
+    their tests, and Krippendorff's alpha of the individual labels.
+
+    Args:
+        systems: each item's system.
+        labels: each item's 0/1 label (NaN: left out).
+        behaviour: the behaviour (aspect) labelled.
+        split: the number of items left out as undecided, reported with the analysis.
+        individual: the individual labels (item_id, aspect, annotator, value) for alpha, or
+            None.
+        confidence: the intervals' confidence level.
+        correction: the multiplicity correction of the tests.
+        expected: the rate each system is tested against, or None.
+        alternative: the side of the rate tests.
+        resampling: resamples, seed and interval method of alpha's interval (BCa by default).
+        benchmark: the benchmark's name, for alpha's signature.
+
+    Returns:
+        The `LabelAnalysis`.
+    """
     table = rates(systems, labels, confidence)
     tests = chi = None
     if len(table) > 1:
@@ -85,10 +109,10 @@ def analyse_labels(
             individual,
             behaviour,
             ("alpha-nominal",),
-            n_resamples=n_resamples,
+            n_resamples=resampling.resamples,
             confidence=confidence,
-            seed=seed,
+            seed=resampling.seed,
             benchmark=benchmark,
-            ci="bca",
+            ci=resampling.ci,
         )[0]
     return LabelAnalysis(behaviour, table, split, tests, chi, tested, alpha)

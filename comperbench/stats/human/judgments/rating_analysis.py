@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from comperbench.common.deprecation import folded_keywords
 from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
 from comperbench.stats.multiplicity import Correction, adjust
-from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, CIMethod
+from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 RATING_AGREEMENT = ("alpha-interval", "alpha-ordinal", "fleiss", "cohen")
 
@@ -66,17 +68,25 @@ def system_means(ratings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFram
     return pd.DataFrame(out).set_index("system").sort_values("mean", ascending=False)
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed", ci="ci")
 def analyse_ratings(
     ratings: pd.DataFrame,
     aspect: str,
     *,
-    n_resamples: int = 1000,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     confidence: float = 0.95,
-    seed: int = 0,
-    ci: CIMethod = "percentile",
 ) -> RatingAnalysis:
-    """Agreement (`RATING_AGREEMENT`) and system means of one aspect's ratings (columns
-    item_id, system, aspect, annotator, value)."""
+    """Agreement (`RATING_AGREEMENT`) and system means of one aspect's ratings.
+
+    Args:
+        ratings: columns item_id, system, aspect, annotator, value.
+        aspect: the aspect analysed.
+        resampling: resamples, seed and interval method of the agreement's intervals.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        The `RatingAnalysis`.
+    """
     rows = ratings[ratings["aspect"] == aspect]
     if rows.empty:
         raise ValueError(f"no ratings of aspect {aspect!r}")
@@ -84,10 +94,10 @@ def analyse_ratings(
         rows,
         aspect,
         RATING_AGREEMENT,
-        n_resamples=n_resamples,
+        n_resamples=resampling.resamples,
         confidence=confidence,
-        seed=seed,
-        ci=ci,
+        seed=resampling.seed,
+        ci=resampling.ci,
     )
     return RatingAnalysis(aspect, found, system_means(rows, confidence))
 

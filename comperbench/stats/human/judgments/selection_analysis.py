@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from comperbench.common.deprecation import folded_keywords, renamed_keywords
 from comperbench.stats.human.judgments.selection_effects import (
     Anchoring,
     Cascading,
@@ -40,6 +41,7 @@ from comperbench.stats.human.votes.vote_analysis import OmnibusTest, VoteAnalysi
 from comperbench.stats.human.votes.vote_tests import cochrans_q
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.rates import Alternative, rate_tests, rates
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 OMNIBUS = {
     "soba": "Pearson's chi-square goodness of fit of the selection counts to equal chances",
@@ -158,28 +160,41 @@ def _sata_cochran(rows: pd.DataFrame, systems: np.ndarray) -> tuple[OmnibusTest 
     return OmnibusTest(q, p, dof, len(complete)), note
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
+@renamed_keywords(n_permutations="permutations")
 def analyse_selections(
     rows: pd.DataFrame,
     setting: str,
     *,
-    n_resamples: int = 1000,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
+    permutations: int = DEFAULT_PERMUTATIONS,
     correction: Correction = "holm",
     expected: float | None = None,
     alternative: Alternative = "two-sided",
 ) -> SelectionAnalysis:
-    """The analysis of the selections of one setting (`soba` or `sata`): rows as read by
-    `comperbench.human_io.selections.read_selections`; turns that show one response are left out."""
+    """The analysis of the selections of one setting; turns that show one response are left
+    out.
+
+    Args:
+        rows: selections as read by `comperbench.human_io.selections.read_selections`.
+        setting: `soba` or `sata`.
+        resampling: bootstrap resamples and seed of the ratings; percentile intervals only.
+        permutations: random orders whose median is the Elo and TrueSkill rating.
+        correction: the multiplicity correction of the tests.
+        expected: the selection rate each system is tested against, or None.
+        alternative: the side of the rate tests.
+
+    Returns:
+        The `SelectionAnalysis`.
+    """
     rows = rows[(rows["setting"] == setting) & (rows["shown"].map(len) >= 2)]
     if rows.empty:
         raise ValueError(f"no {setting.upper()} selections of two or more responses")
     games = selection_comparisons(rows, setting)
     pairwise = analyse(
         games,
-        n_resamples=n_resamples,
-        n_permutations=n_permutations,
-        seed=seed,
+        resampling=resampling,
+        permutations=permutations,
         correction=correction,
     )
     table = selection_rates(rows)

@@ -221,7 +221,7 @@ def _sata_k(
             lambda n: pw.cochrans_q_power(n, p, goal.alpha),
         )
         return Solution(f"{about} (noncentral chi-square approximation)", n, value)
-    simulation = dict(n_simulations=simulations, seed=seed)
+    simulation = dict(simulations=simulations, seed=seed)
     n, mc = goal.reach(
         lambda: pw.cochrans_q_sample_size(p, goal.alpha, goal.power, method, **simulation),
         lambda n: pw.cochrans_q_power_mc(n, p, goal.alpha, **simulation),

@@ -21,6 +21,8 @@ import numpy as np
 from scipy import special
 from scipy.special import _ufuncs as binom_ufuncs
 
+from comperbench.common.deprecation import deprecated, renamed_keywords
+
 if TYPE_CHECKING:
     from scipy import stats
 
@@ -348,19 +350,26 @@ def cochrans_q_power(n: int, p: Sequence[float], alpha: float = 0.05) -> float:
 class MonteCarloPower:
     power: float
     se: float
-    """Monte Carlo standard error of `power`: sqrt(power (1 - power) / n_simulations)."""
-    n_simulations: int
+    """Monte Carlo standard error of `power`: sqrt(power (1 - power) / simulations)."""
+    simulations: int
     seed: int
+
+    @property
+    def n_simulations(self) -> int:
+        """Deprecated: `simulations`."""
+        deprecated("MonteCarloPower.n_simulations", "MonteCarloPower.simulations")
+        return self.simulations
 
 
 MC_CHUNK = 1000
 
 
+@renamed_keywords(n_simulations="simulations")
 def cochrans_q_power_mc(
     n: int,
     p: Sequence[float],
     alpha: float = 0.05,
-    n_simulations: int = 10_000,
+    simulations: int = 10_000,
     seed: int = 0,
 ) -> MonteCarloPower:
     """Monte Carlo power of Cochran's Q for n items and per-system success proportions p,
@@ -370,10 +379,10 @@ def cochrans_q_power_mc(
     p = np.asarray(p, dtype=float)
     _check_cochran(p)
     k = p.size
-    streams = np.random.SeedSequence(seed).spawn(-(-n_simulations // MC_CHUNK))
+    streams = np.random.SeedSequence(seed).spawn(-(-simulations // MC_CHUNK))
     rejected = 0
     for i, stream in enumerate(streams):
-        size = min(MC_CHUNK, n_simulations - i * MC_CHUNK)
+        size = min(MC_CHUNK, simulations - i * MC_CHUNK)
         x = (np.random.default_rng(stream).random((n, size, k)) < p).astype(float)
         col, row = x.sum(axis=0), x.sum(axis=2)
         total = row.sum(axis=0)
@@ -381,17 +390,18 @@ def cochrans_q_power_mc(
         with np.errstate(invalid="ignore", divide="ignore"):
             q = (k - 1) * (k * (col * col).sum(axis=1) - total**2) / denom
         rejected += int(np.sum(np.where(denom > 0, _stats().chi2.sf(q, k - 1) < alpha, False)))
-    estimate = rejected / n_simulations
-    se = float(np.sqrt(estimate * (1 - estimate) / n_simulations))
-    return MonteCarloPower(estimate, se, n_simulations, seed)
+    estimate = rejected / simulations
+    se = float(np.sqrt(estimate * (1 - estimate) / simulations))
+    return MonteCarloPower(estimate, se, simulations, seed)
 
 
+@renamed_keywords(n_simulations="simulations")
 def cochrans_q_sample_size(
     p: Sequence[float],
     alpha: float = 0.05,
     power: float = 0.8,
     method: Literal["analytic", "monte-carlo"] = "analytic",
-    n_simulations: int = 10_000,
+    simulations: int = 10_000,
     seed: int = 0,
 ) -> int:
     """Items needed for Cochran's Q: by the noncentral chi-square approximation (`analytic`) or
@@ -400,4 +410,4 @@ def cochrans_q_sample_size(
     _check_cochran(p, effect=True)
     if method == "analytic":
         return _smallest_n(lambda n: cochrans_q_power(n, p, alpha), power)
-    return _smallest_n(lambda n: cochrans_q_power_mc(n, p, alpha, n_simulations, seed).power, power)
+    return _smallest_n(lambda n: cochrans_q_power_mc(n, p, alpha, simulations, seed).power, power)

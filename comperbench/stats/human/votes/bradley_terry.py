@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from comperbench.common.deprecation import folded_keywords
+from comperbench.stats.human.percentile import percentile_only
 from comperbench.stats.human.votes.comparisons import Comparisons, canonical
 from comperbench.stats.human.votes.system_ratings import (
     Ratings,
@@ -24,6 +26,7 @@ from comperbench.stats.resampling import (
     counts_from_indices,
     require_resamples,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 
 def _bt_counts(c: Comparisons, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,14 +105,30 @@ def _no_mle_reason(c: Comparisons, wins: np.ndarray, groups: np.ndarray) -> str:
     )
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
 def bradley_terry(
-    c: Comparisons, n_resamples: int = 1000, seed: int = 0, benchmark: str | None = None
+    c: Comparisons, resampling: Resampling = DEFAULT_RESAMPLING, benchmark: str | None = None
 ) -> Ratings:
     """Bradley-Terry log-strengths (mean 0 in each group of systems compared with one another);
-    a tie counts as half a win for each side. Intervals from resampling units (contexts, with
-    all their comparisons; single comparisons when no units are known) of the comparisons in
-    canonical order; resamples where the MLE does not exist are left out. Raises ValueError,
-    with the reason, when the MLE does not exist or `n_resamples` is below 1."""
+    a tie counts as half a win for each side.
+
+    Intervals from resampling units (contexts, with all their comparisons; single comparisons
+    when no units are known) of the comparisons in canonical order; resamples where the MLE does
+    not exist are left out.
+
+    Args:
+        c: the comparisons.
+        resampling: bootstrap resamples (at least 1) and seed; percentile intervals only.
+        benchmark: the benchmark's name, for the signature.
+
+    Returns:
+        The ratings with their intervals, rank ranges and signature.
+
+    Raises:
+        ValueError: the MLE does not exist (with the reason), or no resample is asked for.
+    """
+    percentile_only(resampling, "bradley_terry")
+    n_resamples, seed = resampling.resamples, resampling.seed
     require_resamples(n_resamples, "the bradley-terry rating's interval")
     c = canonical(c)
     wins, games = _bt_counts(c, np.ones((1, c.a.size)))
@@ -120,7 +139,5 @@ def bradley_terry(
     inverse, n_units = c.unit_inverse()
     W = counts_from_indices(bootstrap_indices(n_units, n_resamples, seed), n_units)[:, inverse]
     boot = _bt_fit(*_bt_counts(c, W), groups)
-    sig = rating_signature(
-        "bradley-terry", c, n_resamples, seed, benchmark, (("ties", "half-win"),)
-    )
+    sig = rating_signature("bradley-terry", c, resampling, benchmark, (("ties", "half-win"),))
     return grouped_ratings(c, point, boot, sig, groups)

@@ -9,6 +9,8 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
+from comperbench.common.deprecation import folded_keywords, renamed_keywords
+from comperbench.stats.human.percentile import percentile_only
 from comperbench.stats.human.votes.comparisons import Comparisons, canonical
 from comperbench.stats.human.votes.system_ratings import (
     Ratings,
@@ -17,6 +19,7 @@ from comperbench.stats.human.votes.system_ratings import (
     rating_signature,
 )
 from comperbench.stats.resampling import bootstrap_indices, require_resamples
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 _SQRT_2PI = float(np.sqrt(2 * np.pi))
 _LOG_SQRT_2PI = float(np.log(_SQRT_2PI))
@@ -45,23 +48,34 @@ def _resampled_members(c: Comparisons, n_resamples: int, seed: int) -> np.ndarra
     return rows
 
 
-def replay_orders(c: Comparisons, n_permutations: int, n_resamples: int, seed: int) -> np.ndarray:
-    """Rows of indices into `c` to replay, one order per row: `n_permutations` random
-    permutations of all comparisons, then `n_resamples` bootstrap resamples of units (contexts
-    with all their comparisons, or single comparisons when no units are known), each replayed in
-    a random order. Rows are padded with -1 at the end to the longest; seeded by `seed`."""
-    if n_permutations < 1:
+@renamed_keywords(n_permutations="permutations", n_resamples="resamples")
+def replay_orders(c: Comparisons, permutations: int, resamples: int, seed: int) -> np.ndarray:
+    """The orders in which to replay `c`: random permutations of all comparisons, then
+    bootstrap resamples of units (contexts with all their comparisons, or single comparisons
+    when no units are known), each replayed in a random order.
+
+    Args:
+        c: the comparisons.
+        permutations: random orders of all comparisons (at least 1).
+        resamples: bootstrap resamples of units.
+        seed: seed of the orders and the resamples.
+
+    Returns:
+        Rows of indices into `c`, one order per row (the permutations first), padded with -1 at
+        the end to the longest.
+    """
+    if permutations < 1:
         raise ValueError("the point rating needs at least one permutation")
     rng = np.random.default_rng((seed, 1))
-    permutations = rng.permuted(np.tile(np.arange(c.a.size), (n_permutations, 1)), axis=1)
-    resamples = _resampled_members(c, n_resamples, seed)
-    keys = rng.random(resamples.shape)
-    keys[resamples < 0] = 2.0  # padding stays at the end
-    resamples = np.take_along_axis(resamples, np.argsort(keys, axis=1), axis=1)
-    width = max(c.a.size, resamples.shape[1])
-    orders = np.full((n_permutations + n_resamples, width), -1, dtype=np.int64)
-    orders[:n_permutations, : c.a.size] = permutations
-    orders[n_permutations:, : resamples.shape[1]] = resamples
+    shuffled = rng.permuted(np.tile(np.arange(c.a.size), (permutations, 1)), axis=1)
+    drawn = _resampled_members(c, resamples, seed)
+    keys = rng.random(drawn.shape)
+    keys[drawn < 0] = 2.0  # padding stays at the end
+    drawn = np.take_along_axis(drawn, np.argsort(keys, axis=1), axis=1)
+    width = max(c.a.size, drawn.shape[1])
+    orders = np.full((permutations + resamples, width), -1, dtype=np.int64)
+    orders[:permutations, : c.a.size] = shuffled
+    orders[permutations:, : drawn.shape[1]] = drawn
     return orders
 
 
@@ -83,9 +97,8 @@ def _order_free(
     replay: Callable[[Comparisons, np.ndarray], np.ndarray],
     statistic: str,
     settings: tuple[tuple[str, str], ...],
-    n_permutations: int,
-    n_resamples: int,
-    seed: int,
+    permutations: int,
+    resampling: Resampling,
     benchmark: str | None,
 ) -> Ratings:
     """Point rating: the median of `replay` over random permutations of the comparisons (in
@@ -93,16 +106,16 @@ def _order_free(
     same replay over bootstrap resamples in random order. Systems never compared with each
     other, directly or through others, are ranked within their group only, as Bradley-Terry
     ranks them (`grouped_ratings`). `settings` go into the signature."""
-    require_resamples(n_resamples, f"the {statistic} rating's interval")
-    point_setting = ("point", f"median-of-{n_permutations}-permutations")
-    signature = rating_signature(
-        statistic, c, n_resamples, seed, benchmark, (*settings, point_setting)
-    )
+    percentile_only(resampling, statistic)
+    require_resamples(resampling.resamples, f"the {statistic} rating's interval")
+    point_setting = ("point", f"median-of-{permutations}-permutations")
+    signature = rating_signature(statistic, c, resampling, benchmark, (*settings, point_setting))
     canon = replay_sequence(c)
-    ratings = replay(canon, replay_orders(canon, n_permutations, n_resamples, seed))
-    point = np.median(ratings[:n_permutations], axis=0)
+    orders = replay_orders(canon, permutations, resampling.resamples, resampling.seed)
+    ratings = replay(canon, orders)
+    point = np.median(ratings[:permutations], axis=0)
     groups = comparison_groups(canon)
-    return grouped_ratings(canon, point, ratings[n_permutations:], signature, groups)
+    return grouped_ratings(canon, point, ratings[permutations:], signature, groups)
 
 
 def _steps(
@@ -134,24 +147,40 @@ def _elo_replay(
     return replay
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
+@renamed_keywords(n_permutations="permutations")
 def elo(
     c: Comparisons,
     k_factor: float = 32.0,
     base: float = 1000.0,
     scale: float = 400.0,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     benchmark: str | None = None,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
+    permutations: int = DEFAULT_PERMUTATIONS,
 ) -> Ratings:
-    """Online Elo (a tie scores 0.5). Elo depends on the order of the comparisons, so the rating
-    is the median over `n_permutations` seeded random orders, and the interval comes from
-    bootstrap resamples of units (contexts with all their comparisons, or single comparisons)
-    each replayed in a random order (as Chatbot Arena's bootstrap). Neither depends on the order
-    given. Every replay advances together, one comparison per step."""
+    """Online Elo (a tie scores 0.5).
+
+    Elo depends on the order of the comparisons, so the rating is the median over
+    `permutations` seeded random orders, and the interval comes from bootstrap resamples of
+    units (contexts with all their comparisons, or single comparisons) each replayed in a random
+    order (as Chatbot Arena's bootstrap). Neither depends on the order given. Every replay
+    advances together, one comparison per step.
+
+    Args:
+        c: the comparisons.
+        k_factor: Elo's K, the largest change of one game.
+        base: every system's rating before its first game.
+        scale: the rating difference at which the expected score is 10:1.
+        resampling: bootstrap resamples (at least 1) and seed; percentile intervals only.
+        benchmark: the benchmark's name, for the signature.
+        permutations: random orders whose median is the rating.
+
+    Returns:
+        The ratings with their intervals, rank ranges and signature.
+    """
     replay = _elo_replay(k_factor, base, scale)
     settings = (("k", f"{k_factor:g}"),)
-    return _order_free(c, replay, "elo", settings, n_permutations, n_resamples, seed, benchmark)
+    return _order_free(c, replay, "elo", settings, permutations, resampling, benchmark)
 
 
 def _truncated_gaussian_vw(t: np.ndarray, eps: np.ndarray, drawn: np.ndarray) -> tuple:
@@ -196,19 +225,32 @@ def _trueskill_replay(c: Comparisons, orders: np.ndarray) -> np.ndarray:
     return mu - 3 * np.sqrt(var)
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
+@renamed_keywords(n_permutations="permutations")
 def trueskill_ratings(
     c: Comparisons,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     benchmark: str | None = None,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
+    permutations: int = DEFAULT_PERMUTATIONS,
 ) -> Ratings:
     """TrueSkill with the `trueskill` package's default environment (mu 25, sigma 25/3, beta
     sigma/2, tau sigma/100, draw probability 0.10); rating = mu - 3 sigma (the conservative
-    estimate); ties are draws. Order-dependent like Elo, so rated the same way: the median over
-    `n_permutations` random orders, intervals from resamples replayed in random order. The
-    package rates one game per call, far too slowly for this, so its exact two-player update is
-    applied here to every replay at once (tested against the package)."""
+    estimate); ties are draws.
+
+    Order-dependent like Elo, so rated the same way: the median over `permutations` random
+    orders, intervals from resamples replayed in random order. The package rates one game per
+    call, far too slowly for this, so its exact two-player update is applied here to every
+    replay at once (tested against the package).
+
+    Args:
+        c: the comparisons.
+        resampling: bootstrap resamples (at least 1) and seed; percentile intervals only.
+        benchmark: the benchmark's name, for the signature.
+        permutations: random orders whose median is the rating.
+
+    Returns:
+        The ratings with their intervals, rank ranges and signature.
+    """
     import trueskill
 
     settings = (
@@ -216,5 +258,5 @@ def trueskill_ratings(
         ("draw", f"{trueskill.TrueSkill().draw_probability:g}"),
     )
     return _order_free(
-        c, _trueskill_replay, "trueskill", settings, n_permutations, n_resamples, seed, benchmark
+        c, _trueskill_replay, "trueskill", settings, permutations, resampling, benchmark
     )

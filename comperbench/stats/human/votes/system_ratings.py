@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import connected_components
 
 from comperbench.stats.human.votes.comparisons import Comparisons
 from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.settings import Resampling
 from comperbench.stats.signature import Signature
 
 
@@ -156,19 +157,28 @@ def grouped_ratings(
 def rating_signature(
     statistic: str,
     c: Comparisons,
-    n_resamples: int,
-    seed: int,
+    resampling: Resampling,
     benchmark: str | None,
     extra: tuple[tuple[str, str], ...],
 ) -> Signature:
-    """The signature of a rating of `c` by bootstrap percentiles over its units; `extra` holds
-    the method's own settings."""
+    """The signature of a rating of `c` by bootstrap percentiles over its units.
+
+    Args:
+        statistic: the rating's name.
+        c: the comparisons rated.
+        resampling: the resamples and seed of the intervals.
+        benchmark: the benchmark's name, or None.
+        extra: the rating's own settings, (name, value) pairs.
+
+    Returns:
+        The signature.
+    """
     return Signature(
         statistic,
         "system",
         "bootstrap-percentile",
-        n_resamples,
-        seed,
+        resampling.resamples,
+        resampling.seed,
         benchmark=benchmark,
         extra=(("unit", c.unit_name), *extra),
     )

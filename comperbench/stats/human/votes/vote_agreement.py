@@ -25,7 +25,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from comperbench.common.deprecation import folded_keywords
 from comperbench.stats.annotator_agreement.agreement import AgreementResult, agreement
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 MIN_SHARED = 3
 """Cases an annotator must share with others, or pairs a prompt must have, for a correlation."""
@@ -34,8 +36,17 @@ AGREEMENT = ("all agree", "one disagrees", "all disagree", "other split")
 """The kinds of (item, pair) case `agreement_breakdown` counts."""
 
 
-def vote_kappa(votes: pd.DataFrame, n_resamples: int = 1000, seed: int = 0) -> AgreementResult:
-    """Fleiss' kappa of `votes.read_vote_rows` rows, with a bootstrap interval over cases."""
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
+def vote_kappa(votes: pd.DataFrame, resampling: Resampling = DEFAULT_RESAMPLING) -> AgreementResult:
+    """Fleiss' kappa of votes one per row, with a bootstrap interval over (item, pair) cases.
+
+    Args:
+        votes: rows of `human_io.vote_rows.read_vote_rows`.
+        resampling: resamples, seed and interval method of the interval.
+
+    Returns:
+        Fleiss' kappa with its interval.
+    """
     ratings = pd.DataFrame(
         {
             "item_id": votes["item"] + "\x1f" + votes["system_a"] + "\x1f" + votes["system_b"],
@@ -44,7 +55,14 @@ def vote_kappa(votes: pd.DataFrame, n_resamples: int = 1000, seed: int = 0) -> A
             "value": votes["outcome"].astype(float),
         }
     )
-    return agreement(ratings, ASPECT, ("fleiss",), n_resamples=n_resamples, seed=seed)[0]
+    return agreement(
+        ratings,
+        ASPECT,
+        ("fleiss",),
+        n_resamples=resampling.resamples,
+        seed=resampling.seed,
+        ci=resampling.ci,
+    )[0]
 
 
 def _others_mean(votes: pd.DataFrame) -> pd.Series:

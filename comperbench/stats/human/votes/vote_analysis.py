@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from comperbench.common.deprecation import deprecated, folded_keywords, renamed_keywords
+from comperbench.stats.human.percentile import percentile_only
 from comperbench.stats.human.votes.bradley_terry import bradley_terry
 from comperbench.stats.human.votes.chateval import ChatEvalScores
 from comperbench.stats.human.votes.comparisons import Comparisons, win_tie_loss, wmt_scores
@@ -24,6 +26,7 @@ from comperbench.stats.human.votes.vote_tests import (
 )
 from comperbench.stats.multiplicity import Correction
 from comperbench.stats.rates import Alternative, rate_tests
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 
 @dataclass(frozen=True)
@@ -58,30 +61,30 @@ class VoteAnalysis:
     expected: pd.DataFrame | None
     """Each system's win rate (ties left out) against the expected rate (`rates.rate_tests`)."""
     correction: Correction
-    n_resamples: int
+    resamples: int
     """Bootstrap resamples of the ratings' intervals and of the pairs' bootstrap tests."""
     chateval: ChatEvalScores
     """The ChatEval protocol's Major and Distinct scores per pair and its win-count ranking."""
 
+    @property
+    def n_resamples(self) -> int:
+        """Deprecated: `resamples`."""
+        deprecated("VoteAnalysis.n_resamples", "VoteAnalysis.resamples")
+        return self.resamples
+
 
 def _ratings(
-    c: Comparisons, n_resamples: int, n_permutations: int, seed: int, benchmark: str | None
+    c: Comparisons, resampling: Resampling, permutations: int, benchmark: str | None
 ) -> tuple[dict[str, Ratings], dict[str, str]]:
     """The ratings by name, and for each one undefined here, why."""
     rated, undefined = {}, {}
     for name, rate in (
-        ("Bradley-Terry", lambda: bradley_terry(c, n_resamples, seed, benchmark)),
+        ("Bradley-Terry", lambda: bradley_terry(c, resampling, benchmark)),
         (
             "Elo",
-            lambda: elo(
-                c,
-                n_resamples=n_resamples,
-                seed=seed,
-                benchmark=benchmark,
-                n_permutations=n_permutations,
-            ),
+            lambda: elo(c, resampling=resampling, benchmark=benchmark, permutations=permutations),
         ),
-        ("TrueSkill", lambda: trueskill_ratings(c, n_resamples, seed, benchmark, n_permutations)),
+        ("TrueSkill", lambda: trueskill_ratings(c, resampling, benchmark, permutations)),
     ):
         try:
             rated[name] = rate()
@@ -110,27 +113,43 @@ def _chi_square(
     return OmnibusTest(statistic, p, dof, n), [str(outcomes.columns[i]) for i in empty]
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
+@renamed_keywords(n_permutations="permutations")
 def analyse(
     c: Comparisons,
     *,
     selected: pd.DataFrame | None = None,
-    n_resamples: int = 1000,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
+    permutations: int = DEFAULT_PERMUTATIONS,
     benchmark: str | None = None,
     correction: Correction = "holm",
     expected: float | None = None,
     alternative: Alternative = "two-sided",
 ) -> VoteAnalysis:
-    """Win/tie/loss, WMT scores (when comparisons have units), the ChatEval scores, Bradley-Terry, Elo and TrueSkill
-    ratings, chi-square over systems x (win, tie, loss), Cochran's Q over `selected` (contexts x
-    systems 0/1), sign and McNemar tests of every pair, and optionally each system's win rate
-    against an `expected` rate; the pair tests and rate tests are adjusted by `correction`."""
-    if n_resamples < 1 or n_permutations < 1:
+    """The whole analysis of A/B votes: win/tie/loss, WMT scores (when comparisons have units),
+    the ChatEval scores, Bradley-Terry, Elo and TrueSkill ratings, chi-square over systems x
+    (win, tie, loss), Cochran's Q over `selected`, sign and McNemar tests of every pair, and
+    optionally each system's win rate against an `expected` rate.
+
+    Args:
+        c: the comparisons.
+        selected: contexts x systems 0/1, for Cochran's Q and McNemar's tests, or None.
+        resampling: bootstrap resamples (at least 1) and seed; percentile intervals only.
+        permutations: random orders whose median is the Elo and TrueSkill rating.
+        benchmark: the benchmark's name, for the signatures.
+        correction: the multiplicity correction of the pair tests and rate tests.
+        expected: the win rate each system is tested against, or None.
+        alternative: the side of the rate tests.
+
+    Returns:
+        The `VoteAnalysis`.
+    """
+    percentile_only(resampling, "analyse")
+    if resampling.resamples < 1 or permutations < 1:
         raise ValueError("the ratings need at least one bootstrap resample and one permutation")
     wtl = win_tie_loss(c)
     wmt = None if c.units is None else wmt_scores(c.units.astype(str), c.a, c.b, c.outcome)
-    ratings, undefined = _ratings(c, n_resamples, n_permutations, seed, benchmark)
+    ratings, undefined = _ratings(c, resampling, permutations, benchmark)
     chi, dropped = _chi_square(wtl, undefined)
     cochran = None
     if selected is not None and len(selected) and selected.shape[1] > 2:
@@ -139,7 +158,7 @@ def analyse(
     if expected is not None:
         decided = wtl["wins"] + wtl["losses"]
         tested = rate_tests(wtl["wins"], decided, expected, alternative, correction)
-    pairs = pair_tests(c, selected, correction, n_resamples, seed)
+    pairs = pair_tests(c, selected, correction, resampling)
     return VoteAnalysis(
         c,
         wtl,
@@ -152,6 +171,6 @@ def analyse(
         pairs,
         tested,
         correction,
-        n_resamples,
+        resampling.resamples,
         ChatEvalScores.of(c),
     )

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from comperbench.common.deprecation import folded_keywords
+from comperbench.stats.human.percentile import percentile_only
 from comperbench.stats.human.votes.comparisons import Comparisons, canonical, pair_counts
 from comperbench.stats.multiplicity import Correction, adjust
 from comperbench.stats.resampling import (
@@ -22,6 +24,7 @@ from comperbench.stats.resampling import (
     counts_from_indices,
     require_resamples,
 )
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 MIN_EXPECTED = 5.0
 """Cochran's rule for the chi-square: at most a fifth of the expected counts below this, none
@@ -108,14 +111,26 @@ def cochrans_q(binary: np.ndarray) -> tuple[float, float, int]:
     return float(q), float(sps.chi2.sf(q, k - 1)), k - 1
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
 def unit_bootstrap_p(
-    units: np.ndarray, outcome: np.ndarray, n_resamples: int = 1000, seed: int = 0
+    units: np.ndarray, outcome: np.ndarray, resampling: Resampling = DEFAULT_RESAMPLING
 ) -> float:
     """Two-sided bootstrap test of no preference between two systems, resampling units (items,
-    turns) so that several votes on one unit stay together: the statistic is the mean outcome
-    (1 a wins, 0 b wins, 0.5 tie) minus 0.5, and p = 2 min(P*(stat <= 0), P*(stat >= 0)), each
-    share counted as (k + 1) / (B + 1), capped at 1 (the percentile interval inverted). NaN on
-    fewer than `MIN_BOOTSTRAP_UNITS` units."""
+    turns) so that several votes on one unit stay together.
+
+    The statistic is the mean outcome minus 0.5, and p = 2 min(P*(stat <= 0), P*(stat >= 0)),
+    each share counted as (k + 1) / (B + 1), capped at 1 (the percentile interval inverted).
+
+    Args:
+        units: the unit of each vote.
+        outcome: each vote's outcome (1 a wins, 0 b wins, 0.5 tie).
+        resampling: bootstrap resamples (at least 1) and seed; percentile only.
+
+    Returns:
+        The p-value; NaN on fewer than `MIN_BOOTSTRAP_UNITS` units.
+    """
+    percentile_only(resampling, "unit_bootstrap_p")
+    n_resamples, seed = resampling.resamples, resampling.seed
     require_resamples(n_resamples, "a bootstrap p-value")
     names, index = np.unique(units.astype(str), return_inverse=True)
     if names.size < MIN_BOOTSTRAP_UNITS:
@@ -131,7 +146,7 @@ def unit_bootstrap_p(
 
 
 def _bootstrap_columns(
-    c: Comparisons, pairs: pd.DataFrame, n_resamples: int, seed: int
+    c: Comparisons, pairs: pd.DataFrame, resampling: Resampling
 ) -> tuple[list[float], list[int]]:
     """Each pair's `unit_bootstrap_p` and its number of units."""
     canon = canonical(c)
@@ -141,31 +156,39 @@ def _bootstrap_columns(
     groups = dict(list(frame.groupby(["a", "b"], sort=False)))
     found = [groups[(a, b)] for a, b in zip(pairs["system_a"], pairs["system_b"], strict=True)]
     p_values = [
-        unit_bootstrap_p(g["unit"].to_numpy(), g["outcome"].to_numpy(), n_resamples, seed)
-        for g in found
+        unit_bootstrap_p(g["unit"].to_numpy(), g["outcome"].to_numpy(), resampling) for g in found
     ]
     return p_values, [int(g["unit"].astype(str).nunique()) for g in found]
 
 
+@folded_keywords("resampling", DEFAULT_RESAMPLING, n_resamples="resamples", seed="seed")
 def pair_tests(
     c: Comparisons,
     selected: pd.DataFrame | None = None,
     correction: Correction = "holm",
-    n_resamples: int = 1000,
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
 ) -> pd.DataFrame:
     """Every pair of systems: wins, ties and the exact sign test of equal preference (ties left
     out); with units, also `unit_bootstrap_p`, which keeps the votes of one unit together (NaN
     on fewer than `MIN_BOOTSTRAP_UNITS` units; `bootstrap_units` counts them); with
-    `selected` (contexts x systems 0/1, see `judgments.selections`) also McNemar's exact test on
-    the two systems' selections. Each test is a family of its own, adjusted by `correction` into
-    `*_adjusted`."""
+    `selected` also McNemar's exact test on the two systems' selections. Each test is a family
+    of its own, adjusted by `correction` into `*_adjusted`.
+
+    Args:
+        c: the comparisons.
+        selected: contexts x systems 0/1 (`rating_votes.selections`), or None.
+        correction: the multiplicity correction of each family of tests.
+        resampling: resamples and seed of the bootstrap test (used with units).
+
+    Returns:
+        One row per pair of systems: its counts and tests.
+    """
     pairs = pair_counts(c)
     sign = [sign_test(a, b) for a, b in zip(pairs["wins_a"], pairs["wins_b"], strict=True)]
     pairs["sign_p"] = np.asarray(sign, dtype=float)
     pairs["sign_p_adjusted"] = adjust(pairs["sign_p"].to_numpy(), correction)
     if c.units is not None:
-        boot, units = _bootstrap_columns(c, pairs, n_resamples, seed)
+        boot, units = _bootstrap_columns(c, pairs, resampling)
         pairs["bootstrap_units"] = units
         pairs["bootstrap_p"] = np.asarray(boot, dtype=float)
         pairs["bootstrap_p_adjusted"] = adjust(pairs["bootstrap_p"].to_numpy(), correction)
