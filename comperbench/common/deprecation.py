@@ -116,7 +116,9 @@ def folded_keywords(parameter: str, default: Any, **fields: str) -> Callable[[F]
             if old:
                 given = args[place] if positional else kwargs.get(parameter, default)
                 for key in old:
-                    deprecated(f"{function.__name__}({key}=...)", f"{parameter}={fields[key]}")
+                    deprecated(
+                        f"{function.__name__}({key}=...)", f"{parameter}= (its {fields[key]} field)"
+                    )
                 folded = dataclasses.replace(given, **{fields[k]: v for k, v in old.items()})
                 if positional:
                     listed[place] = folded
