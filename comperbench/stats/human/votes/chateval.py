@@ -42,7 +42,14 @@ def _scores(wins: pd.Series, losses: pd.Series, ties: pd.Series) -> dict[str, pd
 def pair_scores(c: Comparisons) -> pd.DataFrame:
     """One row per ordered pair that met (system, opponent): wins, losses and ties of `system`
     against `opponent`, its Major(win), Distinct(win) and Distinct(tie); Major is NaN when every
-    vote of the pair is a tie."""
+    vote of the pair is a tie.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        One row per ordered pair of systems that met.
+    """
     counts = pair_counts(c)
     forward = counts.rename(
         columns={"system_a": "system", "system_b": "opponent", "wins_a": "wins", "wins_b": "losses"}
@@ -59,7 +66,14 @@ def pair_scores(c: Comparisons) -> pd.DataFrame:
 def win_count_ranking(c: Comparisons) -> pd.DataFrame:
     """Per system, ordered by its win count (most first, then by name): the opponents it wins
     over, loses to, is even with (Major 0.5) or only tied (Major undefined), its shared rank, and
-    its Major(win), Distinct(win) and Distinct(tie) over all its votes."""
+    its Major(win), Distinct(win) and Distinct(tie) over all its votes.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        One row per system, in ranking order.
+    """
     pairs = pair_scores(c)
     major = pairs.groupby("system")["major"]
     table = pd.DataFrame(
@@ -86,11 +100,26 @@ class ChatEvalScores:
 
     @classmethod
     def of(cls, c: Comparisons) -> ChatEvalScores:
+        """The ChatEval protocol's scores of the comparisons `c`.
+
+        Args:
+            c: the comparisons.
+
+        Returns:
+            The pair scores and the win-count ranking of `c`.
+        """
         return cls(pair_scores(c), win_count_ranking(c))
 
     def matrix(self, column: str) -> pd.DataFrame:
         """`column` of every pair as a matrix, rows the winners and columns the losers, both in
-        the ranking's order (Figure 2's layout); NaN where two systems never met."""
+        the ranking's order (Figure 2's layout); NaN where two systems never met.
+
+        Args:
+            column: a column of the pair scores, e.g. Major(win).
+
+        Returns:
+            Systems x systems, NaN where two systems never met.
+        """
         order = list(self.ranking.index)
         square = self.pairs.pivot(index="system", columns="opponent", values=column)
         return square.reindex(index=order, columns=order).astype(float)

@@ -37,6 +37,18 @@ class Comparisons:
         units: Sequence[object] | np.ndarray | None = None,
         unit_kind: str = "context",
     ) -> Comparisons:
+        """Comparisons from sequences, checked and stored as arrays.
+
+        Args:
+            a: each comparison's first system.
+            b: each comparison's second system.
+            outcome: each comparison's outcome for `a` (1 win, 0.5 tie, 0 loss).
+            units: each comparison's resampling unit, or None (each comparison its own).
+            unit_kind: what a unit is (context, item, turn), for notes and signatures.
+
+        Returns:
+            The comparisons.
+        """
         a_arr, b_arr = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
         out = np.asarray(outcome, dtype=float)
         if not (a_arr.shape == b_arr.shape == out.shape):
@@ -65,18 +77,34 @@ class Comparisons:
 
     def unit_inverse(self) -> tuple[np.ndarray, int]:
         """(unit index of each comparison, number of units); each comparison its own unit when
-        no units are known."""
+        no units are known.
+
+        Returns:
+            (unit index of each comparison, number of units).
+        """
         if self.units is None:
             return np.arange(self.a.size), self.a.size
         _, inverse = np.unique(self.units.astype(str), return_inverse=True)
         return inverse, int(inverse.max()) + 1 if inverse.size else 0
 
     def indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The system indices of each comparison's two sides.
+
+        Returns:
+            (index of `a`, index of `b`) of each comparison in `systems`.
+        """
         return np.searchsorted(self.systems, self.a), np.searchsorted(self.systems, self.b)
 
 
 def win_tie_loss(c: Comparisons) -> pd.DataFrame:
-    """Per system: wins, ties, losses, comparisons, win rate without ties and with ties as halves."""
+    """Per system: wins, ties, losses, comparisons, win rate without ties and with ties as halves.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        One row per system.
+    """
     rows = []
     for s in c.systems:
         as_a, as_b = c.a == s, c.b == s
@@ -102,7 +130,17 @@ def win_tie_loss(c: Comparisons) -> pd.DataFrame:
 def majority(
     item_ids: Sequence[str], a: Sequence[str], b: Sequence[str], outcome: Sequence[float]
 ) -> Comparisons:
-    """One comparison per (item, pair) by majority of its judgments (a tie when no majority)."""
+    """One comparison per (item, pair) by majority of its judgments (a tie when no majority).
+
+    Args:
+        item_ids: each judgment's item.
+        a: each judgment's first system.
+        b: each judgment's second system.
+        outcome: each judgment's outcome for `a` (1 win, 0.5 tie, 0 loss).
+
+    Returns:
+        The majority comparisons, one per (item, pair), without units.
+    """
     frame = pd.DataFrame({"item": item_ids, "a": a, "b": b, "o": np.asarray(outcome, float)})
     flip = frame["a"] > frame["b"]
     frame.loc[flip, ["a", "b"]] = frame.loc[flip, ["b", "a"]].to_numpy()
@@ -118,7 +156,17 @@ def wmt_scores(
     """Per system, the WMT "> others" score (wins / (wins + losses); ties left out, as WMT has done
     since 2012) on two aggregations: `major`, one comparison per (item, pair) by majority vote of its
     judgments, and `distinct`, every judgment counted on its own; `*_n` is the number of decided
-    comparisons behind each score."""
+    comparisons behind each score.
+
+    Args:
+        item_ids: each judgment's item.
+        a: each judgment's first system.
+        b: each judgment's second system.
+        outcome: each judgment's outcome for `a` (1 win, 0.5 tie, 0 loss).
+
+    Returns:
+        One row per system: major, major_n, distinct, distinct_n.
+    """
     distinct = win_tie_loss(Comparisons.of(a, b, outcome))
     major = win_tie_loss(majority(item_ids, a, b, outcome))
     return pd.DataFrame(
@@ -134,7 +182,14 @@ def wmt_scores(
 def canonical(c: Comparisons) -> Comparisons:
     """The comparisons in an order that does not depend on the order given: each written from
     its alphabetically first system (the outcome flipped to match) and sorted by unit, systems
-    and outcome. Equal comparisons are interchangeable, so every input order gives the same."""
+    and outcome. Equal comparisons are interchangeable, so every input order gives the same.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        The same comparisons, in canonical order.
+    """
     swap = c.a.astype(str) > c.b.astype(str)
     a, b = np.where(swap, c.b, c.a), np.where(swap, c.a, c.b)
     outcome = np.where(swap, 1 - c.outcome, c.outcome)
@@ -146,7 +201,14 @@ def canonical(c: Comparisons) -> Comparisons:
 
 def pair_counts(c: Comparisons) -> pd.DataFrame:
     """Per pair of systems that met (system_a before system_b alphabetically): wins of each
-    and ties."""
+    and ties.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        One row per pair: system_a, system_b, wins_a, wins_b, ties.
+    """
     canon = canonical(c)
     frame = pd.DataFrame(
         {"system_a": canon.a, "system_b": canon.b, "outcome": canon.outcome.astype(float)}

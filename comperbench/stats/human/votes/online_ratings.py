@@ -83,7 +83,14 @@ def replay_sequence(c: Comparisons) -> Comparisons:
     """The comparisons in canonical order, sorted by systems and outcome first (the unit only
     breaks ties): the sequence the permutations reorder is then the same whether the votes come
     one per row (with items) or as counts per pair (without), so both give the same point
-    ratings; only the bootstrap's resampling unit, and so the interval, differs."""
+    ratings; only the bootstrap's resampling unit, and so the interval, differs.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        The comparisons in replay order.
+    """
     canon = canonical(c)
     order = np.lexsort((canon.outcome, canon.b.astype(str), canon.a.astype(str)))
     units = None if canon.units is None else canon.units[order]

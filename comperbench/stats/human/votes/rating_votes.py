@@ -40,6 +40,12 @@ def rating_votes(ratings: pd.DataFrame) -> pd.DataFrame:
     no judge are averaged per (unit, system) and compared as judge `MEAN_JUDGE`. Returns columns
     unit, judge, a, b, outcome with a < b alphabetically and outcome 1 (a rated higher), 0 (b rated
     higher) or 0.5 (equal ratings: a tie).
+
+    Args:
+        ratings: one row per rating: unit, system, judge, value.
+
+    Returns:
+        Columns unit, judge, a, b, outcome.
     """
     frame = _unit_system_values(ratings)
     means = frame.groupby(["unit", "judge", "system"], sort=True)["value"].mean().unstack("system")
@@ -67,7 +73,14 @@ def rating_votes(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def as_comparisons(judgments: pd.DataFrame) -> Comparisons:
     """The judgments of `rating_votes` as comparisons for the ratings of `comparisons`, with
-    their context (`unit`) as the unit the bootstrap resamples."""
+    their context (`unit`) as the unit the bootstrap resamples.
+
+    Args:
+        judgments: rows of `rating_votes`.
+
+    Returns:
+        The comparisons, units the contexts when known.
+    """
     return Comparisons.of(
         judgments["a"].tolist(),
         judgments["b"].tolist(),
@@ -79,7 +92,14 @@ def as_comparisons(judgments: pd.DataFrame) -> Comparisons:
 def selections(ratings: pd.DataFrame) -> pd.DataFrame:
     """Units x systems 0/1 matrix: 1 where the system's mean rating is the best of its unit (ties:
     every best system is selected). Only units where every system has a rating are kept, as
-    Cochran's Q and McNemar need complete rows."""
+    Cochran's Q and McNemar need complete rows.
+
+    Args:
+        ratings: one row per rating: unit, system, judge, value.
+
+    Returns:
+        Units x systems 0/1.
+    """
     frame = _unit_system_values(ratings)
     means = frame.groupby(["unit", "system"], sort=True)["value"].mean().unstack("system")
     complete = means.dropna()

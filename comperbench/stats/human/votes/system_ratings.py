@@ -65,7 +65,18 @@ def with_intervals(
 ) -> Ratings:
     """`Ratings` of `point` with 95% percentile intervals and rank ranges over the rows of
     `boot` (one resample a row) that are finite throughout; with `groups` (a number per
-    system, in a `group` column), systems are ranked within their group only."""
+    system, in a `group` column), systems are ranked within their group only.
+
+    Args:
+        systems: the systems rated.
+        point: each system's rating.
+        boot: resamples x systems ratings.
+        signature: the ratings' signature.
+        groups: each system's group, or None (one group).
+
+    Returns:
+        The ratings, highest first (within each group).
+    """
     valid = boot[np.all(np.isfinite(boot), axis=1)]
     low = high = rank_low = rank_high = np.full(point.shape, np.nan)
     if len(valid):
@@ -95,12 +106,26 @@ def with_intervals(
 
 def compared_groups(games: np.ndarray) -> np.ndarray:
     """(S,) group of each system in an (S, S) games table: systems compared with one another,
-    directly or through others, share a group (numbered from 0 in order of their first system)."""
+    directly or through others, share a group (numbered from 0 in order of their first system).
+
+    Args:
+        games: (S, S) games between each pair of systems.
+
+    Returns:
+        (S,) group of each system.
+    """
     return connected_components(games > 0, directed=False)[1]
 
 
 def comparison_groups(c: Comparisons) -> np.ndarray:
-    """(S,) `compared_groups` of the systems of `c`."""
+    """(S,) `compared_groups` of the systems of `c`.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        (S,) group of each system of `c`.
+    """
     ia, ib = c.indices()
     games = np.zeros((c.systems.size, c.systems.size))
     games[ia, ib] = games[ib, ia] = 1
@@ -108,7 +133,15 @@ def comparison_groups(c: Comparisons) -> np.ndarray:
 
 
 def groups_note(systems: np.ndarray, groups: np.ndarray) -> str | None:
-    """Names the groups never compared with each other, or None for one group."""
+    """Names the groups never compared with each other, or None for one group.
+
+    Args:
+        systems: the systems.
+        groups: each system's group.
+
+    Returns:
+        The note, or None.
+    """
     if groups.max() == 0:
         return None
     listed = "; ".join(
@@ -122,7 +155,14 @@ def groups_note(systems: np.ndarray, groups: np.ndarray) -> str | None:
 
 
 def small_sample_note(c: Comparisons) -> str | None:
-    """Why a bootstrap over the units of `c` gives no informative interval, or None."""
+    """Why a bootstrap over the units of `c` gives no informative interval, or None.
+
+    Args:
+        c: the comparisons.
+
+    Returns:
+        The note, or None.
+    """
     _, n_units = c.unit_inverse()
     if n_units < 2:
         return (
@@ -143,7 +183,18 @@ def grouped_ratings(
     """`with_intervals` of the systems of `c` ranked within the `compared_groups` `groups`
     (numbered from 1 in the `group` column), with the note naming them when there are several
     (a rating of one group is never ranked against, or compared with, one of another) and the
-    `small_sample_note` when the units of `c` are too few for an informative interval."""
+    `small_sample_note` when the units of `c` are too few for an informative interval.
+
+    Args:
+        c: the comparisons.
+        point: each system's rating.
+        boot: resamples x systems ratings.
+        signature: the ratings' signature.
+        groups: each system's `compared_groups` group.
+
+    Returns:
+        The ratings with their notes.
+    """
     rated = with_intervals(c.systems, point, boot, signature, groups + 1)
     table, small = rated.table, small_sample_note(c)
     if small is not None:

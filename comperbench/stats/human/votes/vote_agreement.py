@@ -76,7 +76,14 @@ def _others_mean(votes: pd.DataFrame) -> pd.Series:
 def annotator_correlations(votes: pd.DataFrame) -> pd.DataFrame:
     """Per annotator: the cases shared with others and the Spearman correlation (with its
     p-value) of their votes against the others' mean; `reason` says why it is undefined (fewer
-    than `MIN_SHARED` shared cases, or one side constant). Sorted by correlation, lowest first."""
+    than `MIN_SHARED` shared cases, or one side constant). Sorted by correlation, lowest first.
+
+    Args:
+        votes: rows of `human_io.vote_rows.read_vote_rows`.
+
+    Returns:
+        Indexed by annotator: shared, spearman, p, reason.
+    """
     frame = votes.assign(others=_others_mean(votes)).dropna(subset=["others"])
     rows = []
     for annotator in sorted(votes["annotator"].unique()):
@@ -106,7 +113,14 @@ def _correlation(
 def prompt_validity(votes: pd.DataFrame) -> pd.DataFrame:
     """Per prompt (item): the pairs voted on it with a total from other prompts, and the Pearson
     correlation (with its p-value) of its mean vote per pair against the pair's mean vote over
-    the other prompts; `reason` says why it is undefined. Sorted by correlation, lowest first."""
+    the other prompts; `reason` says why it is undefined. Sorted by correlation, lowest first.
+
+    Args:
+        votes: rows of `human_io.vote_rows.read_vote_rows`.
+
+    Returns:
+        Indexed by item: pairs, r, p, reason.
+    """
     score = votes.groupby(["item", "system_a", "system_b"])["outcome"].mean().reset_index()
     pair = score.groupby(["system_a", "system_b"])["outcome"]
     total, count = pair.transform("sum"), pair.transform("size")
@@ -125,7 +139,14 @@ def prompt_validity(votes: pd.DataFrame) -> pd.DataFrame:
 def agreement_breakdown(votes: pd.DataFrame) -> pd.DataFrame:
     """Per number of votes an item's pair received (rows), how many such (item, pair) cases
     have every vote alike, all but one alike, every vote different (three votes: a, b and tie
-    once each), or another split."""
+    once each), or another split.
+
+    Args:
+        votes: rows of `human_io.vote_rows.read_vote_rows`.
+
+    Returns:
+        Votes per case x `AGREEMENT` counts.
+    """
     cases = votes.groupby(["item", "system_a", "system_b"])["outcome"]
     sizes = cases.size()
     distinct = cases.nunique()

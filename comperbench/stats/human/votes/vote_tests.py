@@ -32,7 +32,15 @@ below 1."""
 
 
 def sign_test(wins_a: int, wins_b: int) -> float:
-    """Exact two-sided sign (binomial) test of equal preference; ties are left out beforehand."""
+    """Exact two-sided sign (binomial) test of equal preference; ties are left out beforehand.
+
+    Args:
+        wins_a: wins of the first system.
+        wins_b: wins of the second system.
+
+    Returns:
+        The p-value; NaN without decided comparisons.
+    """
     n = wins_a + wins_b
     return float(sps.binomtest(wins_a, n, 0.5).pvalue) if n else np.nan
 
@@ -41,7 +49,16 @@ def mcnemar(
     selected_a: Sequence[bool], selected_b: Sequence[bool], exact: bool = True
 ) -> tuple[float, float]:
     """(statistic, p) for paired binary selections: exact binomial on the discordant pairs, or the
-    chi-square with continuity correction (statistic = count of the smaller discordant cell when exact)."""
+    chi-square with continuity correction (statistic = count of the smaller discordant cell when exact).
+
+    Args:
+        selected_a: whether the first system was selected, per context.
+        selected_b: whether the second system was selected, per context.
+        exact: the exact binomial test (else the chi-square).
+
+    Returns:
+        (statistic, p).
+    """
     a, b = np.asarray(selected_a, bool), np.asarray(selected_b, bool)
     only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
     if exact:
@@ -57,7 +74,14 @@ def mcnemar(
 def chi_square(table: np.ndarray) -> tuple[float, float, int]:
     """(statistic, p, dof) of independence for a systems x outcomes count table (scipy). All-zero
     rows and columns (e.g. an outcome, such as a tie, that never occurs) carry no information and
-    are dropped first (see `empty_lines`); the dof counts only the lines kept."""
+    are dropped first (see `empty_lines`); the dof counts only the lines kept.
+
+    Args:
+        table: systems x outcomes counts.
+
+    Returns:
+        (statistic, p, dof).
+    """
     counts = np.asarray(table, dtype=float)
     counts = counts[counts.sum(axis=1) > 0][:, counts.sum(axis=0) > 0]
     if counts.ndim != 2 or min(counts.shape) < 2:
@@ -73,7 +97,14 @@ def chi_square(table: np.ndarray) -> tuple[float, float, int]:
 def small_expected_reason(table: np.ndarray) -> str | None:
     """Why the chi-square approximation does not hold for a count table (Cochran's rule: no
     expected count below 1, at most a fifth below `MIN_EXPECTED`), or None. All-zero rows and
-    columns are left out first, as `chi_square` does."""
+    columns are left out first, as `chi_square` does.
+
+    Args:
+        table: systems x outcomes counts.
+
+    Returns:
+        The reason, or None.
+    """
     counts = np.asarray(table, dtype=float)
     counts = counts[counts.sum(axis=1) > 0][:, counts.sum(axis=0) > 0]
     if counts.size == 0:
@@ -90,7 +121,14 @@ def small_expected_reason(table: np.ndarray) -> str | None:
 
 
 def empty_lines(table: np.ndarray) -> tuple[list[int], list[int]]:
-    """(rows, columns) of a count table that are all zero, which `chi_square` drops."""
+    """(rows, columns) of a count table that are all zero, which `chi_square` drops.
+
+    Args:
+        table: a count table.
+
+    Returns:
+        (rows, columns) that are all zero.
+    """
     counts = np.asarray(table, dtype=float)
     return (
         np.flatnonzero(counts.sum(axis=1) == 0).tolist(),
@@ -99,7 +137,14 @@ def empty_lines(table: np.ndarray) -> tuple[list[int], list[int]]:
 
 
 def cochrans_q(binary: np.ndarray) -> tuple[float, float, int]:
-    """(Q, p, dof) for an items x systems 0/1 matrix: do the systems have equal success rates?"""
+    """(Q, p, dof) for an items x systems 0/1 matrix: do the systems have equal success rates?
+
+    Args:
+        binary: items x systems 0/1.
+
+    Returns:
+        (Q, p, dof); NaNs where every item selects all or none.
+    """
     x = np.asarray(binary, dtype=float)
     k = x.shape[1]
     col, row = x.sum(axis=0), x.sum(axis=1)
