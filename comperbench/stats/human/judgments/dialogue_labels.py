@@ -20,7 +20,14 @@ Limitations section)."""
 def dialogue_rates(items: pd.DataFrame) -> pd.DataFrame:
     """Per (dialogue, system), from one behaviour's majority labels per turn (columns dialogue,
     system, value): turns, count (labelled 1) and rate, the share of its turns with the
-    behaviour."""
+    behaviour.
+
+    Args:
+        items: majority labels per turn: dialogue, system, value.
+
+    Returns:
+        One row per (dialogue, system): turns, count, rate.
+    """
     grouped = items.groupby(["dialogue", "system"], sort=True)["value"]
     out = grouped.agg(turns="size", count="sum").reset_index()
     out["count"] = out["count"].astype(int)
@@ -30,7 +37,15 @@ def dialogue_rates(items: pd.DataFrame) -> pd.DataFrame:
 
 def system_dialogue_rates(per_dialogue: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per system: dialogues, mean of its dialogues' rates and a Student t interval over them
-    (NaN below two dialogues), as `rating_analysis.system_means`."""
+    (NaN below two dialogues), as `rating_analysis.system_means`.
+
+    Args:
+        per_dialogue: rows of `dialogue_rates`.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        One row per system: dialogues, mean, low, high.
+    """
     frame = per_dialogue.assign(item_id=per_dialogue["dialogue"], value=per_dialogue["rate"])
     return system_means(frame, confidence).rename(columns={"items": "dialogues"})
 
@@ -64,7 +79,18 @@ def separation(
     pooled and compared with a two-proportion z-test, as the paper's Table 5 does at n = 32:
     `needed` is the smallest n from which at least `POWER` of the draws reject at `alpha`
     (None: no n up to the data's), `at_paper` the share rejecting at n = 32 (or the largest n
-    available, `paper_n`)."""
+    available, `paper_n`).
+
+    Args:
+        a: the first system's dialogues, rows (count, turns).
+        b: the second system's dialogues, rows (count, turns).
+        alpha: the z-test's level.
+        draws: seeded samples per n.
+        seed: seed of the samples.
+
+    Returns:
+        needed (the smallest n separating them, or None), paper_n, at_paper and reason.
+    """
     largest = min(len(a), len(b))
     if largest < 2:
         reason = "fewer than 2 dialogues of a system"
@@ -86,7 +112,17 @@ def separation(
 def sensitivity(
     per_dialogue: pd.DataFrame, *, alpha: float = 0.05, draws: int = 100, seed: int = 0
 ) -> pd.DataFrame:
-    """`separation` of every pair of systems from one behaviour's `dialogue_rates`."""
+    """`separation` of every pair of systems from one behaviour's `dialogue_rates`.
+
+    Args:
+        per_dialogue: rows of `dialogue_rates`.
+        alpha: the z-test's level.
+        draws: seeded samples per n.
+        seed: seed of the samples.
+
+    Returns:
+        One row per pair of systems: system_a, system_b and the `separation` fields.
+    """
     systems = sorted(per_dialogue["system"].unique())
     groups = {s: g[["count", "turns"]].to_numpy() for s, g in per_dialogue.groupby("system")}
     rows = []

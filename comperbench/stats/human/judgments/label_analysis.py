@@ -38,7 +38,14 @@ class LabelAnalysis:
 
 def majority(means: np.ndarray) -> tuple[np.ndarray, int]:
     """Per item, from the mean of its 0/1 labels: 1 above 0.5, 0 below, NaN at exactly 0.5 (an
-    evenly split vote) or without labels; and the number of split items."""
+    evenly split vote) or without labels; and the number of split items.
+
+    Args:
+        means: each item's mean 0/1 label (NaN: no labels).
+
+    Returns:
+        (majority label per item, number of split items).
+    """
     means = np.asarray(means, dtype=float)
     labels = np.where(means > 0.5, 1.0, np.where(means < 0.5, 0.0, np.nan))
     return labels, int(np.sum(means == 0.5))
@@ -46,7 +53,14 @@ def majority(means: np.ndarray) -> tuple[np.ndarray, int]:
 
 def majority_labels(labels: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Per item (item_id, system) its `majority` label; items with evenly split labels are
-    dropped, and counted."""
+    dropped, and counted.
+
+    Args:
+        labels: individual labels: item_id, system, annotator, value.
+
+    Returns:
+        (one row per decided item with its majority label, number of split items).
+    """
     items = labels.groupby(["item_id", "system"], sort=True)["value"].mean().reset_index()
     items["value"], split = majority(items["value"].to_numpy())
     return items.dropna(subset=["value"]), split

@@ -59,7 +59,16 @@ def _fit(outcome: np.ndarray, predictors: np.ndarray, kind: Kind) -> Fit:
 def univariate(rates: pd.DataFrame, outcome: np.ndarray, kind: Kind = "linear") -> pd.DataFrame:
     """Per behaviour (a column of `rates`, one row per dialogue, or per comparison the rate
     difference): R-squared (or McFadden's pseudo-R-squared) and slope of the regression of the
-    outcome on it, or the reason it is undefined."""
+    outcome on it, or the reason it is undefined.
+
+    Args:
+        rates: behaviour rates, one column per behaviour.
+        outcome: the quality (linear) or the 0/1 outcome (logistic) per row.
+        kind: linear or logistic regression.
+
+    Returns:
+        One row per behaviour: its fit or the reason it is undefined.
+    """
     rows = []
     for behaviour in rates.columns:
         x = rates[behaviour].to_numpy(float)[:, None]
@@ -100,7 +109,17 @@ def stepwise(
     """Backwards stepwise regression by beam search: per number of predictors, the best model
     found (highest adjusted R-squared, or adjusted pseudo-R-squared), its (pseudo-)R-squared,
     the behaviours it leaves out of the best larger model, and whether each of its predictors
-    adds to the adjusted value (Figure 3's filled markers). Behaviours with one rate in every dialogue are left out."""
+    adds to the adjusted value (Figure 3's filled markers). Behaviours with one rate in every dialogue are left out.
+
+    Args:
+        rates: behaviour rates, one column per behaviour.
+        quality: the quality (linear) or the 0/1 outcome (logistic) per row.
+        kind: linear or logistic regression.
+        beam: models kept per number of predictors.
+
+    Returns:
+        One row per number of predictors.
+    """
     usable = [b for b in rates.columns if np.ptp(rates[b].to_numpy(float)) > 0]
     x = rates[usable].to_numpy(float)
     reason = _undefined(quality, x, kind) if usable else "no behaviour varies between dialogues"

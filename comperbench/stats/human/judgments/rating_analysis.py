@@ -29,7 +29,14 @@ class RatingAnalysis:
 
 
 def interval_note(n_items: int) -> str | None:
-    """Why a t interval over `n_items` item means is missing or not informative, or None."""
+    """Why a t interval over `n_items` item means is missing or not informative, or None.
+
+    Args:
+        n_items: the items rated.
+
+    Returns:
+        The note, or None.
+    """
     if n_items >= MIN_BOOTSTRAP_UNITS:
         return None
     if n_items < 2:
@@ -42,7 +49,15 @@ def interval_note(n_items: int) -> str | None:
 
 def system_means(ratings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per system (rows item_id, system, value of one aspect): the mean of its item means and a
-    Student t interval over them (NaN below two items), with a note below 10 items."""
+    Student t interval over them (NaN below two items), with a note below 10 items.
+
+    Args:
+        ratings: one aspect's rows: item_id, system, value.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        One row per system: items, ratings, mean, low, high, note; highest mean first.
+    """
     items = ratings.groupby(["system", "item_id"], sort=True)["value"].agg(["mean", "size"])
     out = []
     for system, group in items.groupby(level="system", sort=True):
@@ -107,7 +122,15 @@ def likert_t_tests(ratings: pd.DataFrame, correction: Correction = "holm") -> pd
     the mean ratings of every pair of systems, one aspect's rows (item_id, system, value), each
     item's mean rating the unit: the t-tests of the ABC-Eval paper's Table 5 for Dialogue Likert
     (Finch, Finch & Choi 2023, Section 7.3). `p_adjusted` corrects the family of pairs; a pair
-    without two items each or without variance is NaN with its reason."""
+    without two items each or without variance is NaN with its reason.
+
+    Args:
+        ratings: one aspect's rows: item_id, system, value.
+        correction: the multiplicity correction of the family of pairs.
+
+    Returns:
+        One row per pair of systems: means, t, dof, p_value, reason, p_adjusted.
+    """
     items = ratings.groupby(["system", "item_id"], sort=True)["value"].mean()
     groups = {s: g.to_numpy() for s, g in items.groupby(level="system", sort=True)}
     rows = []

@@ -107,7 +107,14 @@ SATA_OUTCOMES = ("a_only", "b_only", "tie_wins", "tie_losses")
 
 def sata_pair_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
     """Per pair of systems shown together in SATA turns (system_a before system_b): the turns
-    only A was selected in, only B, both (tie wins) and neither (tie losses), and all of them."""
+    only A was selected in, only B, both (tie wins) and neither (tie losses), and all of them.
+
+    Args:
+        rows: SATA selections as `read_selections` gives them.
+
+    Returns:
+        One row per pair of systems.
+    """
     counts: dict[tuple[str, str], list[int]] = {}
     for shown, selected in zip(rows["shown"], rows["selected"], strict=True):
         for first, second in combinations(sorted(shown), 2):
@@ -122,13 +129,29 @@ def sata_pair_outcomes(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def selection_comparisons(rows: pd.DataFrame, setting: str) -> Comparisons:
-    """The comparisons implied by one setting's selections, each turn their resampling unit."""
+    """The comparisons implied by one setting's selections, each turn their resampling unit.
+
+    Args:
+        rows: selections as `read_selections` gives them.
+        setting: `soba` or `sata`.
+
+    Returns:
+        The comparisons, each turn their unit.
+    """
     build = _soba_comparisons if setting == "soba" else _sata_comparisons
     return Comparisons.of(*build(rows), unit_kind="turn")
 
 
 def selection_rates(rows: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Per system: turns shown (n), turns selected (count), rate and Wilson interval."""
+    """Per system: turns shown (n), turns selected (count), rate and Wilson interval.
+
+    Args:
+        rows: selections as `read_selections` gives them.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        One row per system: n, count, rate, low, high.
+    """
     shown = rows[["shown", "selected"]].explode("shown")
     chosen = [name in sel for name, sel in zip(shown["shown"], shown["selected"], strict=True)]
     return rates(shown["shown"].to_numpy(dtype=object), np.asarray(chosen, float), confidence)

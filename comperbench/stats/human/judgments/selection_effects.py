@@ -100,7 +100,14 @@ class Anchoring:
 
 def consecutive_pairs(rows: pd.DataFrame) -> pd.DataFrame | str:
     """Each judged turn beside the next turn of its dialogue by the same annotator (columns
-    suffixed `_t` and `_next`), or why turns cannot be paired."""
+    suffixed `_t` and `_next`), or why turns cannot be paired.
+
+    Args:
+        rows: selections as `read_selections` gives them.
+
+    Returns:
+        The paired turns, or the reason they cannot be paired.
+    """
     turns = pd.to_numeric(rows["turn"], errors="coerce")
     whole = turns.notna() & (turns == turns.round())
     if not whole.all():
@@ -195,7 +202,16 @@ def _events(rows: pd.DataFrame, setting: str) -> list[Event]:
 
 def cascading(rows: pd.DataFrame, setting: str, correction: Correction = "holm") -> Cascading:
     """The cascading check of one setting's selections (rows as `read_selections` gives them,
-    all of `setting`); the tests of all events are one family, adjusted by `correction`."""
+    all of `setting`); the tests of all events are one family, adjusted by `correction`.
+
+    Args:
+        rows: one setting's selections as `read_selections` gives them.
+        setting: `soba` or `sata`.
+        correction: the multiplicity correction of the events' tests.
+
+    Returns:
+        The `Cascading` check.
+    """
     pairs = consecutive_pairs(rows)
     if isinstance(pairs, str):
         return Cascading(None, pairs)
@@ -259,7 +275,15 @@ def _group(rows: pd.DataFrame, setting: str) -> PositionTest:
 
 def anchoring(rows: pd.DataFrame, setting: str) -> Anchoring:
     """The anchoring check of one setting's selections (`shown` in the order shown), per number
-    of responses shown."""
+    of responses shown.
+
+    Args:
+        rows: one setting's selections as `read_selections` gives them.
+        setting: `soba` or `sata`.
+
+    Returns:
+        The `Anchoring` check.
+    """
     sizes = rows["shown"].map(len)
     if not (sizes >= 2).any():
         return Anchoring((), "undefined: every turn shows one response, so no position to compare")

@@ -48,13 +48,29 @@ class SingleResponseAnalysis:
 
 def wald_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """The normal-approximation interval p +- z sqrt(p (1 - p) / n), clipped to [0, 1]; a count
-    may be fractional (a printed rate times n)."""
+    may be fractional (a printed rate times n).
+
+    Args:
+        successes: the count of successes (may be fractional).
+        n: the trials.
+        confidence: the intervals' confidence level.
+
+    Returns:
+        (low, high).
+    """
     low, high = proportion_confint(successes, n, alpha=1 - confidence, method="normal")
     return float(low), float(high)
 
 
 def single_response_rows(rows: pd.DataFrame) -> pd.DataFrame:
-    """The SATA turns that showed one response."""
+    """The SATA turns that showed one response.
+
+    Args:
+        rows: selections as `read_selections` gives them.
+
+    Returns:
+        The rows of SATA turns that showed one response.
+    """
     return rows[(rows["setting"] == "sata") & (rows["shown"].map(len) == 1)]
 
 
@@ -66,7 +82,17 @@ def analyse_single_response(
     correction: Correction = "holm",
 ) -> SingleResponseAnalysis:
     """The SM analysis of the single-response turns of `rows` (as `read_selections` gives
-    them); the binomial tests of the systems are one family, adjusted by `correction`."""
+    them); the binomial tests of the systems are one family, adjusted by `correction`.
+
+    Args:
+        rows: selections as `read_selections` gives them.
+        null: the selection rate under the null hypothesis.
+        alternative: the side of the binomial tests.
+        correction: the multiplicity correction of the tests.
+
+    Returns:
+        The `SingleResponseAnalysis`.
+    """
     rows = single_response_rows(rows)
     if rows.empty:
         raise ValueError("no single-response turns (SATA turns that show one response)")

@@ -34,7 +34,15 @@ class Goal:
             raise ValueError(f"n={self.n} must be at least 1")
 
     def reach(self, sample_size: Callable[[], int], power_at: Callable[[int], T]) -> tuple[int, T]:
-        """The given n and its power, or the sample size and its power."""
+        """The given n and its power, or the sample size and its power.
+
+        Args:
+            sample_size: computes the sample size reaching the power.
+            power_at: computes the power at a given n.
+
+        Returns:
+            (n, its power).
+        """
         n = self.n if self.n is not None else sample_size()
         return n, power_at(n)
 
@@ -78,6 +86,17 @@ class Setting:
     def plan(
         self, alpha: float = 0.05, power: float = 0.8, n: int | None = None, **parameters
     ) -> Plan:
+        """The plan of this setting: the units needed for `power`, or the power of `n` units.
+
+        Args:
+            alpha: the significance level.
+            power: the target power (when `n` is None).
+            n: the units to compute the power of, or None.
+            parameters: the setting's own parameters (difference, rate, ...).
+
+        Returns:
+            The `Plan`.
+        """
         goal = Goal(alpha, power, n)
         s = self.solve(goal, **parameters)
         target = None if n is not None else power

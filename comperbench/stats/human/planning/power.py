@@ -174,7 +174,19 @@ def binomial_power(
 ) -> float:
     """Power of the one-sample binomial test of H0: p = p0 (e.g. one system's win or
     select-all-that-apply rate against an expected rate) when the true rate is p1; `method` is
-    one of `BINOMIAL_METHODS`."""
+    one of `BINOMIAL_METHODS`.
+
+    Args:
+        n: the trials.
+        p0: the rate under H0.
+        p1: the true rate.
+        alpha: the significance level.
+        method: one of `BINOMIAL_METHODS`.
+        alternative: two-sided, greater or less.
+
+    Returns:
+        The power.
+    """
     _check_binomial(p0, p1, method, alternative)
     if method == "exact":
         return _exact_binomial_power(n, p0, p1, alpha, alternative)
@@ -196,7 +208,19 @@ def binomial_sample_size(
     """n for the one-sample binomial test. Normal methods: the closed form
     ((z_alpha sd0 + z_beta sd1) / (p1 - p0))^2 rounded up, with the standard deviations of
     `BINOMIAL_METHODS`. Exact: the smallest n whose exact power reaches `power`, by a scan (the
-    exact power curve is saw-toothed, so a slightly larger n can fall short again)."""
+    exact power curve is saw-toothed, so a slightly larger n can fall short again).
+
+    Args:
+        p0: the rate under H0.
+        p1: the true rate.
+        alpha: the significance level.
+        power: the target power.
+        method: one of `BINOMIAL_METHODS`.
+        alternative: two-sided, greater or less.
+
+    Returns:
+        The smallest n.
+    """
     _check_binomial(p0, p1, method, alternative)
     if method == "exact":
         approx = binomial_sample_size(p0, p1, alpha, power, "fleiss", alternative)
@@ -217,7 +241,17 @@ def _ceil(n: float) -> int:
 
 
 def mcnemar_sample_size(p10: float, p01: float, alpha: float = 0.05, power: float = 0.8) -> int:
-    """Pairs needed for McNemar's test (Connor 1987) given the two discordant proportions."""
+    """Pairs needed for McNemar's test (Connor 1987) given the two discordant proportions.
+
+    Args:
+        p10: the share of pairs only the first is selected in.
+        p01: the share only the second is selected in.
+        alpha: the significance level.
+        power: the target power.
+
+    Returns:
+        The pairs needed.
+    """
     _check_mcnemar(p10, p01)
     psi, delta = p10 + p01, p10 - p01
     za, zb = special.ndtri(1 - alpha / 2), special.ndtri(power)
@@ -225,7 +259,17 @@ def mcnemar_sample_size(p10: float, p01: float, alpha: float = 0.05, power: floa
 
 
 def mcnemar_power(n: int, p10: float, p01: float, alpha: float = 0.05) -> float:
-    """Power of McNemar's test with n pairs (Connor 1987)."""
+    """Power of McNemar's test with n pairs (Connor 1987).
+
+    Args:
+        n: the pairs.
+        p10: the share of pairs only the first is selected in.
+        p01: the share only the second is selected in.
+        alpha: the significance level.
+
+    Returns:
+        The power.
+    """
     _proportion("p10", p10)
     _proportion("p01", p01)
     if p10 + p01 <= 0 or p10 + p01 > 1:
@@ -247,7 +291,17 @@ def two_proportion_sample_size(
 ) -> int:
     """Units per group for the two-sided two-proportion z-test (pooled variance):
     n = (z_a sqrt(2 pbar qbar) + z_b sqrt(p1 q1 + p2 q2))^2 / (p1 - p2)^2 rounded up, with
-    pbar = (p1 + p2) / 2 (Fleiss, Levin & Paik 2003, ch. 4, without continuity correction)."""
+    pbar = (p1 + p2) / 2 (Fleiss, Levin & Paik 2003, ch. 4, without continuity correction).
+
+    Args:
+        p1: the first group's proportion.
+        p2: the second group's proportion.
+        alpha: the significance level.
+        power: the target power.
+
+    Returns:
+        The units per group.
+    """
     _check_two_proportions(p1, p2)
     if p1 == p2:
         raise ValueError(
@@ -262,7 +316,17 @@ def two_proportion_sample_size(
 def two_proportion_power(n: int, p1: float, p2: float, alpha: float = 0.05) -> float:
     """Power of the two-sided two-proportion z-test with n units per group:
     Phi((|p1 - p2| sqrt(n) - z_a sqrt(2 pbar qbar)) / sqrt(p1 q1 + p2 q2)), the far tail left
-    out as in `two_proportion_sample_size`."""
+    out as in `two_proportion_sample_size`.
+
+    Args:
+        n: the units per group.
+        p1: the first group's proportion.
+        p2: the second group's proportion.
+        alpha: the significance level.
+
+    Returns:
+        The power.
+    """
     _check_two_proportions(p1, p2)
     null, alt = _two_proportion_sds(p1, p2)
     za = special.ndtri(1 - alpha / 2)
@@ -276,27 +340,65 @@ def _two_proportion_sds(p1: float, p2: float) -> tuple[float, float]:
 
 
 def chisquare_power(n: int, effect_w: float, k: int, alpha: float = 0.05) -> float:
-    """Power of a chi-square test with k - 1 degrees of freedom for Cohen's effect size w."""
+    """Power of a chi-square test with k - 1 degrees of freedom for Cohen's effect size w.
+
+    Args:
+        n: the observations.
+        effect_w: Cohen's w.
+        k: the categories.
+        alpha: the significance level.
+
+    Returns:
+        The power.
+    """
     df = k - 1
     crit = _stats().chi2.ppf(1 - alpha, df)
     return float(_stats().ncx2.sf(crit, df, n * effect_w**2))
 
 
 def chisquare_sample_size(effect_w: float, k: int, alpha: float = 0.05, power: float = 0.8) -> int:
+    """Observations needed for a chi-square test with k - 1 degrees of freedom for Cohen's w.
+
+    Args:
+        effect_w: Cohen's w (> 0).
+        k: the categories.
+        alpha: the significance level.
+        power: the target power.
+
+    Returns:
+        The smallest n.
+    """
     if not effect_w > 0:
         raise ValueError(f"Cohen's w={effect_w:g}: there is no effect to detect (w must be > 0)")
     return _smallest_n(lambda n: chisquare_power(n, effect_w, k, alpha), power)
 
 
 def effect_w(p: Sequence[float], p0: Sequence[float] | None = None) -> float:
-    """Cohen's w of outcome proportions p against p0 (uniform by default)."""
+    """Cohen's w of outcome proportions p against p0 (uniform by default).
+
+    Args:
+        p: the outcome proportions.
+        p0: the proportions under H0, or None (uniform).
+
+    Returns:
+        Cohen's w.
+    """
     p = np.asarray(p, dtype=float)
     q = np.full_like(p, 1 / p.size) if p0 is None else np.asarray(p0, dtype=float)
     return float(np.sqrt(np.sum((p - q) ** 2 / q)))
 
 
 def ttest_power(n_per_group: int, effect_d: float, alpha: float = 0.05) -> float:
-    """Power of the two-sided two-sample t-test (equal groups) for Cohen's d (noncentral t)."""
+    """Power of the two-sided two-sample t-test (equal groups) for Cohen's d (noncentral t).
+
+    Args:
+        n_per_group: the units per group.
+        effect_d: Cohen's d.
+        alpha: the significance level.
+
+    Returns:
+        The power.
+    """
     df = 2 * n_per_group - 2
     nc = effect_d * np.sqrt(n_per_group / 2)
     crit = _stats().t.ppf(1 - alpha / 2, df)
@@ -304,7 +406,16 @@ def ttest_power(n_per_group: int, effect_d: float, alpha: float = 0.05) -> float
 
 
 def ttest_sample_size(effect_d: float, alpha: float = 0.05, power: float = 0.8) -> int:
-    """Units per group for the two-sample t-test."""
+    """Units per group for the two-sample t-test.
+
+    Args:
+        effect_d: Cohen's d (not 0).
+        alpha: the significance level.
+        power: the target power.
+
+    Returns:
+        The units per group.
+    """
     if effect_d == 0 or not np.isfinite(effect_d):
         raise ValueError(f"Cohen's d={effect_d:g}: there is no effect to detect (d must be != 0)")
     return _smallest_n(lambda n: ttest_power(n, effect_d, alpha), power)
@@ -326,7 +437,15 @@ def cochrans_q_noncentrality(n: int, p: Sequence[float]) -> float:
     """Q of the expected table: n items, system j selected with probability p_j independently,
     i.e. lambda = n k (k-1) sum (p_j - mean p)^2 / (k sum p_j - sum p_j q_j - (sum p_j)^2), the
     chi-square statistic of the expected counts as noncentrality (Cohen 1988, ch. 7). For two
-    systems it is McNemar's n delta^2 / psi (delta = p10 - p01, psi = p10 + p01)."""
+    systems it is McNemar's n delta^2 / psi (delta = p10 - p01, psi = p10 + p01).
+
+    Args:
+        n: the items.
+        p: each system's success proportion.
+
+    Returns:
+        The noncentrality lambda.
+    """
     p = np.asarray(p, dtype=float)
     k = p.size
     spread = k * p.sum() - np.sum(p * (1 - p)) - p.sum() ** 2
@@ -338,7 +457,16 @@ def cochrans_q_noncentrality(n: int, p: Sequence[float]) -> float:
 def cochrans_q_power(n: int, p: Sequence[float], alpha: float = 0.05) -> float:
     """Power of Cochran's Q for n items and per-system success proportions p, responses
     independent across systems: the noncentral chi-square approximation with k - 1 degrees of
-    freedom and `cochrans_q_noncentrality`."""
+    freedom and `cochrans_q_noncentrality`.
+
+    Args:
+        n: the items.
+        p: each system's success proportion.
+        alpha: the significance level.
+
+    Returns:
+        The power.
+    """
     p = np.asarray(p, dtype=float)
     _check_cochran(p)
     df = p.size - 1
@@ -375,7 +503,18 @@ def cochrans_q_power_mc(
     """Monte Carlo power of Cochran's Q for n items and per-system success proportions p,
     responses drawn independently. Simulations run in chunks of `MC_CHUNK`, each from its own
     seeded stream, items first, so a larger n extends the same draws (common random numbers
-    keep the power curve in n smooth)."""
+    keep the power curve in n smooth).
+
+    Args:
+        n: the items.
+        p: each system's success proportion.
+        alpha: the significance level.
+        simulations: the simulated evaluations.
+        seed: seed of the simulations.
+
+    Returns:
+        The power with its Monte Carlo standard error.
+    """
     p = np.asarray(p, dtype=float)
     _check_cochran(p)
     k = p.size
@@ -405,7 +544,19 @@ def cochrans_q_sample_size(
     seed: int = 0,
 ) -> int:
     """Items needed for Cochran's Q: by the noncentral chi-square approximation (`analytic`) or
-    the smallest n whose Monte Carlo power reaches `power` (state its standard error with it)."""
+    the smallest n whose Monte Carlo power reaches `power` (state its standard error with it).
+
+    Args:
+        p: each system's success proportion.
+        alpha: the significance level.
+        power: the target power.
+        method: `analytic` or `monte-carlo`.
+        simulations: the simulated evaluations per n (monte-carlo).
+        seed: seed of the simulations (monte-carlo).
+
+    Returns:
+        The items needed.
+    """
     p = np.asarray(p, dtype=float)
     _check_cochran(p, effect=True)
     if method == "analytic":
