@@ -12,7 +12,15 @@ from comperbench.common.errors import ComperbenchError
 
 
 def dialogue_ratings(ratings: pd.DataFrame, file: str) -> pd.DataFrame:
-    """The dialogue-level rows of a `ratings.read_ratings` table; an error when there are none."""
+    """The dialogue-level rows of a `ratings.read_ratings` table; an error when there are none.
+
+    Args:
+        ratings: a `ratings.read_ratings` table.
+        file: the file's name, for errors.
+
+    Returns:
+        Its dialogue-level rows.
+    """
     rows = ratings[ratings["level"] == "dialogue"]
     if rows.empty:
         raise ComperbenchError(f"{file}: no dialogue-level ratings (level dialogue)")
@@ -20,7 +28,16 @@ def dialogue_ratings(ratings: pd.DataFrame, file: str) -> pd.DataFrame:
 
 
 def quality_aspect(ratings: pd.DataFrame, aspect: str | None, file: str) -> str:
-    """The aspect rating dialogue quality: `aspect` if rated, else the only dialogue-level one."""
+    """The aspect rating dialogue quality: `aspect` if rated, else the only dialogue-level one.
+
+    Args:
+        ratings: dialogue-level ratings.
+        aspect: the aspect asked for, or None.
+        file: the file's name, for errors.
+
+    Returns:
+        The aspect's name.
+    """
     aspects = sorted(ratings["aspect"].unique())
     if aspect is None:
         if len(aspects) > 1:
@@ -40,7 +57,17 @@ def join_quality(
     dialogues: pd.DataFrame, ratings: pd.DataFrame, aspect: str, file: str
 ) -> pd.Series:
     """Each labelled (dialogue, system) of `dialogues` (its index) with its mean `aspect` rating
-    over annotators; an error naming the first labelled dialogue the ratings do not rate."""
+    over annotators; an error naming the first labelled dialogue the ratings do not rate.
+
+    Args:
+        dialogues: rates indexed by (dialogue, system).
+        ratings: dialogue-level ratings.
+        aspect: the aspect rating quality.
+        file: the file's name, for errors.
+
+    Returns:
+        The mean quality rating per labelled (dialogue, system), in `dialogues`' order.
+    """
     rows = ratings[ratings["aspect"] == aspect].rename(columns={"item": "dialogue"})
     quality = rows.groupby(["dialogue", "system"], sort=True)["value"].mean()
     missing = dialogues.index.difference(quality.index)
@@ -60,7 +87,16 @@ def join_comparisons(
     """Per vote with a winner (ties left out: the paper's logistic model has two outcomes), the
     difference of its two dialogues' rates (columns of `dialogues`, indexed by dialogue and
     system) and the outcome (1: system_a's dialogue is better). A vote's two dialogues are the
-    labelled (item, system_a) and (item, system_b); an error names the first vote without them."""
+    labelled (item, system_a) and (item, system_b); an error names the first vote without them.
+
+    Args:
+        dialogues: rates indexed by (dialogue, system).
+        votes: rows of `vote_rows.read_vote_rows`.
+        file: the file's name, for errors.
+
+    Returns:
+        (the rate differences, one row per vote with a winner; the outcomes).
+    """
     decided = votes[votes["outcome"] != 0.5]
     a = pd.MultiIndex.from_arrays([decided["item"], decided["system_a"]])
     b = pd.MultiIndex.from_arrays([decided["item"], decided["system_b"]])

@@ -32,7 +32,15 @@ def _binary(value: object, where: dict, file: str) -> int:
 
 def labels_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated labels from located rows: the label columns plus `item_id`, one per
-    (dialogue, turn, system)."""
+    (dialogue, turn, system).
+
+    Args:
+        rows: (location, row) pairs; the location (`line=` or `record=`) names the row in errors.
+        file: the file's name, for errors.
+
+    Returns:
+        The labels, one row per (dialogue, turn, system).
+    """
     check_size(rows, file, "label rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
@@ -52,11 +60,25 @@ def labels_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
 
 def read_labels(path: str | Path) -> pd.DataFrame:
     """Behaviour labels from a file (see the module docstring); errors name the file, line (or
-    record) and field."""
+    record) and field.
+
+    Args:
+        path: a .csv, .jsonl or .parquet file.
+
+    Returns:
+        The labels, as `labels_table`.
+    """
     return labels_table(read_rows(path, LABEL_COLUMNS), str(path))
 
 
 def as_ratings(labels: pd.DataFrame) -> pd.DataFrame:
     """The labels in the package's rating schema: item_id, system, aspect (the behaviour),
-    annotator, value."""
+    annotator, value.
+
+    Args:
+        labels: a `read_labels` table.
+
+    Returns:
+        One row per label: item_id, system, aspect, annotator, value.
+    """
     return labels.rename(columns={"behaviour": "aspect"})[list(RATING_COLUMNS)]

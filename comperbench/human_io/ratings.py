@@ -38,7 +38,15 @@ def _number(value: object, where: dict, file: str) -> float:
 
 def ratings_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated ratings from located rows: the file's columns plus `item_id`, one per
-    (level, item, system)."""
+    (level, item, system).
+
+    Args:
+        rows: (location, row) pairs; the location (`line=` or `record=`) names the row in errors.
+        file: the file's name, for errors.
+
+    Returns:
+        The ratings, one row per rating.
+    """
     check_size(rows, file, "rating rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
@@ -60,5 +68,12 @@ def ratings_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
 
 def read_ratings(path: str | Path) -> pd.DataFrame:
     """Ratings from a file (see the module docstring); errors name the file, line (or record)
-    and field."""
+    and field.
+
+    Args:
+        path: a .csv, .jsonl or .parquet file.
+
+    Returns:
+        The ratings, as `ratings_table`.
+    """
     return ratings_table(read_rows(path, RATING_FILE_COLUMNS), str(path))

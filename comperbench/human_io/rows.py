@@ -17,7 +17,14 @@ Located = tuple[dict, dict]
 
 @contextmanager
 def read_errors(file: str) -> Iterator[None]:
-    """Errors met while reading `file`, as located `DataFormatError`s."""
+    """Errors met while reading `file`, as located `DataFormatError`s.
+
+    Args:
+        file: the file's name, named in the errors.
+
+    Yields:
+        Nothing; the block inside reads the file.
+    """
     try:
         yield
     except UnicodeDecodeError as exc:
@@ -29,7 +36,15 @@ def read_errors(file: str) -> Iterator[None]:
 
 
 def csv_rows(path: str | Path, required: Sequence[str]) -> list[Located]:
-    """The rows of a CSV file with a header line that names every `required` column."""
+    """The rows of a CSV file with a header line that names every `required` column.
+
+    Args:
+        path: a CSV file.
+        required: the columns it must have.
+
+    Returns:
+        The located rows.
+    """
     file = str(path)
     with read_errors(file), open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
@@ -47,7 +62,16 @@ def jsonl_rows(
     path: str | Path, required: Sequence[str], lists: Sequence[str] = ()
 ) -> list[Located]:
     """The JSON objects of a JSON-lines file (blank lines skipped), each with every `required`
-    key; a required value that is an object, or a list outside `lists`, is an error."""
+    key; a required value that is an object, or a list outside `lists`, is an error.
+
+    Args:
+        path: a JSON-lines file.
+        required: the keys each object must have.
+        lists: the keys whose value may be a list.
+
+    Returns:
+        The located objects.
+    """
     file, rows = str(path), []
     with read_errors(file), open(path, encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
@@ -75,7 +99,15 @@ def jsonl_rows(
 
 def parquet_rows(path: str | Path, required: Sequence[str]) -> list[Located]:
     """The rows of a parquet file that has every `required` column, each located as a record
-    (its 1-based row number)."""
+    (its 1-based row number).
+
+    Args:
+        path: a parquet file.
+        required: the columns it must have.
+
+    Returns:
+        The located rows.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -94,7 +126,16 @@ def read_rows(
     path: str | Path, required: Sequence[str], lists: Sequence[str] = ()
 ) -> list[Located]:
     """The located rows of a .csv, .jsonl or .parquet file with every `required` column;
-    `lists` are the fields that may hold a list (JSON lines and parquet) instead of text."""
+    `lists` are the fields that may hold a list (JSON lines and parquet) instead of text.
+
+    Args:
+        path: a .csv, .jsonl or .parquet file.
+        required: the columns (keys) every row must have.
+        lists: the fields that may hold a list.
+
+    Returns:
+        The located rows.
+    """
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
         return csv_rows(path, required)
@@ -111,7 +152,13 @@ MAX_ROWS = 10_000_000
 
 
 def check_size(rows: Sequence[Located], file: str, what: str) -> None:
-    """A file holds at least one and at most `MAX_ROWS` rows of `what` (votes, labels...)."""
+    """A file holds at least one and at most `MAX_ROWS` rows of `what` (votes, labels...).
+
+    Args:
+        rows: the located rows.
+        file: the file's name, for errors.
+        what: what a row is, for the error.
+    """
     if not rows:
         raise DataFormatError(f"no {what}", file=file)
     if len(rows) > MAX_ROWS:
@@ -119,7 +166,17 @@ def check_size(rows: Sequence[Located], file: str, what: str) -> None:
 
 
 def text(row: dict, field: str, where: dict, file: str) -> str:
-    """The non-empty text of a required field."""
+    """The non-empty text of a required field.
+
+    Args:
+        row: the row.
+        field: the field's name.
+        where: the row's location.
+        file: the file's name, for errors.
+
+    Returns:
+        The field's text, stripped.
+    """
     value = row.get(field)
     if isinstance(value, dict | list):
         raise DataFormatError("expected text, got a nested value", file=file, field=field, **where)
@@ -137,7 +194,14 @@ class FirstSeen:
         self.places: dict[object, str] = {}
 
     def add(self, key: object, where: dict, message: str, field: str) -> None:
-        """Record `key` at `where`; a key met before raises `message` naming the first place."""
+        """Record `key` at `where`; a key met before raises `message` naming the first place.
+
+        Args:
+            key: what must occur once.
+            where: its location.
+            message: the error when it occurred before.
+            field: the field the error names.
+        """
         here = ", ".join(f"{k} {v}" for k, v in where.items())
         if key in self.places:
             raise DataFormatError(

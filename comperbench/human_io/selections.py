@@ -78,7 +78,15 @@ def _selection(row: dict, where: dict, file: str) -> tuple:
 
 def selections_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated selections from located rows: the selection columns (`shown` and `selected` as
-    tuples, `setting` soba or sata) plus `unit`, one per (dialogue, turn)."""
+    tuples, `setting` soba or sata) plus `unit`, one per (dialogue, turn).
+
+    Args:
+        rows: (location, row) pairs; the location (`line=` or `record=`) names the row in errors.
+        file: the file's name, for errors.
+
+    Returns:
+        The selections, one row per (dialogue, turn).
+    """
     check_size(rows, file, "selection rows")
     seen, out = FirstSeen(file), []
     for where, row in rows:
@@ -94,6 +102,13 @@ def selections_table(rows: list[tuple[dict, dict]], file: str) -> pd.DataFrame:
 
 def read_selections(path: str | Path) -> pd.DataFrame:
     """Selections from a file (see the module docstring); errors name the file, line (or record)
-    and field."""
+    and field.
+
+    Args:
+        path: a .csv, .jsonl or .parquet file.
+
+    Returns:
+        The selections, as `selections_table`.
+    """
     rows = read_rows(path, SELECTION_COLUMNS, lists=("shown", "selected"))
     return selections_table(rows, str(path))

@@ -144,7 +144,15 @@ TEMPLATES = {
 
 
 def render(kind: str, suffix: str = ".csv") -> str:
-    """The template of `kind` as CSV (with a header line) or JSON lines (`.jsonl`)."""
+    """The template of `kind` as CSV (with a header line) or JSON lines (`.jsonl`).
+
+    Args:
+        kind: a format of `TEMPLATES` (votes, selections, labels, ratings).
+        suffix: `.csv` or `.jsonl`.
+
+    Returns:
+        The template's text.
+    """
     rows = TEMPLATES[kind].rows
     if suffix == ".jsonl":
         return "".join(json.dumps(row) + "\n" for row in rows)

@@ -75,7 +75,15 @@ def _vote_row(row: dict, seen: dict[frozenset, str], where: dict, file: str) -> 
 def vote_counts_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated vote counts from (location, row) pairs: the location (`line=` or `record=`) names
     the row in errors. Strict: every count a non-negative whole number, no system paired with
-    itself, each pair once (in either order), at least one vote."""
+    itself, each pair once (in either order), at least one vote.
+
+    Args:
+        rows: (location, row) pairs; the location (`line=` or `record=`) names the row in errors.
+        file: the file's name, for errors.
+
+    Returns:
+        One row per pair: system_a, system_b, wins_a, wins_b, ties.
+    """
     if not rows:
         raise DataFormatError("no vote rows", file=file)
     seen: dict[frozenset, str] = {}
@@ -92,14 +100,29 @@ def vote_counts_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFr
 
 def read_vote_counts(path: str | Path) -> pd.DataFrame:
     """Vote counts per pair of systems from a CSV file with the columns system_a, system_b,
-    wins_a, wins_b, ties (others are ignored); errors name the file, line and field."""
+    wins_a, wins_b, ties (others are ignored); errors name the file, line and field.
+
+    Args:
+        path: a CSV file.
+
+    Returns:
+        The counts, as `vote_counts_table`.
+    """
     return vote_counts_table(csv_rows(path, VOTE_COLUMNS), str(path))
 
 
 def comparisons_from_vote_counts(votes: pd.DataFrame, source: str = "votes") -> Comparisons:
     """One comparison per vote of a vote-count table (columns `VOTE_COLUMNS`, validated by
     `vote_counts_table`; rows are named by their position in errors): wins_a comparisons won by
-    system_a, wins_b won by system_b, ties drawn. A vote is its own resampling unit."""
+    system_a, wins_b won by system_b, ties drawn. A vote is its own resampling unit.
+
+    Args:
+        votes: a table of vote counts (`VOTE_COLUMNS`).
+        source: its name, for errors.
+
+    Returns:
+        The comparisons, without units.
+    """
     _require_columns(votes.columns.tolist(), source)
     records = votes.to_dict("records")
     table = vote_counts_table([({"record": i}, row) for i, row in enumerate(records)], source)

@@ -44,7 +44,15 @@ def _vote(row: dict, where: dict, file: str) -> tuple[str, str, str, float, str]
 def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFrame:
     """Validated votes from (location, row) pairs (`line=` or `record=` names the row in
     errors), each pair in sorted order: columns item, system_a, system_b, outcome (1 a wins,
-    0 b wins, 0.5 tie), annotator."""
+    0 b wins, 0.5 tie), annotator.
+
+    Args:
+        rows: (location, row) pairs; the location (`line=` or `record=`) names the row in errors.
+        file: the file's name, for errors.
+
+    Returns:
+        The votes: item, system_a, system_b, outcome, annotator.
+    """
     check_size(rows, file, "vote rows")
     seen = FirstSeen(file)
     votes = []
@@ -60,12 +68,26 @@ def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFram
 
 def read_vote_rows(path: str | Path) -> pd.DataFrame:
     """Votes one per row from a .csv, .jsonl or .parquet file (see the module docstring); errors
-    name the file, line (or record) and field."""
+    name the file, line (or record) and field.
+
+    Args:
+        path: a .csv, .jsonl or .parquet file.
+
+    Returns:
+        The votes, as `vote_rows_table`.
+    """
     return vote_rows_table(read_rows(path, VOTE_ROW_COLUMNS), str(path))
 
 
 def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:
-    """One comparison per vote, its item as the resampling unit."""
+    """One comparison per vote, its item as the resampling unit.
+
+    Args:
+        votes: a `read_vote_rows` table.
+
+    Returns:
+        The comparisons, items as units.
+    """
     return Comparisons.of(
         votes["system_a"], votes["system_b"], votes["outcome"], votes["item"], unit_kind="item"
     )
@@ -73,7 +95,14 @@ def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:
 
 def vote_rows_from_rating_votes(judgments: pd.DataFrame) -> pd.DataFrame:
     """The preferences of `judgments.rating_votes` (unit, judge, a, b, outcome) as votes in
-    the file format: the context is the item, the judge the annotator."""
+    the file format: the context is the item, the judge the annotator.
+
+    Args:
+        judgments: rows of `stats.human.votes.rating_votes.rating_votes`.
+
+    Returns:
+        The votes: item, system_a, system_b, outcome (a, b or tie), annotator.
+    """
     labels = {value: label for label, value in OUTCOMES.items()}
     return pd.DataFrame(
         {
