@@ -43,7 +43,11 @@ SPLIT = "every labelled turn has evenly split labels"
 
 
 def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
-    """--ratings, --quality, --comparisons, --draws and --alpha."""
+    """--ratings, --quality, --comparisons, --draws and --alpha.
+
+    Args:
+        parser: the parser to add them to.
+    """
     parser.add_argument(
         "--ratings",
         type=regular_file,
@@ -66,7 +70,15 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
 
 
 def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, dict]:
-    """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table."""
+    """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table.
+
+    Args:
+        labels: the labels read.
+        args: the parsed command line.
+
+    Returns:
+        Behaviour -> its rates and sensitivity.
+    """
     dialogues = labels[["item_id", "dialogue"]].drop_duplicates()
     rows = labels.rename(columns={"behaviour": "aspect"})
     out = {}
@@ -119,7 +131,15 @@ def _wide(behaviours: dict[str, dict]) -> pd.DataFrame:
 
 def with_quality(behaviours: dict[str, dict], args: argparse.Namespace) -> dict | None:
     """Predictive validity for --ratings (Likert quality, with t-tests between systems) and for
-    --comparisons (comparative quality), or None without either."""
+    --comparisons (comparative quality), or None without either.
+
+    Args:
+        behaviours: rows of `per_behaviour`.
+        args: the parsed command line.
+
+    Returns:
+        The predictive validity analyses, or None.
+    """
     if not (args.ratings or args.comparisons):
         return None
     wide = _wide(behaviours)
@@ -142,6 +162,13 @@ def with_quality(behaviours: dict[str, dict], args: argparse.Namespace) -> dict 
 
 
 def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> None:
+    """One behaviour's dialogue rates and sensitivity.
+
+    Args:
+        behaviour: the behaviour.
+        found: its `per_behaviour` entry.
+        args: the parsed command line.
+    """
     if "undefined" in found:
         print("\n" + wrap(f"== {behaviour}: rate per dialogue undefined, {found['undefined']}"))
         return
@@ -185,6 +212,12 @@ def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> No
 
 
 def print_validity(found: dict, args: argparse.Namespace) -> None:
+    """The predictive validity of the behaviours for dialogue quality.
+
+    Args:
+        found: the `with_quality` analyses.
+        args: the parsed command line.
+    """
     if found["likert"] is not None:
         what = (
             f"dialogue quality ({found['quality']!r}) on each behaviour's rate, linear regression"

@@ -45,7 +45,15 @@ FILE_ONLY = ("ratings", "quality", "comparisons")
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
     """Per item the `majority` label of its mean rating of a 0-1 aspect, and the number of
-    evenly split items."""
+    evenly split items.
+
+    Args:
+        bench: the benchmark.
+        aspect: its 0-1 aspect.
+
+    Returns:
+        (majority label per item, number of split items).
+    """
     spec = bench.metadata.aspect(aspect)
     if (spec.min, spec.max) != (0, 1):
         raise ComperbenchError(
@@ -172,6 +180,14 @@ def _dialogue_analyses(labels: pd.DataFrame, args: argparse.Namespace) -> tuple[
 
 
 def run_labels(args: argparse.Namespace) -> int:
+    """`comperbench human labels`: rates, tests and agreement of binary labels.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     if args.file:
         labels = read_labels(args.file)
         about, analyses = _file_analyses(args, labels)
@@ -205,6 +221,11 @@ def run_labels(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `labels` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     labels = actions.add_parser("labels")
     add_sources(
         labels,

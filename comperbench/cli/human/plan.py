@@ -106,6 +106,14 @@ def _parameters(setting: Setting) -> list[str]:
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    """`comperbench human plan SETTING`: print the plan.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     setting = SETTINGS[args.setting]
     parameters = {name: getattr(args, name) for name in _parameters(setting)}
     plan = setting.plan(args.alpha, args.power, args.n, **parameters)
@@ -132,6 +140,11 @@ def _description(setting: Setting) -> str:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `plan` and its settings to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     plan = actions.add_parser("plan")
     settings = plan.add_subparsers(dest="setting", required=True, metavar="SETTING")
     for name, setting in SETTINGS.items():

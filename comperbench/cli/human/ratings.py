@@ -37,6 +37,14 @@ def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
 
 
 def run_ratings(args: argparse.Namespace) -> int:
+    """`comperbench human ratings`: agreement and system means per aspect.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     ratings = read_ratings(args.file)
     analyses = [
         (
@@ -74,6 +82,11 @@ def run_ratings(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `ratings` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     ratings = actions.add_parser("ratings")
     ratings.add_argument(
         "--file",

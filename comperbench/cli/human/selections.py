@@ -118,6 +118,14 @@ def _payload(found: SelectionAnalysis, about: str) -> dict:
 
 
 def run_selections(args: argparse.Namespace) -> int:
+    """`comperbench human selections`: the analysis of each setting's selections.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     rows = read_selections(args.file)
     several = rows["shown"].map(len) >= 2
     settings = [s for s in SETTINGS if ((rows["setting"] == s) & several).any()]
@@ -160,6 +168,11 @@ def run_selections(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `selections` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     selections = actions.add_parser("selections")
     selections.add_argument(
         "--file",

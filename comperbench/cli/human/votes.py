@@ -139,6 +139,11 @@ def _votes_games(args: argparse.Namespace) -> Games:
 
 
 def print_counts(result: VoteAnalysis) -> None:
+    """Win/tie/loss per system and, with units, the WMT scores.
+
+    Args:
+        result: the vote analysis.
+    """
     wtl, wmt = result.win_tie_loss, result.wmt
     headers = ["system", "wins", "ties", "losses", "win rate"]
     if wmt is not None:
@@ -153,8 +158,13 @@ def print_counts(result: VoteAnalysis) -> None:
     print(format_table(headers, rows))
 
 
-def print_ratings(result: VoteAnalysis, n_permutations: int) -> None:
-    """A table per rating (Bradley-Terry, Elo, TrueSkill), the systems in the first one's order."""
+def print_ratings(result: VoteAnalysis, permutations: int) -> None:
+    """A table per rating (Bradley-Terry, Elo, TrueSkill), the systems in the first one's order.
+
+    Args:
+        result: the vote analysis.
+        permutations: the random orders of Elo and TrueSkill.
+    """
     for name, reason in result.undefined.items():
         if name in ("Bradley-Terry", "Elo", "TrueSkill"):
             print(wrap(f"note: {name} is undefined here: {reason}", indent="  "))
@@ -179,7 +189,7 @@ def print_ratings(result: VoteAnalysis, n_permutations: int) -> None:
         print()
     print(
         wrap(
-            f"Elo and TrueSkill: median over {n_permutations} random orders of the comparisons; "
+            f"Elo and TrueSkill: median over {permutations} random orders of the comparisons; "
             "intervals: bootstrap percentiles, each resample replayed in a random order"
         )
     )
@@ -219,7 +229,13 @@ EXTRA_TESTS = {
 def print_pairs(result: VoteAnalysis, test: str = SIGN_TEST, family: str = "sign tests") -> None:
     """The tests of every pair: `test` says what the sign test is here, `family` names its
     tests in the correction's line; then, in a table of their own, the bootstrap and McNemar
-    tests where computed."""
+    tests where computed.
+
+    Args:
+        result: the vote analysis.
+        test: what the sign test is here.
+        family: its tests' name in the correction's line.
+    """
     pairs, correction = result.pairs, result.correction
     names = [[r["system_a"], r["system_b"]] for _, r in pairs.iterrows()]
     headers = ["system A", "system B", "A wins", "B wins", "ties", "sign p"]
@@ -277,6 +293,14 @@ def _print_agreement(agreement: pd.DataFrame) -> None:
 
 
 def run_votes(args: argparse.Namespace) -> int:
+    """`comperbench human votes`: the analysis of A/B votes or a benchmark's shared contexts.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     found = _votes_games(args) if args.file else _benchmark_games(args)
     games, about = found.comparisons, found.about
     result = analyse(
@@ -328,6 +352,15 @@ def run_votes(args: argparse.Namespace) -> int:
 
 
 def votes_payload(result: VoteAnalysis, about: str) -> dict:
+    """The vote analysis as JSON-ready data.
+
+    Args:
+        result: the vote analysis.
+        about: what was analysed.
+
+    Returns:
+        The JSON-ready data.
+    """
     return {
         "about": about,
         "comparisons": int(result.comparisons.a.size),
@@ -355,7 +388,11 @@ def votes_payload(result: VoteAnalysis, about: str) -> dict:
 
 
 def add_rating_options(parser: argparse.ArgumentParser) -> None:
-    """--resamples, --seed and --permutations of the ratings (Elo, TrueSkill)."""
+    """--resamples, --seed and --permutations of the ratings (Elo, TrueSkill).
+
+    Args:
+        parser: the parser to add them to.
+    """
     add_resampling_options(parser, 1)
     parser.add_argument(
         "--permutations",
@@ -366,6 +403,11 @@ def add_rating_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `votes` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     votes = actions.add_parser("votes")
     add_sources(
         votes,
