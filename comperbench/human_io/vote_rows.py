@@ -1,4 +1,4 @@
-"""Pairwise votes one per row (ChatEval-style A/B tests): for an item, an annotator saw two
+"""A/B votes one per row (ChatEval-style A/B tests): for an item, an annotator saw two
 systems' responses and voted a, b or tie.
 
 File format (CSV with a header line, or JSON lines or parquet with the same keys): `item`, `system_a`,

@@ -85,13 +85,13 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
     print("selection rate (turns selected / turns shown), Wilson 95% intervals:")
     print_rates(found.rates, "turns shown", "selected")
     print("\npairwise outcomes implied by the selections:")
-    print_counts(found.pairwise)
+    print_counts(found.votes)
     _print_ties(found)
     print()
-    print_ratings(found.pairwise, args.permutations)
+    print_ratings(found.votes, args.permutations)
     _print_omnibus(found)
     family = "binomial tests" if found.setting == "soba" else "McNemar tests"
-    print_pairs(found.pairwise, PAIR_TEST[found.setting], family)
+    print_pairs(found.votes, PAIR_TEST[found.setting], family)
     if found.expected is not None:
         print_expected(found.expected, args.expected, args, "selection rate")
     print_cascading(found.cascading, args.correction)
@@ -99,7 +99,7 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
 
 
 def _payload(found: SelectionAnalysis, about: str) -> dict:
-    shared = votes_payload(found.pairwise, about)
+    shared = votes_payload(found.votes, about)
     for key in ("chi_square", "dropped_outcomes", "cochran", "expected"):
         del shared[key]  # the setting's own tests replace them
     return {

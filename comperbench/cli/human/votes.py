@@ -1,4 +1,4 @@
-"""`comperbench human votes`: pairwise preferences, as a ranking of systems with tests.
+"""`comperbench human votes`: A/B votes, as a ranking of systems with tests.
 
 The preferences are those implicit in a benchmark whose systems answered the same contexts (see
 `comperbench.stats.human.votes.rating_votes`), or a user's A/B votes, one per row or counted per pair. The

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from comperbench.common.deprecation import folded_keywords, renamed_keywords
+from comperbench.common.deprecation import deprecated, folded_keywords, renamed_keywords
 from comperbench.stats.human.judgments.selection_effects import (
     Anchoring,
     Cascading,
@@ -62,8 +62,9 @@ class SelectionAnalysis:
     """Judged turns (rows of the file), counting each annotator's judgment."""
     rates: pd.DataFrame
     """Per system: n (turns shown), count (turns selected), rate, Wilson low and high."""
-    pairwise: VoteAnalysis
-    """Win/tie/loss, ratings and the test of every pair (`pairs.sign_p`: the setting's test)."""
+    votes: VoteAnalysis
+    """The votes the selections imply: win/tie/loss, ratings and the test of every pair
+    (`pairs.sign_p`: the setting's test)."""
     omnibus: OmnibusTest | None
     """The setting's test over more than two systems (see `OMNIBUS`); None for two."""
     omnibus_note: str | None
@@ -76,6 +77,12 @@ class SelectionAnalysis:
     """Re-selection in consecutive turns (`selection_effects.cascading`)."""
     anchoring: Anchoring
     """Selection rate by the position a response was shown in (`selection_effects.anchoring`)."""
+
+    @property
+    def pairwise(self) -> VoteAnalysis:
+        """Deprecated: `votes`."""
+        deprecated("SelectionAnalysis.pairwise", "SelectionAnalysis.votes")
+        return self.votes
 
 
 def _soba_comparisons(rows: pd.DataFrame) -> tuple[list, list, list, list]:
@@ -214,7 +221,7 @@ def analyse_selections(
     if rows.empty:
         raise ValueError(f"no {setting.upper()} selections of two or more responses")
     games = selection_comparisons(rows, setting)
-    pairwise = analyse(
+    votes = analyse(
         games,
         resampling=resampling,
         permutations=permutations,
@@ -235,7 +242,7 @@ def analyse_selections(
         setting,
         len(rows),
         table,
-        pairwise,
+        votes,
         omnibus,
         note,
         tested,

@@ -1,4 +1,4 @@
-"""Pairwise comparisons of systems and their counts: win/tie/loss, WMT scores, wins per pair.
+"""Comparisons of two systems (A/B votes) and their counts: win/tie/loss, WMT scores, wins per pair.
 
 A comparison is (system a, system b, outcome) with outcome 1 (a wins), 0 (b wins) or 0.5 (tie).
 Ratings are in `bradley_terry` and `online_ratings` (Elo, TrueSkill), tests in `vote_tests`,

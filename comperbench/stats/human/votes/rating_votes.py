@@ -1,8 +1,8 @@
-"""Pairwise judgments and per-context selections derived from ratings of several systems' responses
+"""Votes and per-context selections derived from ratings of several systems' responses
 to the same context.
 
 Benchmarks that rate every system's response to a shared context (USR, GRADE, DSTC7, Zhao) hold an
-implicit pairwise evaluation: a judge who rated A's response above B's in the same context preferred
+implicit A/B evaluation: a judge who rated A's response above B's in the same context preferred
 A. `rating_votes` turns the ratings into those preferences, one per judge and pair of systems
 where the judge is known, else one per pair from the mean ratings. `selections` marks, in every
 context every system answered, the systems rated best (the per-turn selection protocol).

@@ -1,4 +1,4 @@
-"""Ratings of systems from pairwise comparisons, with bootstrap percentile intervals and rank
+"""Ratings of systems from A/B comparisons, with bootstrap percentile intervals and rank
 ranges, and the signature shared by every rating method."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The whole analysis of one set of pairwise comparisons: counts, ratings and tests."""
+"""The whole analysis of one set of A/B votes: counts, ratings and tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for pairwise evaluation: sign (binomial) and McNemar for two systems, chi-square and
+"""Tests of A/B votes: sign (binomial) and McNemar for two systems, chi-square and
 Cochran's Q for more, and the adjusted sign and McNemar tests of every pair.
 
 Small samples are said out loud: the sign and McNemar tests are exact at any size; the bootstrap
