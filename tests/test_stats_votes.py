@@ -1,4 +1,4 @@
-"""Pairwise evaluation and rates against hand values, scipy, statsmodels and trueskill."""
+"""A/B votes and rates against hand values, scipy, statsmodels and trueskill."""
 
 from __future__ import annotations
 

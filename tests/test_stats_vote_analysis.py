@@ -1,4 +1,4 @@
-"""Vote counts, the pair tests and the whole pairwise analysis; rates against an expected rate."""
+"""Vote counts, the pair tests and the whole analysis of votes; rates against an expected rate."""
 
 from __future__ import annotations
 
