@@ -142,14 +142,14 @@ def test_rates_refuse_a_non_binary_aspect(
 def test_an_undefined_rating_is_named_and_the_others_still_shown(
     data_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from comperbench.stats.human.votes import vote_analysis as pairwise_analysis
+    from comperbench.stats.human.votes import vote_analysis
 
     def never_loses(*args: object, **kwargs: object) -> None:
         raise ValueError(
             "Bradley-Terry: a system never wins or never loses; the MLE does not exist"
         )
 
-    monkeypatch.setattr(pairwise_analysis, "bradley_terry", never_loses)
+    monkeypatch.setattr(vote_analysis, "bradley_terry", never_loses)
     assert main(["human", "votes", "--benchmark", "usr-persona", "--resamples", "20"]) == 0
     out = capsys.readouterr().out
     assert "note: Bradley-Terry is undefined here: Bradley-Terry: a system never wins" in out
