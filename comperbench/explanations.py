@@ -19,9 +19,10 @@ from comperbench.common.errors import DataMissingError
 from comperbench.loaders.hub import soda_eval
 from comperbench.loaders.hub.soda_eval import ISSUE_TYPES
 from comperbench.metrics.runner import MetricRun, RunResult
-from comperbench.stats.human_eval.issue_detection import Detection, detection_table
+from comperbench.stats.human.judgments.issue_detection import Detection, detection_table
 from comperbench.stats.metric_correlation.explanation_agreement import explanation_agreement
 from comperbench.stats.rates import rates
+from comperbench.stats.settings import Resampling
 
 ISSUE_LABEL_ASPECT = "issue_{}"
 """The aspect that holds the benchmark's label of an issue type (1: listed, 0: not)."""
@@ -95,7 +96,7 @@ def issue_report(
     report: dict[str, Any] = {"rates": rows}
     labels = benchmark_issue_labels(result)
     if labels:
-        found = detection_table(flags, labels, n_resamples=n_resamples, seed=seed)
+        found = detection_table(flags, labels, resampling=Resampling(n_resamples, seed))
         report["detection"] = [_detection_row(d) for d in found]
         report["labels"] = label_source(result)
     if result.benchmark.name == soda_eval.NAME:

@@ -6,8 +6,9 @@ the CPU seconds (user + system) of the child process (`resource.getrusage(RUSAGE
 the fastest run counts. Its anchor is the same command with every command's parser built first
 (every command's module imported, as every run did before), whose output must be identical.
 The floors are timed the same way: a bare interpreter (`python -c pass`), one that imports the
-package (`python -c "import comperbench"`), and one that imports scipy.stats, whose exact
-binomial `human plan ab` computes with (`stats/planning/power.py`). Each command prints a speed
+package (`python -c "import comperbench"`), and one that imports scipy.stats, which `human plan
+ab` does without (`stats/human/planning/power.py` takes its exact binomial from scipy.special,
+the same numbers). Each command prints a speed
 row (`rows.py`) for the README's table.
 
 Run: COMPERBENCH_DATA=/work/shared/data python perf/cli_start.py

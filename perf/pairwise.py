@@ -4,7 +4,7 @@ On the preferences implicit in a real benchmark (default usr-topical, aspect ove
 annotator's ratings of the systems' responses to a shared context). Both sides replay the same
 orders, `replay_orders` of the canonical comparisons: random permutations for the point rating
 and bootstrap resamples of contexts for the interval. Ours advances every replay at once
-(`comperbench.stats.human_votes.online_ratings`); the reference replays them one game at a time, Elo in
+(`comperbench.stats.human.votes.online_ratings`); the reference replays them one game at a time, Elo in
 plain Python floats and TrueSkill with the `trueskill` package's `TrueSkill.rate_1vs1`.
 
 First both sides rate a small configuration in full and must give equal ratings and intervals;
@@ -26,11 +26,12 @@ import numpy as np
 import trueskill
 
 from comperbench import load_benchmark
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons, canonical
-from comperbench.stats.human_votes.judgments import as_comparisons, pairwise_judgments
-from comperbench.stats.human_votes.online_ratings import elo, replay_orders, trueskill_ratings
-from comperbench.stats.human_votes.system_ratings import Ratings
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons, canonical
+from comperbench.stats.human.votes.online_ratings import elo, replay_orders, trueskill_ratings
+from comperbench.stats.human.votes.rating_votes import as_comparisons, rating_votes
+from comperbench.stats.human.votes.system_ratings import Ratings
+from comperbench.stats.settings import Resampling
 
 Replay = Callable[[Comparisons, np.ndarray], np.ndarray]
 
@@ -104,7 +105,7 @@ def main() -> None:
 
     bench = load_benchmark(args.benchmark)
     aspect = bench.metadata.default_aspect
-    judgments = pairwise_judgments(bench.unit_ratings(aspect))
+    judgments = rating_votes(bench.unit_ratings(aspect))
     games = as_comparisons(judgments)
     canon = canonical(games)
     small = replay_orders(canon, args.check, args.check, seed=0)
@@ -115,17 +116,19 @@ def main() -> None:
         f"{args.resamples} resamples of contexts (reference: {small.shape[0]} replays, scaled)\n"
     )
     print(f"{'rating':<16}{'vectorised s':>14}{'reference s':>13}{'ratio':>9}  results")
-    bt_s, _ = timed(lambda: bradley_terry(games, args.resamples))
+    bt_s, _ = timed(lambda: bradley_terry(games, Resampling(args.resamples)))
     print(f"{'Bradley-Terry':<16}{bt_s:>14.2f}{'-':>13}{'-':>9}  (no one-game reference)")
     for label, ours_fn, loop in (
         ("Elo", elo, elo_loop),
         ("TrueSkill", trueskill_ratings, trueskill_loop),
     ):
-        checked = ours_fn(games, n_resamples=args.check, n_permutations=args.check)
+        checked = ours_fn(games, resampling=Resampling(args.check), permutations=args.check)
         loop_s, replays = timed(lambda loop=loop: loop(canon, small))
         assert_equal(checked, canon, replays, args.check)
         ours_s, _ = timed(
-            lambda f=ours_fn: f(games, n_resamples=args.resamples, n_permutations=args.permutations)
+            lambda f=ours_fn: f(
+                games, resampling=Resampling(args.resamples), permutations=args.permutations
+            )
         )
         theirs = loop_s * full_rows / small.shape[0]
         print(f"{label:<16}{ours_s:>14.2f}{theirs:>13.1f}{theirs / ours_s:>8.0f}x  equal")

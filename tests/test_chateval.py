@@ -13,10 +13,11 @@ from scipy import stats as sps
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from comperbench.cli import main
-from comperbench.human.vote_agreement import annotator_correlations, vote_kappa
-from comperbench.human.votes import vote_rows_table
-from comperbench.stats.human_votes.chateval import ChatEvalScores
-from comperbench.stats.human_votes.comparisons import Comparisons
+from comperbench.human_io.vote_rows import vote_rows_table
+from comperbench.stats.human.votes.chateval import ChatEvalScores
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_agreement import annotator_correlations, vote_kappa
+from comperbench.stats.settings import Resampling
 
 # x-y: x wins 2, loses 0, ties 1; x-z: x wins 0, loses 1, ties 2; y-z: y wins 1; w-x: 2 ties
 GAMES = Comparisons.of(
@@ -78,7 +79,7 @@ def test_fleiss_kappa_equals_statsmodels() -> None:
     rows = [
         (f"i{i}", "p", "q", labels[v], f"w{j}") for i in range(40) for j, v in enumerate(votes[i])
     ]
-    result = vote_kappa(_votes(rows), n_resamples=50)
+    result = vote_kappa(_votes(rows), resampling=Resampling(50))
     expected = fleiss_kappa(aggregate_raters(votes)[0])
     assert result.value == pytest.approx(expected, abs=1e-12)
     assert result.n_items == 40 and result.ci is not None
@@ -97,12 +98,12 @@ def test_fleiss_kappa_reads_a_pair_in_either_order() -> None:
     ]
     forward += [("i2", "p", "q", "tie", "w2")]
     swapped += [("i2", "p", "q", "tie", "w2")]
-    first = vote_kappa(_votes(forward), n_resamples=0).value
-    assert first == vote_kappa(_votes(swapped), n_resamples=0).value
+    first = vote_kappa(_votes(forward), resampling=Resampling(0)).value
+    assert first == vote_kappa(_votes(swapped), resampling=Resampling(0)).value
 
 
 def test_fleiss_kappa_is_undefined_without_two_votes_on_a_case() -> None:
-    result = vote_kappa(_votes([("i1", "p", "q", "a", "w1")]), n_resamples=0)
+    result = vote_kappa(_votes([("i1", "p", "q", "a", "w1")]), resampling=Resampling(0))
     assert result.reason == "no item has two ratings" and np.isnan(result.value)
 
 
@@ -163,9 +164,9 @@ def test_human_votes_prints_the_chateval_analyses(
 def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> None:
     """The same votes one per row (items as units, rows shuffled) and counted per pair give the
     same point ratings: one expanded sequence, the same seeded orders."""
-    from comperbench.human.vote_counts import comparisons_from_votes
-    from comperbench.stats.human_votes.comparisons import pair_counts
-    from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
+    from comperbench.human_io.vote_counts import comparisons_from_vote_counts
+    from comperbench.stats.human.votes.comparisons import pair_counts
+    from comperbench.stats.human.votes.online_ratings import elo, trueskill_ratings
 
     rng = np.random.default_rng(5)
     systems = np.array(["bot-a", "bot-b", "bot-c", "human"])
@@ -174,7 +175,7 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
     outcome = rng.choice([1.0, 0.0, 0.5], 300, p=[0.5, 0.3, 0.2])
     items = [f"i{k // 3}" for k in range(300)]
     rows = Comparisons.of(systems[first], systems[second], outcome, items, unit_kind="item")
-    counts = comparisons_from_votes(pair_counts(rows))
+    counts = comparisons_from_vote_counts(pair_counts(rows))
     shuffled = rng.permutation(300)
     rows = Comparisons.of(
         systems[first][shuffled],
@@ -184,13 +185,13 @@ def test_elo_and_trueskill_points_are_the_same_from_rows_and_from_counts() -> No
         unit_kind="item",
     )
     for rate in (elo, trueskill_ratings):
-        from_rows = rate(rows, n_resamples=10, n_permutations=30)
-        from_counts = rate(counts, n_resamples=10, n_permutations=30)
+        from_rows = rate(rows, resampling=Resampling(10), permutations=30)
+        from_counts = rate(counts, resampling=Resampling(10), permutations=30)
         assert from_rows.table["rating"].to_dict() == from_counts.table["rating"].to_dict()
 
 
 def test_prompt_validity_by_hand() -> None:
-    from comperbench.human.vote_agreement import prompt_validity
+    from comperbench.stats.human.votes.vote_agreement import prompt_validity
 
     # three prompts, pairs (p, q), (p, r), (q, r); one vote each, two on i1 (p, q)
     votes = {

@@ -18,15 +18,16 @@ from statsmodels.stats.proportion import proportion_confint
 from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.common.textutil import interval
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.judgments import (
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.online_ratings import elo, trueskill_ratings
+from comperbench.stats.human.votes.rating_votes import (
     MEAN_JUDGE,
     as_comparisons,
-    pairwise_judgments,
+    rating_votes,
     selections,
 )
-from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
+from comperbench.stats.settings import Resampling
 
 
 def test_judgments_by_hand() -> None:
@@ -38,7 +39,7 @@ def test_judgments_by_hand() -> None:
             "value": [3, 1, 3, 1, 2, np.nan, 2, 4],
         }
     )
-    got = pairwise_judgments(ratings)
+    got = rating_votes(ratings)
     rows = set(got.itertuples(index=False, name=None))
     assert rows == {
         ("c1", "j1", "x", "y", 1.0),
@@ -141,14 +142,14 @@ def test_rates_refuse_a_non_binary_aspect(
 def test_an_undefined_rating_is_named_and_the_others_still_shown(
     data_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from comperbench.stats.human_votes import vote_analysis as pairwise_analysis
+    from comperbench.stats.human.votes import vote_analysis
 
     def never_loses(*args: object, **kwargs: object) -> None:
         raise ValueError(
             "Bradley-Terry: a system never wins or never loses; the MLE does not exist"
         )
 
-    monkeypatch.setattr(pairwise_analysis, "bradley_terry", never_loses)
+    monkeypatch.setattr(vote_analysis, "bradley_terry", never_loses)
     assert main(["human", "votes", "--benchmark", "usr-persona", "--resamples", "20"]) == 0
     out = capsys.readouterr().out
     assert "note: Bradley-Terry is undefined here: Bradley-Terry: a system never wins" in out
@@ -173,7 +174,7 @@ def test_pairwise_and_agreement_without_a_system(
 
 def _real_comparisons(data_root: Path, name: str) -> Comparisons:
     bench = load_benchmark(name, data_dir=data_root)
-    return as_comparisons(pairwise_judgments(bench.unit_ratings(bench.metadata.default_aspect)))
+    return as_comparisons(rating_votes(bench.unit_ratings(bench.metadata.default_aspect)))
 
 
 @pytest.mark.parametrize(
@@ -186,9 +187,9 @@ def test_real_ratings_lie_in_their_intervals_and_ignore_the_order(
     reversed_ = Comparisons.of(c.a[::-1], c.b[::-1], c.outcome[::-1], c.units[::-1])
     for seed in (0, 1, 2):
         for rate in (
-            lambda x, s=seed: bradley_terry(x, 100, s),
-            lambda x, s=seed: elo(x, n_resamples=100, seed=s, n_permutations=100),
-            lambda x, s=seed: trueskill_ratings(x, 100, s, n_permutations=100),
+            lambda x, s=seed: bradley_terry(x, Resampling(100, s)),
+            lambda x, s=seed: elo(x, resampling=Resampling(100, s), permutations=100),
+            lambda x, s=seed: trueskill_ratings(x, Resampling(100, s), permutations=100),
         ):
             table = rate(c).table
             assert table["inside"].all(), (name, seed, table)

@@ -17,15 +17,15 @@ from statsmodels.stats.proportion import proportions_ztest
 
 from comperbench.cli import main
 from comperbench.common.textutil import LINE_WIDTH
-from comperbench.human.templates import render
-from comperbench.stats.human_eval.dialogue_labels import (
+from comperbench.human_io.templates import render
+from comperbench.stats.human.judgments.dialogue_labels import (
     dialogue_rates,
     sensitivity,
     separation,
     system_dialogue_rates,
 )
-from comperbench.stats.human_eval.predictive_validity import stepwise, univariate
-from comperbench.stats.human_eval.rating_analysis import likert_t_tests
+from comperbench.stats.human.judgments.predictive_validity import stepwise, univariate
+from comperbench.stats.human.judgments.rating_analysis import likert_t_tests
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c")
 

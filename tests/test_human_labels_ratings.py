@@ -14,11 +14,12 @@ from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 from comperbench.cli import main
-from comperbench.human.labels import as_ratings, read_labels
-from comperbench.human.ratings import read_ratings
-from comperbench.human.templates import TEMPLATES, render
-from comperbench.stats.human_eval.label_analysis import analyse_labels, majority_labels
-from comperbench.stats.human_eval.rating_analysis import analyse_ratings
+from comperbench.human_io.labels import as_ratings, read_labels
+from comperbench.human_io.ratings import read_ratings
+from comperbench.human_io.templates import TEMPLATES, render
+from comperbench.stats.human.judgments.label_analysis import analyse_labels, majority_labels
+from comperbench.stats.human.judgments.rating_analysis import analyse_ratings
+from comperbench.stats.settings import Resampling
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c")
 
@@ -74,7 +75,7 @@ def test_label_rates_tests_and_alpha_equal_independent_implementations(tmp_path:
         "irrelevant",
         split=split,
         individual=irrelevant,
-        n_resamples=200,
+        resampling=Resampling(200, ci="bca"),
     )
     # majority of two labels: agreeing pairs only; split pairs are counted and left out
     per_item = irrelevant.groupby("item_id")["value"].agg(["mean", "first"])
@@ -172,7 +173,7 @@ def _ratings(seed: int = 0) -> pd.DataFrame:
 def test_rating_agreement_and_means_equal_independent_implementations(tmp_path: Path) -> None:
     ratings = read_ratings(_write(_ratings(), tmp_path / "ratings.csv"))
     engaging = ratings[ratings["aspect"] == "engaging"]
-    found = analyse_ratings(engaging, "engaging", n_resamples=100)
+    found = analyse_ratings(engaging, "engaging", resampling=Resampling(100))
     values = {r.statistic: r.value for r in found.agreement}
     matrix = _reliability(engaging)
     for level in ("interval", "ordinal"):
@@ -305,7 +306,7 @@ def test_a_two_item_system_mean_says_its_interval_is_not_informative(
         for annotator, value in (("w1", 1), ("w2", 2))
     ]
     path = _write(pd.DataFrame(rows), tmp_path / "ratings.csv")
-    means = analyse_ratings(read_ratings(path), "engaging", n_resamples=20).means
+    means = analyse_ratings(read_ratings(path), "engaging", resampling=Resampling(20)).means
     row = means.loc["bot-a"]
     assert (row["mean"], row["low"], row["high"]) == (1.5, 1.5, 1.5)
     assert row["note"] == "only 2 items: an interval over fewer than 10 is not informative"

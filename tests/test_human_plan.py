@@ -10,8 +10,8 @@ from statsmodels.stats.power import GofChisquarePower, TTestIndPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
 from comperbench.cli import main
-from comperbench.stats.planning import power as pw
-from comperbench.stats.planning.plan import SETTINGS
+from comperbench.stats.human.planning import power as pw
+from comperbench.stats.human.planning.plan import SETTINGS
 
 # z_a = z_0.975 = 1.959964, z_b = z_0.8 = 0.841621 throughout
 
@@ -98,8 +98,8 @@ def test_sata_k_analytic_by_hand_and_statsmodels(capsys: pytest.CaptureFixture[s
 def test_sata_k_monte_carlo(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["sata-k", "--p", "0.3,0.6", "--method", "monte-carlo", "--simulations", "2000"]
     plan = _plan(capsys, *argv)
-    n = pw.cochrans_q_sample_size([0.3, 0.6], method="monte-carlo", n_simulations=2000)
-    mc = pw.cochrans_q_power_mc(n, [0.3, 0.6], n_simulations=2000)
+    n = pw.cochrans_q_sample_size([0.3, 0.6], method="monte-carlo", simulations=2000)
+    mc = pw.cochrans_q_power_mc(n, [0.3, 0.6], simulations=2000)
     assert (plan["n"], plan["power"], plan["power_se"]) == (n, mc.power, mc.se)
     assert main(["human", "plan", *argv]) == 0
     out = capsys.readouterr().out

@@ -19,11 +19,16 @@ from statsmodels.stats.proportion import binom_test, proportion_confint
 from test_human_selections import CLI_FAST, FAST, write_csv
 
 from comperbench.cli import main
-from comperbench.human.selections import read_selections
+from comperbench.human_io.selections import read_selections
 from comperbench.reproduction.published import TABLE6
-from comperbench.stats.human_eval.selection_analysis import analyse_selections
-from comperbench.stats.human_eval.selection_effects import TIE_LOSS, TIE_WIN, anchoring, cascading
-from comperbench.stats.human_eval.single_response import analyse_single_response
+from comperbench.stats.human.judgments.selection_analysis import analyse_selections
+from comperbench.stats.human.judgments.selection_effects import (
+    TIE_LOSS,
+    TIE_WIN,
+    anchoring,
+    cascading,
+)
+from comperbench.stats.human.judgments.single_response import analyse_single_response
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c", "bot-d")
 

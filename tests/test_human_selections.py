@@ -20,14 +20,18 @@ from statsmodels.stats.proportion import proportion_confint
 
 from comperbench.cli import main
 from comperbench.common.errors import DataFormatError
-from comperbench.human.selections import SELECTION_COLUMNS, read_selections
-from comperbench.stats.human_eval.selection_analysis import SelectionAnalysis, analyse_selections
+from comperbench.human_io.selections import SELECTION_COLUMNS, read_selections
+from comperbench.stats.human.judgments.selection_analysis import (
+    SelectionAnalysis,
+    analyse_selections,
+)
+from comperbench.stats.settings import Resampling
 
 SYSTEMS = ("bot-a", "bot-b", "bot-c", "bot-d")
 FAVOURED = "bot-c"
 """Not the alphabetically first system, so that ordering by name cannot pass for ordering by
 rating."""
-FAST = {"n_resamples": 20, "n_permutations": 20}
+FAST = {"resampling": Resampling(20), "permutations": 20}
 CLI_FAST = ["--resamples", "20", "--permutations", "20"]
 HEADER = ",".join(SELECTION_COLUMNS) + "\n"
 
@@ -103,7 +107,7 @@ def analysed(path: Path, setting: str, **options: object) -> SelectionAnalysis:
 
 def pair(found: SelectionAnalysis, a: str, b: str) -> pd.Series:
     """The row of the pair (a, b), a before b alphabetically, in `comparisons.pairs`."""
-    pairs = found.pairwise.pairs
+    pairs = found.votes.pairs
     match = pairs[(pairs["system_a"] == a) & (pairs["system_b"] == b)]
     assert len(match) == 1, (a, b, pairs)
     return match.iloc[0]
@@ -300,10 +304,10 @@ SOBA_WEIGHTS = {"bot-a": 1.0, "bot-b": 0.6, FAVOURED: 2.5, "bot-d": 1.2}
 def test_ratings_from_soba_order_the_favoured_system_first(tmp_path: Path) -> None:
     rows = soba_rows(9, 200, SOBA_WEIGHTS, drop=0.3)
     found = analysed(write_csv(tmp_path / "s.csv", rows), "soba")
-    assert set(found.pairwise.ratings) == {"Bradley-Terry", "Elo", "TrueSkill"}
-    for name, rated in found.pairwise.ratings.items():
+    assert set(found.votes.ratings) == {"Bradley-Terry", "Elo", "TrueSkill"}
+    for name, rated in found.votes.ratings.items():
         assert rated.table.index[0] == FAVOURED, name
-    bt = found.pairwise.ratings["Bradley-Terry"].table
+    bt = found.votes.ratings["Bradley-Terry"].table
     assert bt["rating"].mean() == pytest.approx(0, abs=1e-9)
     # the true log-strengths, centred, are within reach of 200 turns
     truth = np.log([SOBA_WEIGHTS[s] for s in SYSTEMS])
@@ -322,10 +326,10 @@ def test_bradley_terry_equals_choix_on_the_same_comparisons(tmp_path: Path) -> N
         for other in r["shown"]
         if other != r["selected"][0]
     ]
-    assert len(data) == found.pairwise.comparisons.a.size
-    assert not (found.pairwise.comparisons.outcome == 0.5).any()
+    assert len(data) == found.votes.comparisons.a.size
+    assert not (found.votes.comparisons.outcome == 0.5).any()
     params = choix.ilsr_pairwise(len(SYSTEMS), data, alpha=0.0, max_iter=10_000, tol=1e-12)
-    bt = found.pairwise.ratings["Bradley-Terry"].table
+    bt = found.votes.ratings["Bradley-Terry"].table
     np.testing.assert_allclose(
         bt.loc[list(SYSTEMS), "rating"].to_numpy(), params - params.mean(), atol=1e-6
     )
@@ -337,8 +341,8 @@ def test_bradley_terry_equals_choix_on_the_same_comparisons(tmp_path: Path) -> N
 def _same_analysis(one: SelectionAnalysis, other: SelectionAnalysis) -> None:
     assert (one.setting, one.turns) == (other.setting, other.turns)
     pd.testing.assert_frame_equal(one.rates, other.rates)
-    pd.testing.assert_frame_equal(one.pairwise.pairs, other.pairwise.pairs)
-    pd.testing.assert_frame_equal(one.pairwise.win_tie_loss, other.pairwise.win_tie_loss)
+    pd.testing.assert_frame_equal(one.votes.pairs, other.votes.pairs)
+    pd.testing.assert_frame_equal(one.votes.win_tie_loss, other.votes.win_tie_loss)
     assert one.omnibus_note == other.omnibus_note
     if one.omnibus is None or other.omnibus is None:
         assert one.omnibus is other.omnibus
@@ -346,10 +350,10 @@ def _same_analysis(one: SelectionAnalysis, other: SelectionAnalysis) -> None:
         assert (one.omnibus.dof, one.omnibus.n) == (other.omnibus.dof, other.omnibus.n)
         assert one.omnibus.statistic == pytest.approx(other.omnibus.statistic, rel=1e-12)
         assert one.omnibus.p_value == pytest.approx(other.omnibus.p_value, rel=1e-9)
-    assert one.pairwise.ratings.keys() == other.pairwise.ratings.keys()
-    for name, rated in one.pairwise.ratings.items():
-        pd.testing.assert_frame_equal(rated.table, other.pairwise.ratings[name].table)
-        assert rated.signature == other.pairwise.ratings[name].signature
+    assert one.votes.ratings.keys() == other.votes.ratings.keys()
+    for name, rated in one.votes.ratings.items():
+        pd.testing.assert_frame_equal(rated.table, other.votes.ratings[name].table)
+        assert rated.signature == other.votes.ratings[name].signature
 
 
 def _mixed_rows() -> list[dict]:
@@ -531,3 +535,10 @@ def test_sata_ties_in_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[s
     both = sum("bot-a" in r["selected"] and "bot-b" in r["selected"] for r in rows)
     neither = sum(not r["selected"] for r in rows)
     assert (found["tie_wins"], found["tie_losses"], found["turns"]) == (both, neither, 40)
+
+
+def test_the_old_name_of_the_implied_votes_warns(tmp_path: Path) -> None:
+    rows = soba_rows(1, 40, {"bot-a": 1.0, "bot-b": 1.6})
+    found = analysed(write_csv(tmp_path / "s.csv", rows), "soba")
+    with pytest.warns(DeprecationWarning, match="SelectionAnalysis.votes"):
+        assert found.pairwise is found.votes

@@ -11,7 +11,8 @@ import pytest
 
 from comperbench.cli import main
 from comperbench.common.errors import DataFormatError
-from comperbench.human.votes import agreement_breakdown, read_vote_rows
+from comperbench.human_io.vote_rows import read_vote_rows
+from comperbench.stats.human.votes.vote_agreement import agreement_breakdown
 
 HEADER = "item,system_a,system_b,outcome,annotator\n"
 

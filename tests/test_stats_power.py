@@ -17,7 +17,7 @@ from statsmodels.stats.power import (
 )
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
-from comperbench.stats.planning import power
+from comperbench.stats.human.planning import power
 
 
 def test_exact_binomial_power_equals_a_loop_over_scipy() -> None:
@@ -177,13 +177,13 @@ def test_cochrans_q_monte_carlo_equals_a_loop_over_statsmodels() -> None:
         size = min(power.MC_CHUNK, sims - i * power.MC_CHUNK)
         x = (np.random.default_rng(stream).random((n, size, 3)) < p).astype(int)
         rejected += sum(cochrans_q(x[:, s, :]).pvalue < 0.05 for s in range(size))
-    got = power.cochrans_q_power_mc(n, p, n_simulations=sims, seed=seed)
+    got = power.cochrans_q_power_mc(n, p, simulations=sims, seed=seed)
     assert got.power == pytest.approx(rejected / sims)
     assert got.se == pytest.approx(np.sqrt(got.power * (1 - got.power) / sims))
 
 
 def test_cochrans_q_monte_carlo_size_under_the_null() -> None:
-    size = power.cochrans_q_power_mc(50, [0.4, 0.4, 0.4], n_simulations=4000, seed=1)
+    size = power.cochrans_q_power_mc(50, [0.4, 0.4, 0.4], simulations=4000, seed=1)
     assert abs(size.power - 0.05) < 3 * size.se + 0.005
 
 
@@ -214,16 +214,16 @@ def test_cochrans_q_analytic_power(p: list[float]) -> None:
     ref = GofChisquarePower().power(effect_size=w, nobs=n, alpha=0.05, n_bins=len(p))
     assert power.cochrans_q_power(n, p) == pytest.approx(ref)
     # and agrees with simulation: the simulated power at that n is 0.8 within a few points
-    simulated = power.cochrans_q_power_mc(n, p, n_simulations=20_000, seed=3)
+    simulated = power.cochrans_q_power_mc(n, p, simulations=20_000, seed=3)
     assert abs(simulated.power - 0.8) < 4 * simulated.se + 0.01
 
 
 def test_cochrans_q_monte_carlo_sample_size_is_seeded() -> None:
     p = [0.3, 0.6]
-    n = power.cochrans_q_sample_size(p, method="monte-carlo", n_simulations=2000)
-    assert n == power.cochrans_q_sample_size(p, method="monte-carlo", n_simulations=2000)
-    at = power.cochrans_q_power_mc(n, p, n_simulations=2000)
-    below = power.cochrans_q_power_mc(n - 1, p, n_simulations=2000)
+    n = power.cochrans_q_sample_size(p, method="monte-carlo", simulations=2000)
+    assert n == power.cochrans_q_sample_size(p, method="monte-carlo", simulations=2000)
+    at = power.cochrans_q_power_mc(n, p, simulations=2000)
+    below = power.cochrans_q_power_mc(n - 1, p, simulations=2000)
     assert below.power < 0.8 <= at.power
 
 
@@ -262,3 +262,49 @@ def test_cochrans_q_without_variation_is_an_error() -> None:
         power.cochrans_q_power(80, [1.0, 1.0])
     with pytest.raises(ValueError, match=r"p\[1\]=1\.5 must be a proportion"):
         power.cochrans_q_power(80, [0.2, 1.5])
+
+
+def _scipy_stats_exact_power(n: int, p0: float, p1: float, alpha: float, alternative: str) -> float:
+    """The exact power as computed with scipy.stats' binomial distribution."""
+    k = np.arange(n + 1)
+    pmf0 = sps.binom.pmf(k, n, p0)
+    if alternative == "greater":
+        pvals = sps.binom.sf(k - 1, n, p0)
+    elif alternative == "less":
+        pvals = sps.binom.cdf(k, n, p0)
+    else:
+        ordered = np.sort(pmf0)
+        below = np.cumsum(ordered)
+        pvals = below[np.searchsorted(ordered, pmf0 * (1 + 1e-7), side="right") - 1]
+    return float(sps.binom.pmf(k[pvals <= alpha], n, p1).sum())
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 30, 101, 786])
+@pytest.mark.parametrize("p", [0.001, 0.3, 0.5, 0.55, 0.8, 0.999])
+def test_the_binomial_without_scipy_stats_is_scipy_stats_bit_for_bit(n: int, p: float) -> None:
+    k = np.arange(n + 1)
+    assert np.array_equal(power._binom_pmf(k, n, p), sps.binom.pmf(k, n, p))
+    assert np.array_equal(power._binom_sf(k - 1, n, p), sps.binom.sf(k - 1, n, p))
+    assert np.array_equal(power._binom_cdf(k, n, p), sps.binom.cdf(k, n, p))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize(("n", "p0", "p1"), [(30, 0.5, 0.75), (786, 0.5, 0.55), (126, 0.8, 0.9)])
+def test_exact_power_is_scipy_stats_bit_for_bit(
+    n: int, p0: float, p1: float, alternative: str
+) -> None:
+    if (alternative == "less") == (p1 > p0):
+        p1 = 2 * p0 - p1
+    got = power.binomial_power(n, p0, p1, 0.05, "exact", alternative)
+    assert got == _scipy_stats_exact_power(n, p0, p1, 0.05, alternative)
+
+
+def test_the_normal_distribution_without_scipy_stats_is_scipy_stats_bit_for_bit() -> None:
+    q = np.concatenate([[0.0, 1.0], np.linspace(1e-9, 1 - 1e-9, 2001)])
+    x = np.concatenate([[-np.inf, np.inf], np.linspace(-40, 40, 4001)])
+    assert np.array_equal(power.special.ndtri(q), sps.norm.ppf(q))
+    assert np.array_equal(power.special.ndtr(x), sps.norm.cdf(x))
+    z, zb = sps.norm.ppf(0.975), sps.norm.ppf(0.8)
+    assert power.mcnemar_sample_size(0.3, 0.1) == int(
+        np.ceil((z * np.sqrt(0.4) + zb * np.sqrt(0.4 - 0.2**2)) ** 2 / 0.2**2)
+    )

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from scipy.sparse.csgraph import connected_components
 
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.settings import Resampling
 
 FAST = settings(max_examples=40, deadline=None)
 distinct = st.integers(3, 5).flatmap(
@@ -93,21 +94,21 @@ def test_bradley_terry_exists_exactly_where_the_wins_are_strongly_connected(rows
     groups = connected_components(met, directed=False)[0]
     strong = connected_components(wins, directed=True, connection="strong")[0]
     if strong == groups:
-        table = bradley_terry(c, n_resamples=20).table
+        table = bradley_terry(c, resampling=Resampling(20)).table
         assert np.isfinite(table["rating"]).all()
         for _, members in table.groupby("group"):
             assert members["rating"].sum() == pytest.approx(0, abs=1e-6)
             assert sorted(members["rank"]) == list(range(1, len(members) + 1))
     else:
         with pytest.raises(ValueError, match="the MLE does not exist"):
-            bradley_terry(c, n_resamples=20)
+            bradley_terry(c, resampling=Resampling(20))
 
 
 @FAST
 @given(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=40), st.integers(1, 12))
 def test_a_bootstrap_test_over_fewer_than_ten_items_is_undefined(outcome, items: int) -> None:
     units = (np.arange(len(outcome)) % items).astype(str)
-    p = unit_bootstrap_p(units, np.asarray(outcome), 50, 0)
+    p = unit_bootstrap_p(units, np.asarray(outcome), Resampling(50, 0))
     assert np.isnan(p) == (min(items, len(outcome)) < 10)
 
 

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats as sps
 
 from comperbench.stats.averaging import Averaging
-from comperbench.stats.human_eval.rating_analysis import system_means
-from comperbench.stats.human_votes.vote_tests import MIN_EXPECTED, small_expected_reason
+from comperbench.stats.human.judgments.rating_analysis import system_means
+from comperbench.stats.human.votes.vote_tests import MIN_EXPECTED, small_expected_reason
 from comperbench.stats.metric_correlation.correlation import correlate
 from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
 from comperbench.stats.resampling import (

@@ -13,12 +13,13 @@ import pytest
 import trueskill
 
 from comperbench.cli import main
-from comperbench.human.votes import comparisons_from_vote_rows, read_vote_rows
-from comperbench.stats.human_votes.bradley_terry import bradley_terry
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.online_ratings import elo, trueskill_ratings
-from comperbench.stats.human_votes.system_ratings import Ratings
-from comperbench.stats.human_votes.vote_tests import pair_tests
+from comperbench.human_io.vote_rows import comparisons_from_vote_rows, read_vote_rows
+from comperbench.stats.human.votes.bradley_terry import bradley_terry
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.online_ratings import elo, trueskill_ratings
+from comperbench.stats.human.votes.system_ratings import Ratings
+from comperbench.stats.human.votes.vote_tests import pair_tests
+from comperbench.stats.settings import Resampling
 
 ONE_VOTE = Comparisons.of(["A"], ["B"], [1.0])
 
@@ -29,7 +30,7 @@ def _uninformative(ratings: Ratings) -> None:
 
 
 def test_elo_of_one_vote_by_hand() -> None:
-    ratings = elo(ONE_VOTE, n_resamples=50, n_permutations=5)
+    ratings = elo(ONE_VOTE, resampling=Resampling(50), permutations=5)
     # k 32, both at 1000: the winner gains 32 * (1 - 1/2)
     assert ratings.table["rating"].to_dict() == {"A": 1016.0, "B": 984.0}
     _uninformative(ratings)
@@ -43,7 +44,7 @@ def test_elo_of_one_vote_by_hand() -> None:
 def test_trueskill_of_one_vote_equals_the_package() -> None:
     env = trueskill.TrueSkill()
     won, lost = env.rate_1vs1(env.create_rating(), env.create_rating())
-    ratings = trueskill_ratings(ONE_VOTE, n_resamples=50, n_permutations=5)
+    ratings = trueskill_ratings(ONE_VOTE, resampling=Resampling(50), permutations=5)
     expected = {"A": won.mu - 3 * won.sigma, "B": lost.mu - 3 * lost.sigma}
     # to the package's own approximations of the normal distribution (about 1e-7)
     assert ratings.table["rating"].to_dict() == pytest.approx(expected, rel=1e-6)
@@ -54,7 +55,7 @@ def test_trueskill_of_one_vote_equals_the_package() -> None:
 
 def test_bradley_terry_of_three_votes_by_hand_and_by_choix() -> None:
     c = Comparisons.of(["a", "a", "a"], ["b", "b", "b"], [1, 1, 0])
-    ratings = bradley_terry(c, n_resamples=200)
+    ratings = bradley_terry(c, resampling=Resampling(200))
     # a beat b 2 of 3: strengths 2 : 1, so a - b = log 2, each log 2 / 2 from the mean
     assert ratings.table.at["a", "rating"] == pytest.approx(np.log(2) / 2, abs=1e-8)
     theta = choix.opt_pairwise(2, [(0, 1), (0, 1), (1, 0)], alpha=0.0)
@@ -71,7 +72,7 @@ def test_bradley_terry_of_three_votes_by_hand_and_by_choix() -> None:
 def test_ten_units_are_enough(rate: Callable[..., Ratings]) -> None:
     def rated(n: int) -> Ratings:
         outcome = [1.0, 0.0] + [1.0, 0.0, 0.5] * ((n - 2) // 3) + [1.0] * ((n - 2) % 3)
-        return rate(Comparisons.of(["a"] * n, ["b"] * n, outcome), n_resamples=50)
+        return rate(Comparisons.of(["a"] * n, ["b"] * n, outcome), resampling=Resampling(50))
 
     nine, ten = rated(9), rated(10)
     assert nine.note is not None and "only 9 comparisons resampled" in nine.note
@@ -89,26 +90,26 @@ def test_the_command_line_prints_the_librarys_note(
     assert main(["human", "votes", "--file", str(path), *options]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for name, rate in (("Elo", elo), ("TrueSkill", trueskill_ratings)):
-        note = rate(c, n_resamples=50, n_permutations=5).note
+        note = rate(c, resampling=Resampling(50), permutations=5).note
         assert note is not None and note.startswith("only 2 items resampled")
         assert f"note: {name}: {note}" in text
     assert text.count("only 2 items resampled") == 3  # Elo, TrueSkill and Bradley-Terry
     assert main(["human", "votes", "--file", str(path), *options, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     elo_payload = payload["ratings"]["Elo"]
-    assert elo_payload["note"] == elo(c, n_resamples=50, n_permutations=5).note
+    assert elo_payload["note"] == elo(c, resampling=Resampling(50), permutations=5).note
     assert elo_payload["informative"] is False
 
 
-@pytest.mark.parametrize("n_resamples", [0, -1])
-def test_no_interval_without_resamples(n_resamples: int) -> None:
+def test_no_interval_without_resamples() -> None:
     c = Comparisons.of(["a", "a", "b"], ["b", "b", "a"], [1, 1, 1], units=[1, 2, 3])
-    expected = rf"needs at least one bootstrap resample \(n_resamples={n_resamples}\)"
+    expected = r"needs at least one bootstrap resample \(n_resamples=0\)"
+    none = Resampling(0)
     with pytest.raises(ValueError, match=f"the bradley-terry rating's interval {expected}"):
-        bradley_terry(c, n_resamples=n_resamples)
+        bradley_terry(c, resampling=none)
     with pytest.raises(ValueError, match=f"the elo rating's interval {expected}"):
-        elo(c, n_resamples=n_resamples)
+        elo(c, resampling=none)
     with pytest.raises(ValueError, match=f"the trueskill rating's interval {expected}"):
-        trueskill_ratings(c, n_resamples=n_resamples)
+        trueskill_ratings(c, resampling=none)
     with pytest.raises(ValueError, match=f"a bootstrap p-value {expected}"):
-        pair_tests(c, n_resamples=n_resamples)
+        pair_tests(c, resampling=none)

@@ -95,15 +95,17 @@ def moved_module(old_module: str, new_module: str) -> Callable[[str], Any]:
     return module_getattr
 
 
-def renamed_names(module: str, renames: Mapping[str, str]) -> Callable[[str], Any]:
-    """A module `__getattr__` for `module` that serves each old name (`old: new`) as the new
-    name's object of the same module, with a warning."""
+def renamed_names(old_module: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module `__getattr__` for `old_module` that serves each old name from its new home
+    (`homes`: old name -> new dotted path, "package.module.new_name"), with a warning naming
+    the new path; for names renamed in place or moved to another module under a new name."""
 
     def module_getattr(name: str) -> Any:
-        if name not in renames:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        deprecated(f"{module}.{name}", f"{module}.{renames[name]}")
-        return getattr(importlib.import_module(module), renames[name])
+        if name not in homes:
+            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        deprecated(f"{old_module}.{name}", homes[name])
+        module, _, new = homes[name].rpartition(".")
+        return getattr(importlib.import_module(module), new)
 
     return module_getattr
 
@@ -112,19 +114,34 @@ def folded_keywords(
     parameter: str, old: tuple[str, ...], fold: Callable[[Any, dict[str, Any]], Any]
 ) -> Callable[[F], F]:
     """Accept the old keywords `old` with a warning, folded into one `parameter` by `fold`
-    (the parameter's value or default, the old keywords given -> the parameter's new value)."""
+    (the parameter's value or default, the old keywords given -> the parameter's new value).
+    A positional value of another kind in the parameter's place (an old positional call) is
+    refused with a one-line error."""
 
     def decorate(function: F) -> F:
-        default = inspect.signature(function).parameters[parameter].default
+        signature = inspect.signature(function)
+        place = list(signature.parameters).index(parameter)
+        default = signature.parameters[parameter].default
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            listed, positional = list(args), len(args) > place
+            if positional and not isinstance(args[place], type(default)):
+                raise ComperbenchError(
+                    f"{function.__name__}() takes {parameter}= (a {type(default).__name__}) as "
+                    f"argument {place + 1}, not {args[place]!r}; give {', '.join(old)} as its "
+                    "fields"
+                )
             given = {key: kwargs.pop(key) for key in old if key in kwargs}
             if given:
-                keywords = ", ".join(f"{key}=..." for key in given)
-                deprecated(f"{function.__name__}({keywords})", f"{parameter}=")
-                kwargs[parameter] = fold(kwargs.get(parameter, default), given)
-            return function(*args, **kwargs)
+                for key in given:
+                    deprecated(f"{function.__name__}({key}=...)", f"{parameter}=")
+                current = args[place] if positional else kwargs.get(parameter, default)
+                if positional:
+                    listed[place] = fold(current, given)
+                else:
+                    kwargs[parameter] = fold(current, given)
+            return function(*listed, **kwargs)
 
         return wrapper  # type: ignore[return-value]
 

@@ -1,3 +1,2 @@
-"""The file formats of a user's own human evaluation: pairwise votes (one per row or counted per
-pair), per-turn selections, behaviour labels and ratings, each read with errors that name the
-file, line and field, and each with a template."""
+"""Moved to comperbench.human_io and comperbench.stats.human.votes.vote_agreement; the old
+module paths here work for one release, with a DeprecationWarning."""

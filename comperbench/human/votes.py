@@ -1,105 +1,18 @@
-"""Pairwise votes one per row (ChatEval-style A/B tests): for an item, an annotator saw two
-systems' responses and voted a, b or tie.
+"""Moved to `comperbench.human_io.vote_rows`; this path works for one release, with a
+DeprecationWarning."""
 
-File format (CSV with a header line, or JSON lines or parquet with the same keys): `item`, `system_a`,
-`system_b`, `outcome` (a, b or tie) and `annotator`; other columns are ignored. A pair may be
-written in either order: (B, A, b) is the same vote as (A, B, a). Each annotator votes once per
-item and pair. The item is the resampling unit of the ratings' bootstrap.
-"""
+from comperbench.common.deprecation import renamed_names
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from pathlib import Path
-
-import numpy as np
-import pandas as pd
-
-from comperbench.common.errors import DataFormatError
-from comperbench.human.rows import FirstSeen, check_size, read_rows, text
-from comperbench.stats.human_votes.comparisons import Comparisons
-
-VOTE_ROW_COLUMNS = ("item", "system_a", "system_b", "outcome", "annotator")
-OUTCOMES = {"a": 1.0, "b": 0.0, "tie": 0.5}
-AGREEMENT = ("all agree", "one disagrees", "all disagree", "other split")
-
-
-def _vote(row: dict, where: dict, file: str) -> tuple[str, str, str, float, str]:
-    """(item, first system, second system, outcome for the first, annotator), the pair in
-    sorted order."""
-    item, a, b, label, annotator = (text(row, f, where, file) for f in VOTE_ROW_COLUMNS)
-    if label.lower() not in OUTCOMES:
-        raise DataFormatError(
-            f"unknown outcome {label!r}; use one of {', '.join(OUTCOMES)}",
-            file=file,
-            field="outcome",
-            **where,
-        )
-    if a == b:
-        raise DataFormatError(
-            f"system {a!r} is paired with itself", file=file, field="system_b", **where
-        )
-    outcome = OUTCOMES[label.lower()]
-    return (item, a, b, outcome, annotator) if a < b else (item, b, a, 1.0 - outcome, annotator)
-
-
-def vote_rows_table(rows: Sequence[tuple[dict, dict]], file: str) -> pd.DataFrame:
-    """Validated votes from (location, row) pairs (`line=` or `record=` names the row in
-    errors), each pair in sorted order: columns item, system_a, system_b, outcome (1 a wins,
-    0 b wins, 0.5 tie), annotator."""
-    check_size(rows, file, "vote rows")
-    seen = FirstSeen(file)
-    votes = []
-    for where, row in rows:
-        vote = _vote(row, where, file)
-        message = (
-            f"annotator {vote[4]!r} votes again on item {vote[0]!r} for {vote[1]!r} / {vote[2]!r}"
-        )
-        seen.add((vote[4], vote[0], vote[1], vote[2]), where, message, "annotator")
-        votes.append(vote)
-    return pd.DataFrame(votes, columns=list(VOTE_ROW_COLUMNS))
-
-
-def read_vote_rows(path: str | Path) -> pd.DataFrame:
-    """Votes one per row from a .csv, .jsonl or .parquet file (see the module docstring); errors
-    name the file, line (or record) and field."""
-    return vote_rows_table(read_rows(path, VOTE_ROW_COLUMNS), str(path))
-
-
-def comparisons_from_vote_rows(votes: pd.DataFrame) -> Comparisons:
-    """One comparison per vote, its item as the resampling unit."""
-    return Comparisons.of(
-        votes["system_a"], votes["system_b"], votes["outcome"], votes["item"], unit_kind="item"
-    )
-
-
-def agreement_breakdown(votes: pd.DataFrame) -> pd.DataFrame:
-    """Per number of votes an item's pair received (rows), how many such (item, pair) cases
-    have every vote alike, all but one alike, every vote different (three votes: a, b and tie
-    once each), or another split."""
-    cases = votes.groupby(["item", "system_a", "system_b"])["outcome"]
-    sizes = cases.size()
-    distinct = cases.nunique()
-    largest = cases.agg(lambda o: int(o.value_counts().iloc[0]))
-    kind = np.select(
-        [distinct == 1, (largest == sizes - 1) & (sizes >= 3), (distinct == sizes) & (sizes >= 2)],
-        list(AGREEMENT[:3]),
-        default=AGREEMENT[3],
-    )
-    table = pd.crosstab(sizes.rename("votes"), pd.Series(kind, index=sizes.index, name="agreement"))
-    return table.reindex(columns=list(AGREEMENT), fill_value=0)
-
-
-def vote_rows_from_judgments(judgments: pd.DataFrame) -> pd.DataFrame:
-    """The preferences of `judgments.pairwise_judgments` (unit, judge, a, b, outcome) as votes in
-    the file format: the context is the item, the judge the annotator."""
-    labels = {value: label for label, value in OUTCOMES.items()}
-    return pd.DataFrame(
-        {
-            "item": judgments["unit"].astype(str),
-            "system_a": judgments["a"],
-            "system_b": judgments["b"],
-            "outcome": judgments["outcome"].map(labels),
-            "annotator": judgments["judge"].astype(str),
-        }
-    )
+__getattr__ = renamed_names(
+    "comperbench.human.votes",
+    {
+        "VOTE_ROW_COLUMNS": "comperbench.human_io.vote_rows.VOTE_ROW_COLUMNS",
+        "OUTCOMES": "comperbench.human_io.vote_rows.OUTCOMES",
+        "vote_rows_table": "comperbench.human_io.vote_rows.vote_rows_table",
+        "read_vote_rows": "comperbench.human_io.vote_rows.read_vote_rows",
+        "comparisons_from_vote_rows": "comperbench.human_io.vote_rows.comparisons_from_vote_rows",
+        "AGREEMENT": "comperbench.stats.human.votes.vote_agreement.AGREEMENT",
+        "agreement_breakdown": "comperbench.stats.human.votes.vote_agreement.agreement_breakdown",
+        "vote_rows_from_judgments": "comperbench.human_io.vote_rows.vote_rows_from_rating_votes",
+    },
+)

@@ -14,7 +14,7 @@ from comperbench.common.textutil import interval, number, p_value
 from comperbench.report.html import figure, lines, page, section, table, verdicts_part
 
 if TYPE_CHECKING:
-    from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis
+    from comperbench.stats.human.votes.vote_analysis import VoteAnalysis
     from comperbench.stats.metric_correlation.correlation import CorrelationResult
     from comperbench.stats.metric_tests.verdicts import Verdicts
 
@@ -53,7 +53,7 @@ def write_comparison_report(
     write_new_file(path, page(f"Comparison of metrics: {method}", header, sections))
 
 
-def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -> None:
+def write_votes_report(path: str | Path, result: VoteAnalysis, about: str) -> None:
     """`human votes --report`: the win/tie/loss counts, each rating (or the win rates) as a
     forest plot, and the heatmap of the pairwise sign tests' p-values."""
     from comperbench.report.figures import forest_plot, p_value_heatmap
@@ -109,7 +109,7 @@ def write_votes_report(path: str | Path, result: PairwiseAnalysis, about: str) -
     write_new_file(path, page("Pairwise preferences", [("votes", about)], sections))
 
 
-def _chateval_figure(result: PairwiseAnalysis) -> str:
+def _chateval_figure(result: VoteAnalysis) -> str:
     """The ChatEval paper's Figure 2 layout: rows the winners, columns the losers, both by system
     win count; coloured by the Major score, the Distinct score written in each cell."""
     from comperbench.report.figures import heatmap

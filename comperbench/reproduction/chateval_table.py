@@ -14,9 +14,9 @@ from functools import cache
 import pandas as pd
 
 from comperbench.common.errors import DataMissingError
-from comperbench.human.vote_counts import comparisons_from_votes
+from comperbench.human_io.vote_counts import comparisons_from_vote_counts
 from comperbench.reproduction.published import PublishedFact
-from comperbench.stats.human_votes.comparisons import pair_counts
+from comperbench.stats.human.votes.comparisons import pair_counts
 
 BENCHMARK = "chateval-ncme"
 _PAPER = "Lee et al., 'An Evaluation Protocol for Generative Conversational Systems'"
@@ -96,7 +96,7 @@ def ncme_pair_wins() -> pd.DataFrame:
         [row for row in NCME_VOTES if {row[0], row[1]} <= ranked],
         columns=["system_a", "system_b", "wins_a", "wins_b", "ties"],
     )
-    pairs = pair_counts(comparisons_from_votes(votes, "Table 4"))
+    pairs = pair_counts(comparisons_from_vote_counts(votes, "Table 4"))
     won = pairs["wins_a"] > pairs["wins_b"]
     lost = pairs["wins_a"] < pairs["wins_b"]
     wins = pd.concat([pairs["system_a"][won], pairs["system_b"][lost]]).value_counts()

@@ -19,8 +19,8 @@ from comperbench.benchmark import Benchmark, get_metadata
 from comperbench.reproduction import chateval_table as chateval
 from comperbench.reproduction.published import TABLE6
 from comperbench.stats.annotator_agreement.agreement import RatingTable, krippendorff_alpha
-from comperbench.stats.human_eval.single_response import wald_interval
-from comperbench.stats.planning.plan import SETTINGS
+from comperbench.stats.human.judgments.single_response import wald_interval
+from comperbench.stats.human.planning.plan import SETTINGS
 
 Loader = Callable[..., Benchmark]
 

@@ -13,10 +13,9 @@
 - `annotator_agreement`: do the people agree? `agreement` (Krippendorff's alpha, Fleiss', Cohen's
   kappa) and the human ceiling (`annotator_ceiling`, `benchmark_ceiling`: one annotator's
   correlation with the mean of the others, on the metrics' scale);
-- `human_votes`: what do pairwise human votes between systems say? Comparisons, win/tie/loss, WMT
-  scores, their tests, Bradley-Terry, Elo and TrueSkill, ChatEval;
-- `human_eval`: what do human labels, ratings and selections of systems say?
-- `planning`: how many judgments does a human evaluation need (power, sample size)?
+- `human`: what does the user's own human evaluation say? `human.votes` (A/B votes between
+  systems: win rates, their tests, Bradley-Terry, Elo, TrueSkill, ChatEval), `human.judgments`
+  (labels, ratings, selections) and `human.planning` (power, sample size);
 
 Shared by all, here: `Averaging` and `Conventions` (how grouped values are averaged;
 mt-metrics-eval's conventions as `MT_METRICS_EVAL`), resampling and bootstrap intervals,

@@ -1,6 +1,6 @@
 """`human votes` printers of the ChatEval protocol's analyses: the win-count ranking with the
 Major and Distinct scores, the per-pair table, Fleiss' kappa and each annotator against the
-others (`comperbench.stats.human_votes.chateval`, `comperbench.human.vote_agreement`)."""
+others (`comperbench.stats.human.votes.chateval`, `comperbench.stats.human.votes.vote_agreement`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 from comperbench.cli.common import format_table
 from comperbench.common.textutil import interval, number, p_value, wrap
 from comperbench.stats.annotator_agreement.agreement import AgreementResult
-from comperbench.stats.human_votes.chateval import ChatEvalScores
+from comperbench.stats.human.votes.chateval import ChatEvalScores
 
 SCORES = (
     "Major = wins / (wins + losses), ties left out; Distinct = wins / (wins + losses + ties); "
@@ -18,7 +18,11 @@ SCORES = (
 
 
 def print_chateval(scores: ChatEvalScores) -> None:
-    """The ranking by system win count, then every pair's scores (both directions)."""
+    """The ranking by system win count, then every pair's scores (both directions).
+
+    Args:
+        scores: the ChatEval scores of the votes.
+    """
     print(
         "\n"
         + wrap(f"ChatEval ranking by system win count (opponents beaten, Major > 0.5); {SCORES}")
@@ -60,7 +64,12 @@ def print_chateval(scores: ChatEvalScores) -> None:
 
 
 def print_vote_agreement(kappa: AgreementResult, annotators: pd.DataFrame) -> None:
-    """Fleiss' kappa of the votes and each annotator's correlation with the others."""
+    """Fleiss' kappa of the votes and each annotator's correlation with the others.
+
+    Args:
+        kappa: Fleiss' kappa of the votes.
+        annotators: rows of `annotator_correlations`.
+    """
     if kappa.reason:
         line = f"Fleiss' kappa of the votes is undefined here: {kappa.reason}"
     else:
@@ -97,7 +106,11 @@ LOWEST = 5
 
 
 def print_prompt_validity(validity: pd.DataFrame) -> None:
-    """A summary of the prompts' item-total correlations and the lowest ones."""
+    """A summary of the prompts' item-total correlations and the lowest ones.
+
+    Args:
+        validity: rows of `prompt_validity`.
+    """
     defined = validity["r"].dropna()
     median = number(float(defined.median())) if len(defined) else "-"
     print(

@@ -16,7 +16,12 @@ SHORT = {"holm": "Holm", "bh": "BH"}
 
 
 def add_test_options(parser: argparse.ArgumentParser, expected_help: str) -> None:
-    """--correction, --expected, --alternative and --json."""
+    """--correction, --expected, --alternative and --json.
+
+    Args:
+        parser: the parser to add them to.
+        expected_help: the help of --expected.
+    """
     parser.add_argument(
         "--correction",
         choices=CORRECTIONS,
@@ -33,7 +38,13 @@ def add_test_options(parser: argparse.ArgumentParser, expected_help: str) -> Non
 
 def add_sources(parser: argparse.ArgumentParser, file_help: str, aspect_help: str) -> None:
     """--file or --benchmark (one of them), and the benchmark's --aspect, --level, --split,
-    --data-dir and --exclude-system."""
+    --data-dir and --exclude-system.
+
+    Args:
+        parser: the parser to add them to.
+        file_help: the help of --file.
+        aspect_help: the help of --aspect.
+    """
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--file", type=regular_file, metavar="FILE", help=file_help)
     source.add_argument("--benchmark", help="benchmark name (see `list`)")
@@ -55,14 +66,24 @@ BENCHMARK_ONLY = {
 
 def refuse_benchmark_options(args: argparse.Namespace, **more: str) -> None:
     """Fail when options of `add_sources`' --benchmark (or `more`, attribute -> flag) come with
-    --file."""
+    --file.
+
+    Args:
+        args: the parsed command line.
+        more: more options of --benchmark only, attribute -> flag.
+    """
     given = [flag for name, flag in {**BENCHMARK_ONLY, **more}.items() if getattr(args, name)]
     if given:
         raise ComperbenchError(f"{', '.join(given)}: only with --benchmark, not with --file")
 
 
 def add_resampling_options(parser: argparse.ArgumentParser, fewest: int) -> None:
-    """--resamples (at least `fewest`; 0, where allowed: no intervals) and --seed."""
+    """--resamples (at least `fewest`; 0, where allowed: no intervals) and --seed.
+
+    Args:
+        parser: the parser to add them to.
+        fewest: the fewest resamples allowed.
+    """
     parser.add_argument(
         "--resamples", type=resamples(fewest), default=1000, help="bootstrap resamples"
     )
@@ -70,17 +91,42 @@ def add_resampling_options(parser: argparse.ArgumentParser, fewest: int) -> None
 
 
 def adjusted_header(correction: str) -> list[str]:
+    """The header of the adjusted p-value column.
+
+    Args:
+        correction: the multiplicity correction (holm, bh or none).
+
+    Returns:
+        The adjusted p-value's column header, or none without a correction.
+    """
     return [] if correction == "none" else [f"p {SHORT[correction]}"]
 
 
 def p_cells(p: float, adjusted: float, correction: str) -> list[str]:
+    """The cells of a p-value and its adjusted value.
+
+    Args:
+        p: the p-value.
+        adjusted: the adjusted p-value.
+        correction: the multiplicity correction (holm, bh or none).
+
+    Returns:
+        The p-value's cell, and the adjusted one's with a correction.
+    """
     return [p_value(p)] + ([] if correction == "none" else [p_value(adjusted)])
 
 
 def print_expected(
     tests: pd.DataFrame, expected: float, args: argparse.Namespace, what: str
 ) -> None:
-    """Each system's rate against the expected rate (`rates.rate_tests`)."""
+    """Each system's rate against the expected rate (`rates.rate_tests`).
+
+    Args:
+        tests: rows of `rates.rate_tests`.
+        expected: the expected rate.
+        args: the parsed command line.
+        what: what the rates are, for the heading.
+    """
     print(
         "\n"
         + wrap(
@@ -105,7 +151,12 @@ def print_expected(
 
 
 def print_rate_tests(tests: pd.DataFrame, correction: str) -> None:
-    """Two-proportion z-tests of every pair of systems (`rates.pairwise_rate_tests`)."""
+    """Two-proportion z-tests of every pair of systems (`rates.pairwise_rate_tests`).
+
+    Args:
+        tests: rows of `rates.pairwise_rate_tests`.
+        correction: the multiplicity correction (holm, bh or none).
+    """
     print("\ntwo-proportion z-tests (pooled variance):")
     body = [
         [
@@ -122,7 +173,13 @@ def print_rate_tests(tests: pd.DataFrame, correction: str) -> None:
 
 
 def print_rates(table: pd.DataFrame, what: str, counted: str = "labelled 1") -> None:
-    """A `rates.rates` table, highest rate first: `what` names n, `counted` the count."""
+    """A `rates.rates` table, highest rate first: `what` names n, `counted` the count.
+
+    Args:
+        table: a `rates.rates` table.
+        what: what n counts.
+        counted: what the count counts.
+    """
     rows = [
         [s, int(r["n"]), int(r["count"]), number(r["rate"]), interval(r["low"], r["high"])]
         for s, r in table.sort_values("rate", ascending=False).iterrows()

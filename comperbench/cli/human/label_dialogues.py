@@ -2,7 +2,7 @@
 dialogue and its sensitivity by downsampling; with --ratings, the predictive validity of the
 behaviours for Likert dialogue quality and t-tests between systems' Likert means; with
 --comparisons, their predictive validity for comparative quality (ABC-Eval, Finch, Finch & Choi
-2023). The analyses are `comperbench.stats.human_eval.dialogue_labels`, `.predictive_validity` and
+2023). The analyses are `comperbench.stats.human.judgments.dialogue_labels`, `.predictive_validity` and
 `.rating_analysis`; this module assembles and prints them."""
 
 from __future__ import annotations
@@ -16,24 +16,24 @@ from comperbench.cli.common import format_table
 from comperbench.cli.flags import LEVEL, regular_file, resamples
 from comperbench.cli.human.common import adjusted_header, p_cells
 from comperbench.common.textutil import interval, number, wrap
-from comperbench.human.label_quality import (
+from comperbench.human_io.label_quality import (
     dialogue_ratings,
     join_comparisons,
     join_quality,
     quality_aspect,
 )
-from comperbench.human.ratings import read_ratings
-from comperbench.human.votes import read_vote_rows
-from comperbench.stats.human_eval.dialogue_labels import (
+from comperbench.human_io.ratings import read_ratings
+from comperbench.human_io.vote_rows import read_vote_rows
+from comperbench.stats.human.judgments.dialogue_labels import (
     PAPER_DIALOGUES,
     POWER,
     dialogue_rates,
     sensitivity,
     system_dialogue_rates,
 )
-from comperbench.stats.human_eval.label_analysis import majority_labels
-from comperbench.stats.human_eval.predictive_validity import Kind, stepwise, univariate
-from comperbench.stats.human_eval.rating_analysis import likert_t_tests
+from comperbench.stats.human.judgments.label_analysis import majority_labels
+from comperbench.stats.human.judgments.predictive_validity import Kind, stepwise, univariate
+from comperbench.stats.human.judgments.rating_analysis import likert_t_tests
 from comperbench.stats.multiplicity import describe
 
 POWER_TEXT = (
@@ -43,7 +43,11 @@ SPLIT = "every labelled turn has evenly split labels"
 
 
 def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
-    """--ratings, --quality, --comparisons, --draws and --alpha."""
+    """--ratings, --quality, --comparisons, --draws and --alpha.
+
+    Args:
+        parser: the parser to add them to.
+    """
     parser.add_argument(
         "--ratings",
         type=regular_file,
@@ -66,7 +70,15 @@ def add_dialogue_options(parser: argparse.ArgumentParser) -> None:
 
 
 def per_behaviour(labels: pd.DataFrame, args: argparse.Namespace) -> dict[str, dict]:
-    """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table."""
+    """Per behaviour: dialogue rates (per dialogue and per system) and the sensitivity table.
+
+    Args:
+        labels: the labels read.
+        args: the parsed command line.
+
+    Returns:
+        Behaviour -> its rates and sensitivity.
+    """
     dialogues = labels[["item_id", "dialogue"]].drop_duplicates()
     rows = labels.rename(columns={"behaviour": "aspect"})
     out = {}
@@ -119,7 +131,15 @@ def _wide(behaviours: dict[str, dict]) -> pd.DataFrame:
 
 def with_quality(behaviours: dict[str, dict], args: argparse.Namespace) -> dict | None:
     """Predictive validity for --ratings (Likert quality, with t-tests between systems) and for
-    --comparisons (comparative quality), or None without either."""
+    --comparisons (comparative quality), or None without either.
+
+    Args:
+        behaviours: rows of `per_behaviour`.
+        args: the parsed command line.
+
+    Returns:
+        The predictive validity analyses, or None.
+    """
     if not (args.ratings or args.comparisons):
         return None
     wide = _wide(behaviours)
@@ -142,6 +162,13 @@ def with_quality(behaviours: dict[str, dict], args: argparse.Namespace) -> dict 
 
 
 def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> None:
+    """One behaviour's dialogue rates and sensitivity.
+
+    Args:
+        behaviour: the behaviour.
+        found: its `per_behaviour` entry.
+        args: the parsed command line.
+    """
     if "undefined" in found:
         print("\n" + wrap(f"== {behaviour}: rate per dialogue undefined, {found['undefined']}"))
         return
@@ -185,6 +212,12 @@ def print_behaviour(behaviour: str, found: dict, args: argparse.Namespace) -> No
 
 
 def print_validity(found: dict, args: argparse.Namespace) -> None:
+    """The predictive validity of the behaviours for dialogue quality.
+
+    Args:
+        found: the `with_quality` analyses.
+        args: the parsed command line.
+    """
     if found["likert"] is not None:
         what = (
             f"dialogue quality ({found['quality']!r}) on each behaviour's rate, linear regression"

@@ -1,6 +1,6 @@
 """`comperbench human labels`: binary labels per system, from a file of behaviour labels or a
 benchmark's 0-1 aspect: rates with Wilson intervals, tests between systems and Krippendorff's
-alpha. The analysis is `comperbench.stats.human_eval.label_analysis`; this module parses and prints."""
+alpha. The analysis is `comperbench.stats.human.judgments.label_analysis`; this module parses and prints."""
 
 from __future__ import annotations
 
@@ -30,21 +30,30 @@ from comperbench.cli.human.label_dialogues import (
 )
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
-from comperbench.human.labels import as_ratings, read_labels
-from comperbench.stats.human_eval.label_analysis import (
+from comperbench.human_io.labels import as_ratings, read_labels
+from comperbench.stats.human.judgments.label_analysis import (
     LabelAnalysis,
     analyse_labels,
     majority,
     majority_labels,
 )
 from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.settings import Resampling
 
 FILE_ONLY = ("ratings", "quality", "comparisons")
 
 
 def binary_labels(bench: Benchmark, aspect: str) -> tuple[np.ndarray, int]:
     """Per item the `majority` label of its mean rating of a 0-1 aspect, and the number of
-    evenly split items."""
+    evenly split items.
+
+    Args:
+        bench: the benchmark.
+        aspect: its 0-1 aspect.
+
+    Returns:
+        (majority label per item, number of split items).
+    """
     spec = bench.metadata.aspect(aspect)
     if (spec.min, spec.max) != (0, 1):
         raise ComperbenchError(
@@ -60,8 +69,7 @@ def _options(args: argparse.Namespace) -> dict:
         correction=args.correction,
         expected=args.expected,
         alternative=args.alternative,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        resampling=Resampling(args.resamples, args.seed, ci="bca"),
     )
 
 
@@ -172,6 +180,14 @@ def _dialogue_analyses(labels: pd.DataFrame, args: argparse.Namespace) -> tuple[
 
 
 def run_labels(args: argparse.Namespace) -> int:
+    """`comperbench human labels`: rates, tests and agreement of binary labels.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     if args.file:
         labels = read_labels(args.file)
         about, analyses = _file_analyses(args, labels)
@@ -205,6 +221,11 @@ def run_labels(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `labels` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     labels = actions.add_parser("labels")
     add_sources(
         labels,

@@ -1,5 +1,5 @@
 """`comperbench human plan SETTING`: units needed to detect a difference in a human evaluation,
-or the power of a given number of units (`comperbench.stats.planning.plan`)."""
+or the power of a given number of units (`comperbench.stats.human.planning.plan`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from dataclasses import asdict
 from comperbench.cli.common import located, print_json
 from comperbench.cli.flags import LEVEL, SEED, number, positive_real, real, resamples, whole
 from comperbench.common.textutil import wrap
-from comperbench.stats.planning.plan import READINGS, SETTINGS, Setting
-from comperbench.stats.planning.power import MAX_N
+from comperbench.stats.human.planning.plan import READINGS, SETTINGS, Setting
+from comperbench.stats.human.planning.power import MAX_N
 
 NOTATION = "(z_a = z_(1-alpha/2), or z_(1-alpha) one-sided; z_b = z_(power); q = 1 - p)"
 MOST_SYSTEMS = 1000
@@ -106,6 +106,14 @@ def _parameters(setting: Setting) -> list[str]:
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    """`comperbench human plan SETTING`: print the plan.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     setting = SETTINGS[args.setting]
     parameters = {name: getattr(args, name) for name in _parameters(setting)}
     plan = setting.plan(args.alpha, args.power, args.n, **parameters)
@@ -132,6 +140,11 @@ def _description(setting: Setting) -> str:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `plan` and its settings to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     plan = actions.add_parser("plan")
     settings = plan.add_subparsers(dest="setting", required=True, metavar="SETTING")
     for name, setting in SETTINGS.items():

@@ -1,5 +1,5 @@
 """`comperbench human ratings`: a file of ratings per turn or dialogue: agreement per aspect and
-system means with intervals. The analysis is `comperbench.stats.human_eval.rating_analysis`; this module
+system means with intervals. The analysis is `comperbench.stats.human.judgments.rating_analysis`; this module
 parses and prints."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from comperbench.cli.common import format_table, located, print_json
 from comperbench.cli.flags import LEVEL, regular_file
 from comperbench.cli.human.common import add_resampling_options
 from comperbench.common.textutil import interval, number, wrap, wrap_signature
-from comperbench.human.ratings import read_ratings
-from comperbench.stats.human_eval.rating_analysis import RatingAnalysis, analyse_ratings
+from comperbench.human_io.ratings import read_ratings
+from comperbench.stats.human.judgments.rating_analysis import RatingAnalysis, analyse_ratings
 from comperbench.stats.resampling import bootstrap_note
+from comperbench.stats.settings import Resampling
 
 
 def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
@@ -36,6 +37,14 @@ def _print_one(level: str, found: RatingAnalysis, confidence: float) -> None:
 
 
 def run_ratings(args: argparse.Namespace) -> int:
+    """`comperbench human ratings`: agreement and system means per aspect.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     ratings = read_ratings(args.file)
     analyses = [
         (
@@ -43,10 +52,8 @@ def run_ratings(args: argparse.Namespace) -> int:
             analyse_ratings(
                 rows,
                 str(aspect),
-                n_resamples=args.resamples,
+                resampling=Resampling(args.resamples, args.seed, args.ci),
                 confidence=args.confidence,
-                seed=args.seed,
-                ci=args.ci,
             ),
         )
         for (level, aspect), rows in ratings.groupby(["level", "aspect"], sort=True)
@@ -75,6 +82,11 @@ def run_ratings(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `ratings` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     ratings = actions.add_parser("ratings")
     ratings.add_argument(
         "--file",

@@ -1,6 +1,6 @@
 """`comperbench human selections`' single-response table and its cascading and anchoring checks,
-as text and JSON. The analyses are `comperbench.stats.human_eval.single_response` and
-`comperbench.stats.human_eval.selection_effects`."""
+as text and JSON. The analyses are `comperbench.stats.human.judgments.single_response` and
+`comperbench.stats.human.judgments.selection_effects`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,18 @@ import argparse
 from comperbench.cli.common import format_table
 from comperbench.cli.human.common import adjusted_header, p_cells
 from comperbench.common.textutil import interval, number, p_value, wrap
-from comperbench.stats.human_eval.selection_effects import CASCADING_TEST, Anchoring, Cascading
-from comperbench.stats.human_eval.single_response import SingleResponseAnalysis
+from comperbench.stats.human.judgments.selection_effects import CASCADING_TEST, Anchoring, Cascading
+from comperbench.stats.human.judgments.single_response import SingleResponseAnalysis
 from comperbench.stats.multiplicity import describe
 
 
 def print_cascading(found: Cascading, correction: str) -> None:
-    """Each event's re-selection in consecutive turns beside its rate, with Fisher's test."""
+    """Each event's re-selection in consecutive turns beside its rate, with Fisher's test.
+
+    Args:
+        found: the cascading check.
+        correction: the multiplicity correction (holm, bh or none).
+    """
     if found.table is None:
         print("\n" + wrap(f"cascading (re-selection in consecutive turns): {found.reason}"))
         return
@@ -50,7 +55,11 @@ def print_cascading(found: Cascading, correction: str) -> None:
 
 
 def print_anchoring(found: Anchoring) -> None:
-    """Each position's selection rate and the test of equal rates, per number shown."""
+    """Each position's selection rate and the test of equal rates, per number shown.
+
+    Args:
+        found: the anchoring check.
+    """
     if not found.groups:
         print("\n" + wrap(f"anchoring (selection rate by position shown): {found.reason}"))
         return
@@ -75,7 +84,12 @@ def print_anchoring(found: Anchoring) -> None:
 
 
 def print_single_response(found: SingleResponseAnalysis, args: argparse.Namespace) -> None:
-    """The SM table (Liu et al., Table 6) and its checks."""
+    """The SM table (Liu et al., Table 6) and its checks.
+
+    Args:
+        found: the single-response analysis.
+        args: the parsed command line.
+    """
     print(f"\n== single response (SATA, one response shown): {found.turns} judged turns")
     print(
         wrap(
@@ -106,7 +120,15 @@ def print_single_response(found: SingleResponseAnalysis, args: argparse.Namespac
 
 
 def checks_payload(cascading: Cascading, anchoring: Anchoring) -> dict:
-    """The cascading and anchoring checks as JSON-ready data."""
+    """The cascading and anchoring checks as JSON-ready data.
+
+    Args:
+        cascading: the cascading check.
+        anchoring: the anchoring check.
+
+    Returns:
+        The JSON-ready data.
+    """
     return {
         "cascading": {"test": CASCADING_TEST, **vars(cascading)},
         "anchoring": {"groups": list(anchoring.groups), "reason": anchoring.reason},
@@ -114,6 +136,14 @@ def checks_payload(cascading: Cascading, anchoring: Anchoring) -> dict:
 
 
 def single_response_payload(found: SingleResponseAnalysis) -> dict:
+    """The single-response analysis as JSON-ready data.
+
+    Args:
+        found: the single-response analysis.
+
+    Returns:
+        The JSON-ready data.
+    """
     return {
         "turns": found.turns,
         "win_rates": found.table,

@@ -1,7 +1,7 @@
 """`comperbench human selections`: per-turn selections of an interactive evaluation (SOBA or
 SATA, single-response turns apart), with the tests each setting prescribes and the cascading and
-anchoring checks. The analyses are `comperbench.stats.human_eval.selection_analysis` and
-`comperbench.stats.human_eval.single_response`; this module parses and prints."""
+anchoring checks. The analyses are `comperbench.stats.human.judgments.selection_analysis` and
+`comperbench.stats.human.judgments.single_response`; this module parses and prints."""
 
 from __future__ import annotations
 
@@ -19,25 +19,26 @@ from comperbench.cli.human.selection_checks import (
 )
 from comperbench.cli.human.votes import (
     add_rating_options,
-    pairwise_payload,
     print_counts,
     print_pairs,
     print_ratings,
+    votes_payload,
 )
 from comperbench.common.textutil import number, p_value, wrap
-from comperbench.human.selections import SETTINGS, read_selections
-from comperbench.stats.human_eval.selection_analysis import (
+from comperbench.human_io.selections import SETTINGS, read_selections
+from comperbench.stats.human.judgments.selection_analysis import (
     OMNIBUS,
     PAIR_TEST,
     SATA_OUTCOMES,
     SelectionAnalysis,
     analyse_selections,
 )
-from comperbench.stats.human_eval.single_response import (
+from comperbench.stats.human.judgments.single_response import (
     PAPER_NULL,
     analyse_single_response,
     single_response_rows,
 )
+from comperbench.stats.settings import Resampling
 
 NAMES = {"soba": "SOBA (select one best)", "sata": "SATA (select all that apply)"}
 
@@ -84,13 +85,13 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
     print("selection rate (turns selected / turns shown), Wilson 95% intervals:")
     print_rates(found.rates, "turns shown", "selected")
     print("\npairwise outcomes implied by the selections:")
-    print_counts(found.pairwise)
+    print_counts(found.votes)
     _print_ties(found)
     print()
-    print_ratings(found.pairwise, args.permutations)
+    print_ratings(found.votes, args.permutations)
     _print_omnibus(found)
     family = "binomial tests" if found.setting == "soba" else "McNemar tests"
-    print_pairs(found.pairwise, PAIR_TEST[found.setting], family)
+    print_pairs(found.votes, PAIR_TEST[found.setting], family)
     if found.expected is not None:
         print_expected(found.expected, args.expected, args, "selection rate")
     print_cascading(found.cascading, args.correction)
@@ -98,7 +99,7 @@ def _print_one(found: SelectionAnalysis, args: argparse.Namespace) -> None:
 
 
 def _payload(found: SelectionAnalysis, about: str) -> dict:
-    shared = pairwise_payload(found.pairwise, about)
+    shared = votes_payload(found.votes, about)
     for key in ("chi_square", "dropped_outcomes", "cochran", "expected"):
         del shared[key]  # the setting's own tests replace them
     return {
@@ -117,6 +118,14 @@ def _payload(found: SelectionAnalysis, about: str) -> dict:
 
 
 def run_selections(args: argparse.Namespace) -> int:
+    """`comperbench human selections`: the analysis of each setting's selections.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     rows = read_selections(args.file)
     several = rows["shown"].map(len) >= 2
     settings = [s for s in SETTINGS if ((rows["setting"] == s) & several).any()]
@@ -128,9 +137,8 @@ def run_selections(args: argparse.Namespace) -> int:
         analyse_selections(
             rows,
             setting,
-            n_resamples=args.resamples,
-            n_permutations=args.permutations,
-            seed=args.seed,
+            resampling=Resampling(args.resamples, args.seed),
+            permutations=args.permutations,
             correction=args.correction,
             expected=args.expected,
             alternative=args.alternative,
@@ -160,6 +168,11 @@ def run_selections(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `selections` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     selections = actions.add_parser("selections")
     selections.add_argument(
         "--file",

@@ -8,12 +8,20 @@ from pathlib import Path
 from comperbench.cli.common import located
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import write_new_file
-from comperbench.human.templates import TEMPLATES, render
+from comperbench.human_io.templates import TEMPLATES, render
 
 SUFFIXES = (".csv", ".jsonl")
 
 
 def run_template(args: argparse.Namespace) -> int:
+    """`comperbench human template KIND`: print or write an example file.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     if args.out is None:
         print(render(args.kind), end="")
         return 0
@@ -27,6 +35,11 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `template` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     template = actions.add_parser("template")
     template.add_argument("kind", choices=list(TEMPLATES))
     template.add_argument(

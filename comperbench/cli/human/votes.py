@@ -1,8 +1,8 @@
-"""`comperbench human votes`: pairwise preferences, as a ranking of systems with tests.
+"""`comperbench human votes`: A/B votes, as a ranking of systems with tests.
 
 The preferences are those implicit in a benchmark whose systems answered the same contexts (see
-`comperbench.stats.human_votes.judgments`), or a user's A/B votes, one per row or counted per pair. The
-analysis is `comperbench.stats.human_votes.vote_analysis.analyse`; this module parses and prints, and its
+`comperbench.stats.human.votes.rating_votes`), or a user's A/B votes, one per row or counted per pair. The
+analysis is `comperbench.stats.human.votes.vote_analysis.analyse`; this module parses and prints, and its
 printers serve `human selections` too.
 """
 
@@ -38,29 +38,30 @@ from comperbench.cli.human.common import (
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.outputs import write_new_file
 from comperbench.common.textutil import interval, number, p_value, wrap, wrap_signature
-from comperbench.human.vote_agreement import (
+from comperbench.human_io.vote_counts import comparisons_from_vote_counts, read_vote_counts
+from comperbench.human_io.vote_rows import (
+    comparisons_from_vote_rows,
+    read_vote_rows,
+    vote_rows_from_rating_votes,
+)
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.online_ratings import DEFAULT_PERMUTATIONS
+from comperbench.stats.human.votes.rating_votes import (
+    MEAN_JUDGE,
+    as_comparisons,
+    rating_votes,
+    selections,
+)
+from comperbench.stats.human.votes.vote_agreement import (
+    agreement_breakdown,
     annotator_correlations,
     prompt_validity,
     vote_kappa,
 )
-from comperbench.human.vote_counts import comparisons_from_votes, read_votes
-from comperbench.human.votes import (
-    agreement_breakdown,
-    comparisons_from_vote_rows,
-    read_vote_rows,
-    vote_rows_from_judgments,
-)
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.judgments import (
-    MEAN_JUDGE,
-    as_comparisons,
-    pairwise_judgments,
-    selections,
-)
-from comperbench.stats.human_votes.online_ratings import DEFAULT_PERMUTATIONS
-from comperbench.stats.human_votes.vote_analysis import PairwiseAnalysis, analyse
+from comperbench.stats.human.votes.vote_analysis import VoteAnalysis, analyse
 from comperbench.stats.multiplicity import describe
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS
+from comperbench.stats.settings import Resampling
 
 SIGN_TEST = "exact sign test (ties left out)"
 TIE_NOTE = "left out of win rates, half a win in Bradley-Terry, draws in Elo and TrueSkill"
@@ -88,7 +89,7 @@ def _benchmark_games(args: argparse.Namespace) -> Games:
     bench = load_from_arguments(args, args.level)
     aspect = bench.metadata.aspect(args.aspect).name
     ratings = bench.unit_ratings(aspect)
-    judgments = pairwise_judgments(ratings)
+    judgments = rating_votes(ratings)
     if judgments.empty:
         raise ComperbenchError(
             f"no context of {bench.name} was answered by two or more systems; pairwise "
@@ -96,7 +97,7 @@ def _benchmark_games(args: argparse.Namespace) -> Games:
         )
     per_judge = (judgments["judge"] != MEAN_JUDGE).any()
     if args.write_votes:
-        write_new_file(args.write_votes, vote_rows_from_judgments(judgments).to_csv(index=False))
+        write_new_file(args.write_votes, vote_rows_from_rating_votes(judgments).to_csv(index=False))
     games = as_comparisons(judgments)
     about = (
         f"{bench.label}, aspect {aspect}: {len(judgments)} preferences from "
@@ -115,7 +116,7 @@ def _one_vote_per_row(path: str) -> bool:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader([handle.readline(HEADER_CHARS)]), [])
     except (OSError, UnicodeDecodeError, csv.Error):
-        return False  # read_votes says what is wrong with the file
+        return False  # read_vote_counts says what is wrong with the file
     return "outcome" in [name.strip() for name in header]
 
 
@@ -129,15 +130,20 @@ def _votes_games(args: argparse.Namespace) -> Games:
             f"{rows['item'].nunique()} items, {games.systems.size} systems"
         )
         return Games(games, None, about, None, agreement_breakdown(rows), rows)
-    votes = read_votes(args.file)
-    games = comparisons_from_votes(votes, args.file)
+    votes = read_vote_counts(args.file)
+    games = comparisons_from_vote_counts(votes, args.file)
     about = (
         f"{args.file}: {games.a.size} votes on {len(votes)} pairs of {games.systems.size} systems"
     )
     return Games(games, None, about, None)
 
 
-def print_counts(result: PairwiseAnalysis) -> None:
+def print_counts(result: VoteAnalysis) -> None:
+    """Win/tie/loss per system and, with units, the WMT scores.
+
+    Args:
+        result: the vote analysis.
+    """
     wtl, wmt = result.win_tie_loss, result.wmt
     headers = ["system", "wins", "ties", "losses", "win rate"]
     if wmt is not None:
@@ -152,8 +158,13 @@ def print_counts(result: PairwiseAnalysis) -> None:
     print(format_table(headers, rows))
 
 
-def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
-    """A table per rating (Bradley-Terry, Elo, TrueSkill), the systems in the first one's order."""
+def print_ratings(result: VoteAnalysis, permutations: int) -> None:
+    """A table per rating (Bradley-Terry, Elo, TrueSkill), the systems in the first one's order.
+
+    Args:
+        result: the vote analysis.
+        permutations: the random orders of Elo and TrueSkill.
+    """
     for name, reason in result.undefined.items():
         if name in ("Bradley-Terry", "Elo", "TrueSkill"):
             print(wrap(f"note: {name} is undefined here: {reason}", indent="  "))
@@ -178,13 +189,13 @@ def print_ratings(result: PairwiseAnalysis, n_permutations: int) -> None:
         print()
     print(
         wrap(
-            f"Elo and TrueSkill: median over {n_permutations} random orders of the comparisons; "
+            f"Elo and TrueSkill: median over {permutations} random orders of the comparisons; "
             "intervals: bootstrap percentiles, each resample replayed in a random order"
         )
     )
 
 
-def _print_omnibus(result: PairwiseAnalysis) -> None:
+def _print_omnibus(result: VoteAnalysis) -> None:
     chi = result.chi_square
     if chi is None:
         reason = result.undefined["chi-square"]
@@ -215,12 +226,16 @@ EXTRA_TESTS = {
 }
 
 
-def print_pairs(
-    result: PairwiseAnalysis, test: str = SIGN_TEST, family: str = "sign tests"
-) -> None:
+def print_pairs(result: VoteAnalysis, test: str = SIGN_TEST, family: str = "sign tests") -> None:
     """The tests of every pair: `test` says what the sign test is here, `family` names its
     tests in the correction's line; then, in a table of their own, the bootstrap and McNemar
-    tests where computed."""
+    tests where computed.
+
+    Args:
+        result: the vote analysis.
+        test: what the sign test is here.
+        family: its tests' name in the correction's line.
+    """
     pairs, correction = result.pairs, result.correction
     names = [[r["system_a"], r["system_b"]] for _, r in pairs.iterrows()]
     headers = ["system A", "system B", "A wins", "B wins", "ties", "sign p"]
@@ -254,10 +269,10 @@ def print_pairs(
         what = EXTRA_TESTS[column][1].format(unit=unit)
         print(wrap(f"the same over {int(pairs[column].notna().sum())} {what}", first="  "))
     if "bootstrap_p" in pairs:
-        floor = 2 / (result.n_resamples + 1)
+        floor = 2 / (result.resamples + 1)
         print(
             wrap(
-                f"note: with {result.n_resamples} resamples no bootstrap p is below "
+                f"note: with {result.resamples} resamples no bootstrap p is below "
                 f"{floor:.2g}; more --resamples resolve smaller p-values"
             )
         )
@@ -278,14 +293,21 @@ def _print_agreement(agreement: pd.DataFrame) -> None:
 
 
 def run_votes(args: argparse.Namespace) -> int:
+    """`comperbench human votes`: the analysis of A/B votes or a benchmark's shared contexts.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        The exit status (0).
+    """
     found = _votes_games(args) if args.file else _benchmark_games(args)
     games, about = found.comparisons, found.about
     result = analyse(
         games,
         selected=found.selected,
-        n_resamples=args.resamples,
-        n_permutations=args.permutations,
-        seed=args.seed,
+        resampling=Resampling(args.resamples, args.seed),
+        permutations=args.permutations,
         benchmark=found.tag,
         correction=args.correction,
         expected=args.expected,
@@ -293,7 +315,7 @@ def run_votes(args: argparse.Namespace) -> int:
     )
     kappa = annotators = validity = None
     if found.rows is not None:
-        kappa = vote_kappa(found.rows, args.resamples, args.seed)
+        kappa = vote_kappa(found.rows, Resampling(args.resamples, args.seed))
         annotators = annotator_correlations(found.rows)
         validity = prompt_validity(found.rows)
     if args.report:
@@ -303,7 +325,7 @@ def run_votes(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                **pairwise_payload(result, about),
+                **votes_payload(result, about),
                 "agreement": found.agreement,
                 "fleiss_kappa": None if kappa is None else vars(kappa),
                 "annotators": annotators,
@@ -329,7 +351,16 @@ def run_votes(args: argparse.Namespace) -> int:
     return 0
 
 
-def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
+def votes_payload(result: VoteAnalysis, about: str) -> dict:
+    """The vote analysis as JSON-ready data.
+
+    Args:
+        result: the vote analysis.
+        about: what was analysed.
+
+    Returns:
+        The JSON-ready data.
+    """
     return {
         "about": about,
         "comparisons": int(result.comparisons.a.size),
@@ -357,7 +388,11 @@ def pairwise_payload(result: PairwiseAnalysis, about: str) -> dict:
 
 
 def add_rating_options(parser: argparse.ArgumentParser) -> None:
-    """--resamples, --seed and --permutations of the ratings (Elo, TrueSkill)."""
+    """--resamples, --seed and --permutations of the ratings (Elo, TrueSkill).
+
+    Args:
+        parser: the parser to add them to.
+    """
     add_resampling_options(parser, 1)
     parser.add_argument(
         "--permutations",
@@ -368,6 +403,11 @@ def add_rating_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(actions: argparse._SubParsersAction) -> None:
+    """Add `votes` to the actions.
+
+    Args:
+        actions: the `human` verb's actions.
+    """
     votes = actions.add_parser("votes")
     add_sources(
         votes,

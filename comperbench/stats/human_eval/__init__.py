@@ -1,1 +1,2 @@
-"""What do human labels, ratings and selections of systems say? Rates per system, agreement per aspect, issue detection, predictive validity."""
+"""Moved to comperbench.stats.human.judgments; the old module paths here work for one release,
+with a DeprecationWarning."""

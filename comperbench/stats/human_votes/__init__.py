@@ -1,1 +1,2 @@
-"""What do pairwise human votes between systems say? Counts, tests, Bradley-Terry, Elo and TrueSkill ratings, the ChatEval protocol."""
+"""Moved to comperbench.stats.human.votes; the old module paths here work for one release, with
+a DeprecationWarning."""

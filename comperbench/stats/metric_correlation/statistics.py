@@ -751,4 +751,6 @@ SOFT_PAIRWISE_ACCURACY = register_statistic(
 )
 
 
-__getattr__ = renamed_names(__name__, {"PAIRWISE_DIFFERENCE_PEARSON": "PAIR_DIFFERENCE_PEARSON"})
+__getattr__ = renamed_names(
+    __name__, {"PAIRWISE_DIFFERENCE_PEARSON": f"{__name__}.PAIR_DIFFERENCE_PEARSON"}
+)

@@ -736,4 +736,4 @@ def _signature(
     )
 
 
-__getattr__ = renamed_names(__name__, {"pairwise_permutation": "permutation_test"})
+__getattr__ = renamed_names(__name__, {"pairwise_permutation": f"{__name__}.permutation_test"})

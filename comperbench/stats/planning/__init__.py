@@ -1,1 +1,2 @@
-"""How many judgments does a human evaluation need? Power and sample size per test and per setting."""
+"""Moved to comperbench.stats.human.planning; the old module paths here work for one release,
+with a DeprecationWarning."""

@@ -1,4 +1,4 @@
-"""Pairwise evaluation and rates against hand values, scipy, statsmodels and trueskill."""
+"""A/B votes and rates against hand values, scipy, statsmodels and trueskill."""
 
 from __future__ import annotations
 
@@ -16,28 +16,29 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from comperbench.stats.human_votes.bradley_terry import (
+from comperbench.stats.human.votes.bradley_terry import (
     _bt_counts,
     _bt_fit,
     bradley_terry,
     compared_groups,
 )
-from comperbench.stats.human_votes.comparisons import (
+from comperbench.stats.human.votes.comparisons import (
     Comparisons,
     canonical,
     majority,
     win_tie_loss,
     wmt_scores,
 )
-from comperbench.stats.human_votes.online_ratings import (
+from comperbench.stats.human.votes.online_ratings import (
     elo,
     replay_orders,
     replay_sequence,
     trueskill_ratings,
 )
-from comperbench.stats.human_votes.system_ratings import Ratings, with_intervals
-from comperbench.stats.human_votes.vote_tests import chi_square, cochrans_q, mcnemar, sign_test
+from comperbench.stats.human.votes.system_ratings import Ratings, with_intervals
+from comperbench.stats.human.votes.vote_tests import chi_square, cochrans_q, mcnemar, sign_test
 from comperbench.stats.rates import pairwise_rate_tests, rates, two_proportion_z, wilson_interval
+from comperbench.stats.settings import Resampling
 from comperbench.stats.signature import Signature
 
 
@@ -77,7 +78,7 @@ def test_majority_vote_per_item() -> None:
 
 def test_bradley_terry_equals_direct_likelihood_maximisation() -> None:
     c = _games()
-    ours = bradley_terry(c, n_resamples=100).table
+    ours = bradley_terry(c, resampling=Resampling(100)).table
     ia, ib = c.indices()
 
     def nll(theta: np.ndarray) -> float:
@@ -97,12 +98,12 @@ def test_bradley_terry_equals_direct_likelihood_maximisation() -> None:
 
 def test_bradley_terry_undefined_when_a_system_never_loses() -> None:
     with pytest.raises(ValueError, match="never wins or never loses"):
-        bradley_terry(Comparisons.of(["p", "p"], ["q", "q"], [1, 1]), n_resamples=10)
+        bradley_terry(Comparisons.of(["p", "p"], ["q", "q"], [1, 1]), resampling=Resampling(10))
 
 
 def test_trueskill_matches_the_package_and_known_values() -> None:
     c = Comparisons.of(["p"], ["q"], [1])
-    table = trueskill_ratings(c, n_resamples=5).table
+    table = trueskill_ratings(c, resampling=Resampling(5)).table
     winner, loser = trueskill.rate_1vs1(trueskill.Rating(), trueskill.Rating())
     assert winner.mu == pytest.approx(29.396, abs=1e-3)  # the package's documented 1-vs-1 result
     assert table.at["p", "rating"] == pytest.approx(winner.mu - 3 * winner.sigma)
@@ -209,17 +210,17 @@ def _games_in_contexts(seed: int = 6) -> Comparisons:
 
 def test_ratings_without_units_resample_comparisons_and_sign_the_benchmark() -> None:
     c = _games(seed=5, n=60)
-    ratings = bradley_terry(c, 20, 2, benchmark="usr-topical@abc123")
+    ratings = bradley_terry(c, Resampling(20, 2), benchmark="usr-topical@abc123")
     assert "|unit:comparison|" in ratings.signature
     assert "|bench:usr-topical@abc123|" in ratings.signature
     for rate in (elo, trueskill_ratings):
-        assert "|bench:b@f|" in rate(c, n_resamples=5, seed=1, benchmark="b@f").signature
+        assert "|bench:b@f|" in rate(c, resampling=Resampling(5, 1), benchmark="b@f").signature
 
 
 def test_judgments_carry_their_context() -> None:
     import pandas as pd
 
-    from comperbench.stats.human_votes.judgments import as_comparisons, pairwise_judgments
+    from comperbench.stats.human.votes.rating_votes import as_comparisons, rating_votes
 
     ratings = pd.DataFrame(
         {
@@ -229,7 +230,7 @@ def test_judgments_carry_their_context() -> None:
             "value": [3.0, 1.0, 2.0, 2.0, 5.0],
         }
     )
-    c = as_comparisons(pairwise_judgments(ratings))
+    c = as_comparisons(rating_votes(ratings))
     assert c.units is not None and list(c.units) == ["u1", "u2", "u2", "u2"]
     assert c.unit_name == "context"
 
@@ -268,8 +269,8 @@ def test_elo_and_trueskill_are_median_and_quantiles_of_a_loop(with_units: bool) 
     orders = replay_orders(replay_sequence(c), n_perm, k, seed)
     assert orders.shape[0] == n_perm + k
     for ratings, plain in (
-        (elo(c, n_resamples=k, seed=seed, n_permutations=n_perm), _plain_elo_base),
-        (trueskill_ratings(c, k, seed, n_permutations=n_perm), _package_trueskill),
+        (elo(c, resampling=Resampling(k, seed), permutations=n_perm), _plain_elo_base),
+        (trueskill_ratings(c, Resampling(k, seed), permutations=n_perm), _package_trueskill),
     ):
         replays = _replayed(replay_sequence(c), orders, plain)
         table = ratings.table.loc[c.systems]
@@ -299,9 +300,9 @@ def test_replay_orders_permute_all_and_resample_whole_contexts() -> None:
 
 def test_elo_of_repeated_and_single_games_by_hand() -> None:
     # one game: +16 / -16 whatever the order; p beats q twice: 1016, then 32 (1 - e(32))
-    single = elo(Comparisons.of(["p"], ["q"], [1]), n_resamples=10).table
+    single = elo(Comparisons.of(["p"], ["q"], [1]), resampling=Resampling(10)).table
     assert (single.at["p", "rating"], single.at["q", "rating"]) == (1016.0, 984.0)
-    twice = elo(Comparisons.of(["p", "p"], ["q", "q"], [1, 1]), n_resamples=10).table
+    twice = elo(Comparisons.of(["p", "p"], ["q", "q"], [1, 1]), resampling=Resampling(10)).table
     e = 1 / (1 + 10 ** (-32 / 400))
     assert twice.at["p", "rating"] == pytest.approx(1016 + 32 * (1 - e))
 
@@ -311,9 +312,9 @@ def test_elo_of_two_orders_is_their_median() -> None:
     # the permutations drawn, so one of them or their mean, and the same in any input order
     e = 1 / (1 + 10 ** (-32 / 400))
     win_draw, draw_win = 1016 + 32 * (0.5 - e), 1016.0
-    given = elo(Comparisons.of(["p", "p"], ["q", "q"], [1, 0.5]), n_resamples=10).table
+    given = elo(Comparisons.of(["p", "p"], ["q", "q"], [1, 0.5]), resampling=Resampling(10)).table
     # the same two games, listed the other way round and written from q's side
-    swapped = elo(Comparisons.of(["q", "q"], ["p", "p"], [0.5, 0]), n_resamples=10).table
+    swapped = elo(Comparisons.of(["q", "q"], ["p", "p"], [0.5, 0]), resampling=Resampling(10)).table
     p = given.at["p", "rating"]
     assert p in (pytest.approx(win_draw), pytest.approx(draw_win), (win_draw + draw_win) / 2)
     assert given.equals(swapped)
@@ -343,9 +344,9 @@ def _reorderings(c: Comparisons) -> list[Comparisons]:
 def test_ratings_do_not_depend_on_the_order_given(with_units: bool) -> None:
     c = _games_in_contexts() if with_units else _games(seed=7, n=120)
     for rate in (
-        lambda x: bradley_terry(x, 50, 4),
-        lambda x: elo(x, n_resamples=50, seed=4, n_permutations=25),
-        lambda x: trueskill_ratings(x, 50, 4, n_permutations=25),
+        lambda x: bradley_terry(x, Resampling(50, 4)),
+        lambda x: elo(x, resampling=Resampling(50, 4), permutations=25),
+        lambda x: trueskill_ratings(x, Resampling(50, 4), permutations=25),
     ):
         expected = rate(c).table
         for other in _reorderings(c):
@@ -360,9 +361,9 @@ def test_every_rating_lies_in_its_own_interval(seed: int, n: int) -> None:
     three systems with a defined interval."""
     c = _games(seed=seed, n=n)
     for rate in (
-        lambda x: bradley_terry(x, 200, seed),
-        lambda x: elo(x, n_resamples=200, seed=seed, n_permutations=100),
-        lambda x: trueskill_ratings(x, 200, seed, n_permutations=100),
+        lambda x: bradley_terry(x, Resampling(200, seed)),
+        lambda x: elo(x, resampling=Resampling(200, seed), permutations=100),
+        lambda x: trueskill_ratings(x, Resampling(200, seed), permutations=100),
     ):
         table = rate(c).table
         assert sorted(table.index) == ["x", "y", "z"] and table["low"].notna().all()
@@ -400,7 +401,7 @@ def test_bradley_terry_equals_choix() -> None:
         data += [(i, j), (i, j)] if o == 1 else [(j, i), (j, i)] if o == 0 else [(i, j), (j, i)]
     theta = choix.opt_pairwise(c.systems.size, data, alpha=0.0)
     theta = theta - theta.mean()
-    ours = bradley_terry(c, n_resamples=10).table.loc[c.systems, "rating"].to_numpy()
+    ours = bradley_terry(c, resampling=Resampling(10)).table.loc[c.systems, "rating"].to_numpy()
     assert ours == pytest.approx(theta, abs=1e-5)
 
 
@@ -411,7 +412,7 @@ def test_bradley_terry_is_undefined_where_the_wins_are_not_strongly_connected() 
         ["p", "q", "r", "s", "p", "q"], ["q", "p", "s", "r", "r", "s"], [1, 1, 1, 1, 1, 1]
     )
     with pytest.raises(ValueError, match="no chain of wins leads from r to p") as raised:
-        bradley_terry(c, n_resamples=20)
+        bradley_terry(c, resampling=Resampling(20))
     assert "never wins or never loses" not in str(raised.value)
     wins, games = _bt_counts(canonical(c), np.ones((1, 6)))
     groups = compared_groups(games[0])
@@ -419,7 +420,7 @@ def test_bradley_terry_is_undefined_where_the_wins_are_not_strongly_connected() 
     assert np.isnan(_bt_fit(wins, games, groups)).all()  # NaN, not the +-4.2 an iteration stops at
     # one win of s over p closes the cycle: the MLE exists and equals choix's
     closed = Comparisons.of([*c.a, "s"], [*c.b, "p"], [*c.outcome, 1])
-    ours = bradley_terry(closed, n_resamples=20).table.loc[closed.systems, "rating"]
+    ours = bradley_terry(closed, resampling=Resampling(20)).table.loc[closed.systems, "rating"]
     ia, ib = closed.indices()
     data = [(i, j) if o == 1 else (j, i) for i, j, o in zip(ia, ib, closed.outcome, strict=True)]
     theta = choix.opt_pairwise(4, data, alpha=0.0)
@@ -431,7 +432,7 @@ def test_bradley_terry_ranks_groups_never_compared_within_themselves() -> None:
     # every game twice, so that 14 comparisons are resampled (the MLE does not change)
     a, b = ["a", "a", "a", "c", "c", "c", "c"], ["b"] * 3 + ["d"] * 4
     c = Comparisons.of(a * 2, b * 2, [1, 1, 0, 1, 0, 0, 0] * 2)
-    ratings = bradley_terry(c, n_resamples=200)
+    ratings = bradley_terry(c, resampling=Resampling(200))
     table = ratings.table
     assert table["group"].to_dict() == {"a": 1, "b": 1, "d": 2, "c": 2}
     # within a group of two, the log-odds of the wins: a beat b 2 of 3, d beat c 3 of 4
@@ -440,7 +441,7 @@ def test_bradley_terry_ranks_groups_never_compared_within_themselves() -> None:
     assert table["rank"].to_dict() == {"a": 1, "b": 2, "d": 1, "c": 2}
     assert set(table["rank_high"]) <= {1, 2}
     assert ratings.note is not None and "group 1: a, b; group 2: c, d" in ratings.note
-    connected = bradley_terry(_games(), n_resamples=20)
+    connected = bradley_terry(_games(), resampling=Resampling(20))
     assert connected.note is None and (connected.table["group"] == 1).all()
 
 
@@ -465,13 +466,13 @@ def test_groups_are_ranked_apart_in_the_rank_ranges(rate: Callable[..., Ratings]
     four_times = Comparisons.of(
         *(list(v) * 4 for v in (NEVER_COMPARED.a, NEVER_COMPARED.b)), [1] * 12
     )
-    ratings = rate(four_times, n_resamples=50, n_permutations=20)
+    ratings = rate(four_times, resampling=Resampling(50), permutations=20)
     assert ratings.informative and ratings.grouped
     assert set(ratings.table["rank_low"]) | set(ratings.table["rank_high"]) <= {1, 2}
 
 
 def test_elo_ranks_groups_never_compared_within_themselves() -> None:
-    table = _ranked_apart(elo(NEVER_COMPARED, n_resamples=50, n_permutations=20))
+    table = _ranked_apart(elo(NEVER_COMPARED, resampling=Resampling(50), permutations=20))
     # by hand (k 32, base 1000): c 1016 after one win; a 1016, then one more win over b at 984
     second = 32 * (1 - 1 / (1 + 10 ** ((984 - 1016) / 400)))
     expected = {"a": 1016 + second, "b": 984 - second, "c": 1016, "d": 984}
@@ -481,9 +482,11 @@ def test_elo_ranks_groups_never_compared_within_themselves() -> None:
 
 
 def test_trueskill_ranks_groups_never_compared_within_themselves() -> None:
-    table = _ranked_apart(trueskill_ratings(NEVER_COMPARED, n_resamples=50, n_permutations=20))
+    table = _ranked_apart(
+        trueskill_ratings(NEVER_COMPARED, resampling=Resampling(50), permutations=20)
+    )
     expected = _package_trueskill(*(list(v) for v in (NEVER_COMPARED.a, NEVER_COMPARED.b)), [1] * 3)
     assert table["rating"].to_dict() == pytest.approx(expected)  # the package's own update
     assert table.at["a", "rating"] > table.at["c", "rating"] > table.at["b", "rating"]
-    connected = trueskill_ratings(_games(n=60), n_resamples=20, n_permutations=5)
+    connected = trueskill_ratings(_games(n=60), resampling=Resampling(20), permutations=5)
     assert connected.note is None and (connected.table["group"] == 1).all()

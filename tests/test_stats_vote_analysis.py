@@ -1,4 +1,4 @@
-"""Vote counts, the pair tests and the whole pairwise analysis; rates against an expected rate."""
+"""Vote counts, the pair tests and the whole analysis of votes; rates against an expected rate."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from comperbench.common.errors import DataFormatError
-from comperbench.human.vote_counts import comparisons_from_votes, read_votes
-from comperbench.stats.human_votes.comparisons import Comparisons
-from comperbench.stats.human_votes.vote_analysis import analyse
-from comperbench.stats.human_votes.vote_tests import pair_tests
+from comperbench.human_io.vote_counts import comparisons_from_vote_counts, read_vote_counts
+from comperbench.stats.human.votes.comparisons import Comparisons
+from comperbench.stats.human.votes.vote_analysis import analyse
+from comperbench.stats.human.votes.vote_tests import pair_tests
 from comperbench.stats.rates import pairwise_rate_tests, rate_test, rate_tests, rates
+from comperbench.stats.settings import Resampling
 
 VOTES = "system_a,system_b,wins_a,wins_b,ties\nA,B,30,12,8\nA,C,25,20,5\nC,B,22,18,10\n"
 
@@ -42,7 +43,7 @@ def _individual_votes() -> Comparisons:
 
 
 def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
-    votes = read_votes(_write(tmp_path, VOTES))
+    votes = read_vote_counts(_write(tmp_path, VOTES))
     assert votes.to_dict("records")[2] == {
         "system_a": "C",
         "system_b": "B",
@@ -50,7 +51,7 @@ def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
         "wins_b": 18,
         "ties": 10,
     }
-    c = comparisons_from_votes(votes)
+    c = comparisons_from_vote_counts(votes)
     assert c.a.size == 150 and c.units is None
     as_a = (c.a == "C") & (c.b == "B")
     assert [int(np.sum(c.outcome[as_a] == v)) for v in (1.0, 0.0, 0.5)] == [22, 18, 10]
@@ -58,9 +59,11 @@ def test_read_votes_expands_the_counts(tmp_path: Path) -> None:
 
 def test_votes_give_the_same_analysis_as_the_individual_votes(tmp_path: Path) -> None:
     from_counts = analyse(
-        comparisons_from_votes(read_votes(_write(tmp_path, VOTES))), n_resamples=60, expected=0.5
+        comparisons_from_vote_counts(read_vote_counts(_write(tmp_path, VOTES))),
+        resampling=Resampling(60),
+        expected=0.5,
     )
-    one_by_one = analyse(_individual_votes(), n_resamples=60, expected=0.5)
+    one_by_one = analyse(_individual_votes(), resampling=Resampling(60), expected=0.5)
     pd.testing.assert_frame_equal(from_counts.win_tie_loss, one_by_one.win_tie_loss)
     pd.testing.assert_frame_equal(from_counts.pairs, one_by_one.pairs)
     pd.testing.assert_frame_equal(from_counts.expected, one_by_one.expected)
@@ -89,11 +92,13 @@ def test_votes_give_the_same_analysis_as_the_individual_votes(tmp_path: Path) ->
 )
 def test_bad_vote_files_are_located(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(DataFormatError, match=message):
-        read_votes(_write(tmp_path, text))
+        read_vote_counts(_write(tmp_path, text))
 
 
 def test_whole_number_counts_may_be_written_as_decimals(tmp_path: Path) -> None:
-    votes = read_votes(_write(tmp_path, "system_a,system_b,wins_a,wins_b,ties\nA,B,3.0,1,0\n"))
+    votes = read_vote_counts(
+        _write(tmp_path, "system_a,system_b,wins_a,wins_b,ties\nA,B,3.0,1,0\n")
+    )
     assert votes.at[0, "wins_a"] == 3
 
 
@@ -102,10 +107,10 @@ def test_vote_frames_are_checked_by_record() -> None:
         {"system_a": ["A", "A"], "system_b": ["B", "C"], "wins_a": [3, 1], "wins_b": [1, -2]}
     )
     with pytest.raises(DataFormatError, match=r"missing column\(s\) ties"):
-        comparisons_from_votes(frame)
+        comparisons_from_vote_counts(frame)
     frame["ties"] = [0, 0]
     with pytest.raises(DataFormatError, match=r"record 1, field 'wins_b': '-2' is negative"):
-        comparisons_from_votes(frame)
+        comparisons_from_vote_counts(frame)
 
 
 def _selections(seed: int = 1) -> pd.DataFrame:
@@ -132,19 +137,23 @@ def test_pair_tests_equal_scipy_statsmodels_and_holm() -> None:
 
 
 def test_analyse_runs_every_test_and_names_what_is_undefined() -> None:
-    result = analyse(_individual_votes(), selected=_selections(), n_resamples=40, correction="bh")
+    result = analyse(
+        _individual_votes(), selected=_selections(), resampling=Resampling(40), correction="bh"
+    )
     assert result.cochran is not None and result.cochran.n == 50 and result.cochran.dof == 2
     assert result.chi_square is not None and result.chi_square.n == 300
     assert result.correction == "bh" and result.expected is None
     bh = multipletests(result.pairs["sign_p"], method="fdr_bh")[1]
     assert result.pairs["sign_p_adjusted"].to_numpy() == pytest.approx(bh)
     never_loses = Comparisons.of(["p", "p", "q"] * 10, ["q", "r", "r"] * 10, [1] * 30)
-    result = analyse(never_loses, n_resamples=20)
+    result = analyse(never_loses, resampling=Resampling(20))
     assert "never wins or never loses" in result.undefined["Bradley-Terry"]
     assert set(result.ratings) == {"Elo", "TrueSkill"}
     assert result.dropped_outcomes == ["ties"]
     # once each: expected counts of 1 are too few for the chi-square
-    once = analyse(Comparisons.of(["p", "p", "q"], ["q", "r", "r"], [1, 1, 1]), n_resamples=20)
+    once = analyse(
+        Comparisons.of(["p", "p", "q"], ["q", "r", "r"], [1, 1, 1]), resampling=Resampling(20)
+    )
     assert once.chi_square is None and "expected counts" in once.undefined["chi-square"]
 
 
@@ -183,19 +192,19 @@ def test_pairwise_rate_tests_are_holm_adjusted() -> None:
 
 def test_analyse_needs_resamples_and_permutations() -> None:
     with pytest.raises(ValueError, match="at least one bootstrap resample and one permutation"):
-        analyse(_individual_votes(), n_resamples=0)
+        analyse(_individual_votes(), resampling=Resampling(0))
     with pytest.raises(ValueError, match="at least one bootstrap resample and one permutation"):
-        analyse(_individual_votes(), n_permutations=0)
+        analyse(_individual_votes(), permutations=0)
 
 
 def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
     from comperbench.stats.resampling import bootstrap_indices
 
     rng = np.random.default_rng(3)
     units = np.repeat(np.arange(40), 3)  # three votes on each of 40 items
     outcome = rng.choice([0.0, 0.5, 1.0], size=units.size, p=[0.35, 0.2, 0.45])
-    got = unit_bootstrap_p(units.astype(str), outcome, n_resamples=500, seed=7)
+    got = unit_bootstrap_p(units.astype(str), outcome, resampling=Resampling(500, 7))
     # the same resamples gathered item by item, in a plain loop
     names = np.unique(units.astype(str))
     index = bootstrap_indices(names.size, 500, 7)
@@ -209,41 +218,47 @@ def test_unit_bootstrap_p_keeps_a_units_votes_together() -> None:
 
 
 def test_unit_bootstrap_p_hand_values() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
     # every item prefers a: no resample reaches 0, so p is the floor 2 / (B + 1)
-    assert unit_bootstrap_p(np.arange(30).astype(str), np.ones(30), 99, 0) == pytest.approx(0.02)
+    assert unit_bootstrap_p(
+        np.arange(30).astype(str), np.ones(30), Resampling(99, 0)
+    ) == pytest.approx(0.02)
     # all ties: every resample is exactly 0, p capped at 1
-    assert unit_bootstrap_p(np.arange(30).astype(str), np.full(30, 0.5), 99, 0) == 1.0
+    assert unit_bootstrap_p(np.arange(30).astype(str), np.full(30, 0.5), Resampling(99, 0)) == 1.0
 
 
 def test_one_vote_per_unit_bootstrap_p_is_close_to_the_sign_test() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
     outcome = np.r_[np.ones(70), np.zeros(50)]
-    p = unit_bootstrap_p(np.arange(120).astype(str), outcome, 4000, 1)
+    p = unit_bootstrap_p(np.arange(120).astype(str), outcome, Resampling(4000, 1))
     assert p == pytest.approx(sps.binomtest(70, 120, 0.5).pvalue, abs=0.03)
 
 
 def test_pair_tests_have_a_bootstrap_column_only_with_units() -> None:
     c = Comparisons.of(["a", "a", "b"], ["b", "c", "c"], [1.0, 0.0, 0.5], units=["i", "i", "j"])
-    assert "bootstrap_p" in pair_tests(c, n_resamples=50)
+    assert "bootstrap_p" in pair_tests(c, resampling=Resampling(50))
     plain = Comparisons.of(["a", "a", "b"], ["b", "c", "c"], [1.0, 0.0, 0.5])
-    assert "bootstrap_p" not in pair_tests(plain, n_resamples=50)
+    assert "bootstrap_p" not in pair_tests(plain, resampling=Resampling(50))
 
 
 def test_the_bootstrap_test_needs_ten_units() -> None:
-    from comperbench.stats.human_votes.vote_tests import unit_bootstrap_p
+    from comperbench.stats.human.votes.vote_tests import unit_bootstrap_p
 
-    assert np.isnan(unit_bootstrap_p(np.arange(9).astype(str), np.ones(9), 99, 0))
+    assert np.isnan(unit_bootstrap_p(np.arange(9).astype(str), np.ones(9), Resampling(99, 0)))
     # ten items all preferring a: the floor 2 / (B + 1), as the sign test's 2 / 2^10 is small
-    assert unit_bootstrap_p(np.arange(10).astype(str), np.ones(10), 99, 0) == pytest.approx(0.02)
+    assert unit_bootstrap_p(
+        np.arange(10).astype(str), np.ones(10), Resampling(99, 0)
+    ) == pytest.approx(0.02)
     # many votes on few items are still few items
-    assert np.isnan(unit_bootstrap_p(np.repeat(np.arange(3), 20).astype(str), np.ones(60), 99, 0))
+    assert np.isnan(
+        unit_bootstrap_p(np.repeat(np.arange(3), 20).astype(str), np.ones(60), Resampling(99, 0))
+    )
 
 
 def test_the_chi_square_needs_cochrans_expected_counts() -> None:
-    from comperbench.stats.human_votes.vote_tests import small_expected_reason
+    from comperbench.stats.human.votes.vote_tests import small_expected_reason
 
     # expected counts of [[1, 0], [0, 1]] are all 0.5
     reason = small_expected_reason(np.array([[1, 0], [0, 1]]))

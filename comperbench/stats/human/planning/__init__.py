@@ -1,0 +1,2 @@
+"""How many judgments does a human evaluation need? Power and sample size per test and per
+setting."""
