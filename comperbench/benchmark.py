@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from comperbench import data
 from comperbench.common.arrow_arrays import text_array
+from comperbench.common.deprecation import renamed_keywords
 from comperbench.common.errors import (
     ComperbenchError,
     DataFormatError,
@@ -322,13 +323,14 @@ def list_benchmarks() -> list[str]:
     return BENCHMARKS.names()
 
 
+@renamed_keywords(use_cache="cache")
 def load_benchmark(
     name: str,
     level: str | None = None,
     split: str | None = None,
     *,
     data_dir: str | os.PathLike[str] | None = None,
-    use_cache: bool = True,
+    cache: bool = True,
     exclude_systems: Iterable[str] = (),
     allow_missing_raw: bool | None = None,
 ) -> Benchmark:
@@ -340,7 +342,7 @@ def load_benchmark(
     normalised table is cached as parquet keyed by the benchmark's fingerprint (for a source
     without a declared sha256, one that includes the sha256 of the files read: see
     `content_fingerprint`) and by the parsing code, with its own sha256 beside it: a table that
-    is not the one written is parsed again. `use_cache=False` parses the raw files and leaves
+    is not the one written is parsed again. `cache=False` parses the raw files and leaves
     the cache alone. `exclude_systems` leaves those systems' items out (see
     `Benchmark.without_systems`).
 
@@ -360,7 +362,7 @@ def load_benchmark(
     try:
         files = _source_files(meta, root)
     except DataMissingError as missing:
-        if not (allow_missing_raw and use_cache):
+        if not (allow_missing_raw and cache):
             raise
         table, skipped, fingerprint = _cached_without_raw(meta, level, missing)
         absent = [s.path for s in meta.sources if not (root / s.path).is_file()]
@@ -370,7 +372,7 @@ def load_benchmark(
         )
     else:
         fingerprint = _fingerprint(meta, files, root)
-        table, skipped = _table(meta, level, files, fingerprint, use_cache)
+        table, skipped = _table(meta, level, files, fingerprint, cache)
         provenance = VERIFIED
     _check_protocol(meta, table)
     if split is not None:
@@ -398,14 +400,14 @@ def _check_level(meta: BenchmarkMetadata, level: str | None) -> str:
 
 
 def _table(
-    meta: BenchmarkMetadata, level: str, files: SourceFiles, fingerprint: str, use_cache: bool
+    meta: BenchmarkMetadata, level: str, files: SourceFiles, fingerprint: str, cache: bool
 ) -> tuple[pa.Table, dict[str, int]]:
-    """The verified cached table, else the raw files parsed (and cached when `use_cache`)."""
+    """The verified cached table, else the raw files parsed (and cached when `cache`)."""
     cached = _table_cache_dir(meta, fingerprint) / f"{level}.parquet"
-    loaded = _read_cache(cached) if use_cache else None
+    loaded = _read_cache(cached) if cache else None
     if loaded is None:
         loaded = _parse(meta, level, files)
-        if use_cache:
+        if cache:
             _write_cache(cached, *loaded)
     return loaded
 

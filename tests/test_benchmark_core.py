@@ -65,7 +65,7 @@ def test_aspect_found_by_source_label() -> None:
 
 def test_missing_file_offline_fails_at_once_saying_where(tmp_path: Path) -> None:
     with pytest.raises(DataMissingError) as info:
-        load_benchmark("usr-persona", data_dir=tmp_path, use_cache=False)
+        load_benchmark("usr-persona", data_dir=tmp_path, cache=False)
     message = str(info.value)
     assert str(tmp_path / USR_FILE) in message
     assert "COMPERBENCH_DATA" in message
@@ -77,7 +77,7 @@ def test_tampered_file_is_rejected(data_root: Path, tmp_path: Path) -> None:
     with (root / USR_FILE).open("ab") as handle:
         handle.write(b" ")
     with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
-        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+        load_benchmark("usr-persona", data_dir=root, cache=False)
 
 
 def test_truncated_json_names_file_and_line(
@@ -87,7 +87,7 @@ def test_truncated_json_names_file_and_line(
     text = (root / USR_FILE).read_text()
     _patched(monkeypatch, root, text[: len(text) // 2])
     with pytest.raises(DataFormatError, match=r"usr_percona_chat\.json, line \d+: invalid JSON"):
-        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+        load_benchmark("usr-persona", data_dir=root, cache=False)
 
 
 def test_missing_field_names_record_and_field(
@@ -98,7 +98,7 @@ def test_missing_field_names_record_and_field(
     del records[7]["responses"][2]["Engaging"]
     _patched(monkeypatch, root, json.dumps(records))
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+        load_benchmark("usr-persona", data_dir=root, cache=False)
     assert "record 7.responses[2]" in str(info.value)
     assert info.value.field == "Engaging"
 
@@ -111,7 +111,7 @@ def test_non_numeric_rating_is_an_error_not_a_number(
     records[0]["responses"][0]["Overall"][1] = "five"
     _patched(monkeypatch, root, json.dumps(records))
     with pytest.raises(DataFormatError, match="'five' is not a number"):
-        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+        load_benchmark("usr-persona", data_dir=root, cache=False)
 
 
 def test_fingerprint_changes_with_version_and_data() -> None:
@@ -308,7 +308,7 @@ def test_raw_file_edited_in_place_with_size_and_mtime_restored_is_refused(
     monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path / "cache"))
     root = _copy_usr(data_root, tmp_path)
     path = root / USR_FILE
-    assert len(load_benchmark("usr-persona", data_dir=root, use_cache=False)) == 300
+    assert len(load_benchmark("usr-persona", data_dir=root, cache=False)) == 300
     before = path.stat()
     _wait_for_a_new_ctime(path)
     with path.open("r+b") as handle:  # same inode, same size
@@ -321,7 +321,7 @@ def test_raw_file_edited_in_place_with_size_and_mtime_restored_is_refused(
         before.st_ino,
     )
     with pytest.raises(ChecksumError, match=r"usr_percona_chat\.json: sha256 is"):
-        load_benchmark("usr-persona", data_dir=root, use_cache=False)
+        load_benchmark("usr-persona", data_dir=root, cache=False)
 
 
 def test_verify_hashes_every_raw_file_again(
@@ -396,3 +396,11 @@ def test_corrupt_cached_table_is_a_cache_miss(cached_persona: tuple[Benchmark, P
     again = load_benchmark("usr-persona")
     assert again.table.equals(fresh.table) and again.skipped == fresh.skipped
     assert pq.read_table(cached).num_rows == len(fresh)  # rewritten
+
+
+def test_load_benchmark_takes_its_old_cache_keyword_with_a_warning() -> None:
+    with pytest.warns(
+        DeprecationWarning, match=r"load_benchmark\(use_cache=\.\.\.\) is deprecated"
+    ):
+        old = load_benchmark("usr-persona", use_cache=False)
+    assert old.item_ids == load_benchmark("usr-persona", cache=False).item_ids

@@ -30,7 +30,7 @@ LAYERS = (
     ("benchmark", "selection"),
     ("stats",),
     ("metrics",),
-    ("human",),
+    ("human", "human_io"),
     ("evaluation", "explanations"),
     ("report",),
     ("results",),

@@ -158,7 +158,7 @@ def test_explanation_agreement_is_undefined_without_gpt4_comments(
     from comperbench.explanations import explanation_report
     from comperbench.metrics.runner import run_metrics
 
-    bench = load_benchmark("soda-eval", data_dir=_soda_root(tmp_path), use_cache=False)
+    bench = load_benchmark("soda-eval", data_dir=_soda_root(tmp_path), cache=False)
     result = run_metrics(bench, [metrics.get("soda-eval[http:soda-text]")])
     report = explanation_report(result, result.runs[0], tmp_path / "no-data")
     assert report["overall comment"]["pairs"] == 0

@@ -184,7 +184,7 @@ def test_out_of_scale_rating_is_located(
     edit = _edit_judgment_line(5, lambda text: text.rsplit("\t", 2)[0] + "\t6\t2")
     root = _patched_archive(data_root, tmp_path, monkeypatch, edit)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("dstc7", data_dir=root, use_cache=False)
+        load_benchmark("dstc7", data_dir=root, cache=False)
     assert "dstc7-task2-human-eval-per-judge.tsv], line 5, field 'Relevance'" in str(info.value)
     assert "rating '6' is outside the scale 1-5" in str(info.value)
 
@@ -195,7 +195,7 @@ def test_unknown_system_is_located(
     edit = _edit_judgment_line(24002, lambda text: text.replace("TeamEC", "TeamXY"))
     root = _patched_archive(data_root, tmp_path, monkeypatch, edit)
     with pytest.raises(DataFormatError, match=r"line 24002: TeamXY has no response to instance"):
-        load_benchmark("dstc7", data_dir=root, use_cache=False)
+        load_benchmark("dstc7", data_dir=root, cache=False)
 
 
 def test_short_row_is_located(
@@ -204,7 +204,7 @@ def test_short_row_is_located(
     edit = _edit_judgment_line(3, lambda text: text.rsplit("\t", 1)[0])
     root = _patched_archive(data_root, tmp_path, monkeypatch, edit)
     with pytest.raises(DataFormatError, match=r"line 3: expected 5 TAB-separated fields, found 4"):
-        load_benchmark("dstc7", data_dir=root, use_cache=False)
+        load_benchmark("dstc7", data_dir=root, cache=False)
 
 
 def test_missing_member_is_named(
@@ -214,4 +214,4 @@ def test_missing_member_is_named(
         data_root, tmp_path, monkeypatch, lambda members: members.pop(JUDGMENTS)
     )
     with pytest.raises(DataFormatError, match=r"the archive has no member .*per-judge\.tsv"):
-        load_benchmark("dstc7", data_dir=root, use_cache=False)
+        load_benchmark("dstc7", data_dir=root, cache=False)

@@ -91,7 +91,7 @@ def test_non_consecutive_repeat_of_a_dialogue_is_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, {2: edit})
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("dstc9", data_dir=root, use_cache=False)
+        load_benchmark("dstc9", data_dir=root, cache=False)
     assert info.value.record == 10 and info.value.field == "context"
     assert "chatbot2.json" in str(info.value) and "cannot be grouped" in str(info.value)
 
@@ -108,7 +108,7 @@ def test_dialogue_repeated_in_another_file_is_an_error(
     with pytest.raises(
         DataFormatError, match=r"chatbot5\.json, record 0.*chatbot1\.json, record 0"
     ):
-        load_benchmark("dstc9", data_dir=root, use_cache=False)
+        load_benchmark("dstc9", data_dir=root, cache=False)
 
 
 def test_text_other_than_na_is_an_error_not_a_number(
@@ -119,7 +119,7 @@ def test_text_other_than_na_is_an_error_not_a_number(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, {3: edit})
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("dstc9", data_dir=root, use_cache=False)
+        load_benchmark("dstc9", data_dir=root, cache=False)
     assert "chatbot3.json" in str(info.value) and "'n/a' is not a number" in str(info.value)
     assert info.value.record == 4 and info.value.field == "likeable"
 
@@ -134,4 +134,4 @@ def test_missing_field_names_file_record_and_field(
     with pytest.raises(
         DataFormatError, match=r"chatbot9\.json, record 6, field 'human \(overall\)'"
     ):
-        load_benchmark("dstc9", data_dir=root, use_cache=False)
+        load_benchmark("dstc9", data_dir=root, cache=False)

@@ -103,7 +103,7 @@ def test_bad_rating_is_located(
         lambda text: text.replace(SOUP_LINE, SOUP_LINE[:-2] + f",{value},", 1),
     )
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("predictive-engagement", data_dir=root, use_cache=False)
+        load_benchmark("predictive-engagement", data_dir=root, cache=False)
     assert "Eng_Scores_queries_gen_gtruth_replies.csv, line 7" in str(info.value)
     assert info.value.field == "human_score"
 
@@ -124,7 +124,7 @@ def test_bad_worker_rating_is_located(
         next(reader), next(reader)
         second_hit_line = reader.line_num + 1
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("predictive-engagement", data_dir=root, use_cache=False)
+        load_benchmark("predictive-engagement", data_dir=root, cache=False)
     assert info.value.line == second_hit_line and info.value.record == "HIT 1"
     assert info.value.field == "Answer.pair1"
 
@@ -142,4 +142,4 @@ def test_disagreeing_ground_truth_batch_is_an_error(
         ),
     )
     with pytest.raises(DataFormatError, match=r"differ from those in the ratings file \(lines"):
-        load_benchmark("predictive-engagement", data_dir=root, use_cache=False)
+        load_benchmark("predictive-engagement", data_dir=root, cache=False)

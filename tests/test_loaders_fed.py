@@ -154,7 +154,7 @@ def test_not_applicable_is_dropped_but_other_text_is_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, FedTurn, edit)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("fed-turn", data_dir=root, use_cache=False)
+        load_benchmark("fed-turn", data_dir=root, cache=False)
     assert info.value.record == "4.annotations" and info.value.field == "Fluent"
     assert "'fluent enough' is not a number" in str(info.value)
     assert "fed_data.json" in str(info.value)
@@ -168,7 +168,7 @@ def test_out_of_scale_rating_is_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, FedDialogue, edit)
     with pytest.raises(DataFormatError, match=r"record 3\.annotations, field 'Consistent'.*0-1"):
-        load_benchmark("fed-dialogue", data_dir=root, use_cache=False)
+        load_benchmark("fed-dialogue", data_dir=root, cache=False)
 
 
 def test_missing_annotation_names_record_and_field(
@@ -179,7 +179,7 @@ def test_missing_annotation_names_record_and_field(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, FedDialogue, edit)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("fed-dialogue", data_dir=root, use_cache=False)
+        load_benchmark("fed-dialogue", data_dir=root, cache=False)
     assert info.value.record == "7.annotations" and info.value.field == "Depth"
     assert "missing" in str(info.value)
 
@@ -192,7 +192,7 @@ def test_response_without_system_prefix_is_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, FedTurn, edit)
     with pytest.raises(DataFormatError, match=r"record 1, field 'response'.*'System:'"):
-        load_benchmark("fed-turn", data_dir=root, use_cache=False)
+        load_benchmark("fed-turn", data_dir=root, cache=False)
 
 
 def test_turn_whose_context_is_not_its_dialogue_is_an_error(
@@ -203,4 +203,4 @@ def test_turn_whose_context_is_not_its_dialogue_is_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, FedTurn, edit)
     with pytest.raises(DataFormatError, match=r"record 2, field 'context'.*next dialogue record"):
-        load_benchmark("fed-turn", data_dir=root, use_cache=False)
+        load_benchmark("fed-turn", data_dir=root, cache=False)

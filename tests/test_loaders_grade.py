@@ -181,7 +181,7 @@ def test_bad_human_scores_names_record_id_and_field(
     edit = _edit_judgement(5, "HumanScores", "[3, 5, 5, 2, 4")
     root = _patched_root(data_root, tmp_path, monkeypatch, {JUDGEMENTS: edit})
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("grade-dailydialog", data_dir=root, use_cache=False)
+        load_benchmark("grade-dailydialog", data_dir=root, cache=False)
     assert info.value.record == "5 (ID 5)" and info.value.field == "HumanScores"
     assert "not a JSON list" in str(info.value)
 
@@ -192,7 +192,7 @@ def test_out_of_scale_human_score_is_an_error(
     edit = _edit_judgement(8, "HumanScores", "[3, 5, 0, 2]")
     root = _patched_root(data_root, tmp_path, monkeypatch, {JUDGEMENTS: edit})
     with pytest.raises(DataFormatError, match=r"record 8 \(ID 8\), field 'HumanScores'.*1-5"):
-        load_benchmark("grade-dailydialog", data_dir=root, use_cache=False)
+        load_benchmark("grade-dailydialog", data_dir=root, cache=False)
 
 
 def test_missing_field_names_record_and_field(
@@ -201,7 +201,7 @@ def test_missing_field_names_record_and_field(
     edit = _edit_judgement(160, "Response", None)
     root = _patched_root(data_root, tmp_path, monkeypatch, {JUDGEMENTS: edit})
     with pytest.raises(DataFormatError, match=r"record 160 \(ID 160\), field 'Response': missing"):
-        load_benchmark("grade-dailydialog", data_dir=root, use_cache=False)
+        load_benchmark("grade-dailydialog", data_dir=root, cache=False)
 
 
 def test_misaligned_reference_files_are_an_error(
@@ -214,7 +214,7 @@ def test_misaligned_reference_files_are_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, {DD_HYP: swap_two_lines})
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("grade-dailydialog", data_dir=root, use_cache=False)
+        load_benchmark("grade-dailydialog", data_dir=root, cache=False)
     message = str(info.value)
     assert info.value.record == "153 (ID 153)" and info.value.field == "Response"
     assert "line 4 of" in message and "human_hyp.txt" in message
@@ -231,4 +231,4 @@ def test_judgements_missing_for_some_lines_are_an_error(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, {JUDGEMENTS: drop_last_ranker_judgement})
     with pytest.raises(DataFormatError, match=r"150 lines but 149 judgements"):
-        load_benchmark("grade-dailydialog", data_dir=root, use_cache=False)
+        load_benchmark("grade-dailydialog", data_dir=root, cache=False)

@@ -95,7 +95,7 @@ def test_bad_rating_is_located_not_a_number(
         data_root, tmp_path, monkeypatch, lambda t: _set_cell(t, 6, "human_average_rating", value)
     )
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("dailydialog-gupta", data_dir=root, use_cache=False)
+        load_benchmark("dailydialog-gupta", data_dir=root, cache=False)
     assert info.value.line == 6
     assert info.value.record == "73_4/dualencoder_train"
     assert info.value.field == "human_average_rating"
@@ -111,7 +111,7 @@ def test_empty_reference_is_located(
         lambda t: _set_cell(t, 3, "all_references", "okay .\t\tdid you ?\tthen ."),
     )
     with pytest.raises(DataFormatError, match=r"line 3, record 73_4/hredf, field 'all_references'"):
-        load_benchmark("dailydialog-gupta", data_dir=root, use_cache=False)
+        load_benchmark("dailydialog-gupta", data_dir=root, cache=False)
 
 
 def test_missing_column_is_located(
@@ -124,4 +124,4 @@ def test_missing_column_is_located(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, truncate_line_4)
     with pytest.raises(DataFormatError, match=r"line 4: expected 7 columns"):
-        load_benchmark("dailydialog-gupta", data_dir=root, use_cache=False)
+        load_benchmark("dailydialog-gupta", data_dir=root, cache=False)

@@ -86,7 +86,7 @@ def test_missing_rating_is_located(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, HolisticContext, blank_third_line)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("holistic-context", data_dir=root, use_cache=False)
+        load_benchmark("holistic-context", data_dir=root, cache=False)
     message = str(info.value)
     assert "context_data_release.csv, line 3, record 123, field 's5'" in message
     assert "not an integer from 1 to 5" in message
@@ -103,7 +103,7 @@ def test_out_of_scale_rating_and_short_row_are_located(
         lambda text: text.replace('matter ?",5,4,5,5,5,5,4,4,5,4', 'matter ?",5,4,5,5,5,5,4,4,5,6'),
     )
     with pytest.raises(DataFormatError, match=r"line 1, record 110, field 's10'"):
-        load_benchmark("holistic-fluency", data_dir=root, use_cache=False)
+        load_benchmark("holistic-fluency", data_dir=root, cache=False)
 
 
 def test_wrong_column_count_is_located(
@@ -117,4 +117,4 @@ def test_wrong_column_count_is_located(
         lambda text: text.replace('matter ?",5,4,5,5,5,5,4,4,5,4', 'matter ?",5,4,5,5,5,5,4,4,5'),
     )
     with pytest.raises(DataFormatError, match=r"line 1: expected 12 columns, found 11"):
-        load_benchmark("holistic-fluency", data_dir=root, use_cache=False)
+        load_benchmark("holistic-fluency", data_dir=root, cache=False)

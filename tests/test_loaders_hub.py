@@ -51,7 +51,7 @@ def _edit_json(root: Path, relative: str, edit: object) -> None:
 
 def test_comperdial_turns_against_hand_values(tmp_path: Path) -> None:
     """Turn level under the assumed evaluation layout: context, grounding, reference, scores."""
-    bench = load_benchmark("comperdial", data_dir=_root(tmp_path, "comperdial"), use_cache=False)
+    bench = load_benchmark("comperdial", data_dir=_root(tmp_path, "comperdial"), cache=False)
     frame = bench.to_pandas().set_index("item_id")
     assert len(frame) == 6
     row = frame.loc["comperdial/100001/0003/human-1"]
@@ -82,7 +82,7 @@ def test_comperdial_turns_against_hand_values(tmp_path: Path) -> None:
 
 def test_comperdial_dialogues_against_hand_values(tmp_path: Path) -> None:
     root = _root(tmp_path, "comperdial")
-    bench = load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False)
+    bench = load_benchmark("comperdial", "dialogue", data_dir=root, cache=False)
     assert bench.item_ids == [
         "comperdial/100001/agent-01",
         "comperdial/100001/human-1",
@@ -96,7 +96,7 @@ def test_comperdial_dialogues_against_hand_values(tmp_path: Path) -> None:
 
 def test_comperdial_dialogue_flows_make_the_conversation(tmp_path: Path) -> None:
     root = _root(tmp_path, "comperdial")
-    frame = load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False).to_pandas()
+    frame = load_benchmark("comperdial", "dialogue", data_dir=root, cache=False).to_pandas()
     turns = frame.set_index("item_id").loc["comperdial/100002/agent-01", "turns"]
     # the base dialogue's A turns, agent_01's responses in place of its B turns
     assert [(u["speaker"], u["text"]) for u in turns] == [
@@ -115,7 +115,7 @@ def test_comperdial_flow_whose_context_is_not_the_base_dialogue_is_located(tmp_p
 
     _edit_json(root, f"comperdial/{comperdial.DIALOGUE_EVAL}", reword)
     with pytest.raises(DataFormatError, match="context is not a prefix of base dialogue 100001"):
-        load_benchmark("comperdial", "dialogue", data_dir=root, use_cache=False)
+        load_benchmark("comperdial", "dialogue", data_dir=root, cache=False)
 
 
 def test_comperdial_annotated_dialogue_must_match_the_dialogue_dataset(tmp_path: Path) -> None:
@@ -126,7 +126,7 @@ def test_comperdial_annotated_dialogue_must_match_the_dialogue_dataset(tmp_path:
 
     _edit_json(root, f"comperdial/{comperdial.ANNOTATED}", reword)
     with pytest.raises(DataFormatError, match="dialogue 100002 differs from the dialogue") as info:
-        load_benchmark("comperdial", data_dir=root, use_cache=False)
+        load_benchmark("comperdial", data_dir=root, cache=False)
     assert info.value.record == 1 and comperdial.ANNOTATED in str(info.value)
 
 
@@ -148,7 +148,7 @@ def test_comperdial_declares_pinned_hub_files() -> None:
 
 def test_comperdial_missing_file_offline_names_repo_file_and_revision(tmp_path: Path) -> None:
     with pytest.raises(DataMissingError) as info:
-        load_benchmark("comperdial", data_dir=tmp_path, use_cache=False)
+        load_benchmark("comperdial", data_dir=tmp_path, cache=False)
     message = str(info.value)
     assert "Sony/ComperDial" in message
     assert "c4884b9c81f3eedd9e93790e454009f87204d1fe" in message
@@ -164,7 +164,7 @@ def test_comperdial_wrong_field_names_the_expected_fields(tmp_path: Path) -> Non
 
     _edit_json(root, TURN_FILE, rename)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("comperdial", data_dir=root, use_cache=False)
+        load_benchmark("comperdial", data_dir=root, cache=False)
     message = str(info.value)
     assert info.value.record == 4 and info.value.field == "scores"
     assert comperdial.TURN_EVAL in message
@@ -193,7 +193,7 @@ def test_comperdial_bad_values_are_located_errors(
 
     _edit_json(root, TURN_FILE, set_value)
     with pytest.raises(DataFormatError, match=match) as info:
-        load_benchmark("comperdial", data_dir=root, use_cache=False)
+        load_benchmark("comperdial", data_dir=root, cache=False)
     assert info.value.record == 2 and info.value.field == field
 
 
@@ -205,7 +205,7 @@ def test_comperdial_utterance_without_speaker_names_its_place(tmp_path: Path) ->
 
     _edit_json(root, "comperdial/ComperDial_data.json", drop_speaker)
     with pytest.raises(DataFormatError, match="Expected fields: persona_id, text") as info:
-        load_benchmark("comperdial", data_dir=root, use_cache=False)
+        load_benchmark("comperdial", data_dir=root, cache=False)
     assert info.value.record == "1.dialogue[2]"
 
 
@@ -228,7 +228,7 @@ def _set(table: pa.Table, name: str, row: int, value: object) -> pa.Table:
 
 
 def test_soda_eval_rows_against_hand_values(tmp_path: Path) -> None:
-    bench = load_benchmark("soda-eval", data_dir=_root(tmp_path, "soda_eval"), use_cache=False)
+    bench = load_benchmark("soda-eval", data_dir=_root(tmp_path, "soda_eval"), cache=False)
     frame = bench.to_pandas().set_index("item_id")
     assert frame.split.value_counts().to_dict() == {"train": 3, "test": 4, "val": 1}
     row = frame.loc["soda-eval/test/40/0003"]
@@ -263,7 +263,7 @@ def test_soda_eval_matches_an_independent_read_with_datasets(tmp_path: Path) -> 
         s: sorted(str(p) for p in folder.glob(f"data/{s}-*.parquet")) for s in soda_eval.SPLITS
     }
     reference = datasets.load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "hf"))
-    loaded = load_benchmark("soda-eval", data_dir=root, use_cache=False).to_pandas()
+    loaded = load_benchmark("soda-eval", data_dir=root, cache=False).to_pandas()
     for split in soda_eval.SPLITS:
         ours = loaded[loaded.split == split]
         theirs = reference[split]
@@ -280,13 +280,13 @@ def test_soda_eval_matches_an_independent_read_with_datasets(tmp_path: Path) -> 
 
 def test_soda_eval_split_filter(tmp_path: Path) -> None:
     root = _root(tmp_path, "soda_eval")
-    val = load_benchmark("soda-eval", split="val", data_dir=root, use_cache=False)
+    val = load_benchmark("soda-eval", split="val", data_dir=root, cache=False)
     assert val.item_ids == ["soda-eval/val/27/0001"]
 
 
 def test_soda_eval_missing_card_offline_names_repo_file_and_revision(tmp_path: Path) -> None:
     with pytest.raises(DataMissingError) as info:
-        load_benchmark("soda-eval", data_dir=tmp_path, use_cache=False)
+        load_benchmark("soda-eval", data_dir=tmp_path, cache=False)
     message = str(info.value)
     assert "Johndfm/soda_eval" in message and "file README.md" in message
     assert "revision main" in message
@@ -298,7 +298,7 @@ def test_soda_eval_missing_shards_offline_names_repo_pattern_and_revision(tmp_pa
     for shard in (root / "soda_eval" / "data").glob("val-*"):
         shard.unlink()
     with pytest.raises(DataMissingError) as info:
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
     message = str(info.value)
     assert "Johndfm/soda_eval" in message and "data/val-*" in message
     assert "revision main" in message and str(root / "soda_eval") in message
@@ -314,7 +314,7 @@ def test_soda_eval_wrong_column_names_the_expected_columns(tmp_path: Path) -> No
         ),
     )
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
     message = str(info.value)
     assert info.value.field == "dialog_history" and info.value.file == str(root / SHARD)
     assert "Expected columns: dialog_id int64, dialog_history string" in message
@@ -327,7 +327,7 @@ def test_soda_eval_wrong_column_type_is_named(tmp_path: Path) -> None:
         root, SHARD, lambda t: t.set_column(4, "score", pc.cast(t.column("score"), pa.float64()))
     )
     with pytest.raises(DataFormatError, match="type double, expected int64") as info:
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
     assert info.value.field == "score"
 
 
@@ -353,7 +353,7 @@ def test_soda_eval_bad_values_name_file_row_and_field(
     root = _root(tmp_path, "soda_eval")
     _rewrite(root, SHARD, lambda t: _set(t, name, row, value))
     with pytest.raises(DataFormatError, match=match) as info:
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
     assert info.value.file == str(root / SHARD)
     assert info.value.record == f"row {row}" and info.value.field == field
 
@@ -362,7 +362,7 @@ def test_soda_eval_row_count_is_checked_against_the_card(tmp_path: Path) -> None
     root = _root(tmp_path, "soda_eval")
     (root / SHARD).unlink()
     with pytest.raises(DataFormatError, match=r"split 'test' has 2 rows in 1 shard.*declares 4"):
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
 
 
 def test_soda_eval_duplicate_turn_is_an_error(tmp_path: Path) -> None:
@@ -370,7 +370,7 @@ def test_soda_eval_duplicate_turn_is_an_error(tmp_path: Path) -> None:
     _rewrite(root, SHARD, lambda t: _set(t, "dialog_id", 1, 40))
     _rewrite(root, SHARD, lambda t: _set(t, "dialog_history", 1, "A: one\nB: two\nA: three"))
     with pytest.raises(DataFormatError, match=r"soda-eval/test/40/0003 would not be unique"):
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
 
 
 def test_soda_eval_content_fingerprint_follows_the_files_read(tmp_path: Path) -> None:
@@ -430,12 +430,12 @@ def test_export_without_the_files_does_not_ship_cached_rows(
 def test_soda_eval_reads_shards_in_many_row_groups_alike(tmp_path: Path) -> None:
     """Shards written one row a row group (chunked columns) give the same table."""
     plain = load_benchmark(
-        "soda-eval", data_dir=_root(tmp_path / "a", "soda_eval"), use_cache=False
+        "soda-eval", data_dir=_root(tmp_path / "a", "soda_eval"), cache=False
     )
     root = _root(tmp_path / "b", "soda_eval")
     for shard in (root / "soda_eval" / "data").glob("*.parquet"):
         pq.write_table(pq.read_table(shard), shard, row_group_size=1)
-    chunked = load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    chunked = load_benchmark("soda-eval", data_dir=root, cache=False)
     assert chunked.table.equals(plain.table)
 
 
@@ -460,7 +460,7 @@ def test_hub_benchmark_fails_at_once_when_the_hub_is_unreachable(
         monkeypatch.setenv(env, "0")
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     with pytest.raises(DataMissingError, match=re.escape("127.0.0.1 is not reachable")):
-        load_benchmark(name, data_dir=tmp_path, use_cache=False)
+        load_benchmark(name, data_dir=tmp_path, cache=False)
 
 
 def test_soda_eval_downloads_missing_shards_of_the_pinned_revision_when_online(
@@ -483,7 +483,7 @@ def test_soda_eval_downloads_missing_shards_of_the_pinned_revision_when_online(
 
     _online(monkeypatch)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
-    bench = load_benchmark("soda-eval", split="test", data_dir=root, use_cache=False)
+    bench = load_benchmark("soda-eval", split="test", data_dir=root, cache=False)
     assert len(bench) == 4
     assert calls == [
         {
@@ -511,7 +511,7 @@ def test_soda_eval_failed_download_names_the_cause(
     _online(monkeypatch)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", unreachable)
     with pytest.raises(DataMissingError, match="download failed: network is unreachable"):
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
 
 
 def test_comperdial_downloads_each_file_at_the_pinned_revision_when_online(
@@ -527,7 +527,7 @@ def test_comperdial_downloads_each_file_at_the_pinned_revision_when_online(
 
     _online(monkeypatch)
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
-    bench = load_benchmark("comperdial", data_dir=tmp_path, use_cache=False)
+    bench = load_benchmark("comperdial", data_dir=tmp_path, cache=False)
     assert len(bench) == 6
     assert sorted(fetched) == [
         ("Sony/ComperDial", name, comperdial.REVISION, "dataset")
@@ -588,7 +588,7 @@ def test_soda_eval_at_full_size(tmp_path: Path) -> None:
     sizes = {"train": 85_876, "val": 24_535, "test": 12_237}
     root = tmp_path / "data"
     scores = _synthetic_soda_eval(root / "soda_eval", sizes)
-    bench = load_benchmark("soda-eval", data_dir=root, use_cache=False)
+    bench = load_benchmark("soda-eval", data_dir=root, cache=False)
     assert len(bench) == sum(sizes.values()) and len(set(bench.item_ids)) == len(bench)
     for split, n in sizes.items():
         part = bench.table.filter(pc.equal(bench.table.column("split"), split))
@@ -605,7 +605,7 @@ def test_soda_eval_card_without_the_split_patterns_is_named(tmp_path: Path) -> N
     card = root / "soda_eval" / "README.md"
     card.write_text(card.read_text().replace("  - split: val\n    path: data/val-*\n", ""))
     with pytest.raises(DataFormatError, match=r"names splits \['test', 'train'\]") as info:
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)
     assert info.value.file == str(card) and info.value.field == "configs"
 
 
@@ -620,4 +620,4 @@ def test_soda_eval_download_that_finds_nothing_says_so(
     _online(monkeypatch)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", lambda **kwargs: "")
     with pytest.raises(DataMissingError, match="the download matched no file"):
-        load_benchmark("soda-eval", data_dir=root, use_cache=False)
+        load_benchmark("soda-eval", data_dir=root, cache=False)

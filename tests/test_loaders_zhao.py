@@ -97,7 +97,7 @@ def test_lists_stored_as_strings_are_read_as_lists(
         records[10]["annotations"] = str(records[10]["annotations"])
 
     root = _patched_root(data_root, tmp_path, monkeypatch, PersonaZhao, stringify)
-    loaded = load_benchmark("persona-zhao", data_dir=root, use_cache=False).table
+    loaded = load_benchmark("persona-zhao", data_dir=root, cache=False).table
     assert loaded.equals(expected.replace_schema_metadata(loaded.schema.metadata))
 
 
@@ -109,7 +109,7 @@ def test_malformed_list_string_is_located(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, DailyDialogZhao, damage)
     with pytest.raises(DataFormatError) as info:
-        load_benchmark("dailydialog-zhao", data_dir=root, use_cache=False)
+        load_benchmark("dailydialog-zhao", data_dir=root, cache=False)
     assert "dailydialog-zhao_eval.json, record 5, field 'annotations.grammar'" in str(info.value)
     assert "not a list literal" in str(info.value)
 
@@ -134,7 +134,7 @@ def test_bad_ratings_are_errors_not_numbers(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, PersonaZhao, damage)
     with pytest.raises(DataFormatError, match=message) as info:
-        load_benchmark("persona-zhao", data_dir=root, use_cache=False)
+        load_benchmark("persona-zhao", data_dir=root, cache=False)
     assert info.value.record == 42 and info.value.field == "annotations.appropriateness"
 
 
@@ -146,4 +146,4 @@ def test_missing_aspect_is_located(
 
     root = _patched_root(data_root, tmp_path, monkeypatch, DailyDialogZhao, damage)
     with pytest.raises(DataFormatError, match=r"record 3, field 'annotations.relevance': missing"):
-        load_benchmark("dailydialog-zhao", data_dir=root, use_cache=False)
+        load_benchmark("dailydialog-zhao", data_dir=root, cache=False)

@@ -112,7 +112,7 @@ def export_benchmark(
     fingerprint = meta.fingerprint
     for level in meta.stored_levels:
         # Parsed from the raw files of this data root, never from a cached table.
-        bench = load_benchmark(meta.name, level, data_dir=data_dir, use_cache=False)
+        bench = load_benchmark(meta.name, level, data_dir=data_dir, cache=False)
         tables[level], skipped[level], fingerprint = bench.table, bench.skipped, bench.fingerprint
     unpinned = unpinned_reason(meta, fingerprint)
     if unpinned and not allow_unpinned:
