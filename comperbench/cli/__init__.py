@@ -18,7 +18,10 @@ COMMANDS = {
         "print, regenerate (--write) or check (--check) the facts of dataset cards",
     ),
     "cite": Verb("comperbench.cli.card_commands", "BibTeX of benchmarks and of comperbench itself"),
-    "list": Verb("comperbench.cli.data_commands", "benchmarks with levels, sizes and aspects"),
+    "list": Verb(
+        "comperbench.cli.data_commands",
+        "benchmarks with levels, sizes and aspects; `list metrics`, `list statistics`",
+    ),
     "show": Verb("comperbench.cli.data_commands", "a readable summary of one benchmark"),
     "export": Verb(
         "comperbench.cli.data_commands",
