@@ -133,7 +133,7 @@ class Registry(Generic[T]):
             "unknown metric 'blue-4'; did you mean bleu-4? `comperbench list metrics` lists them
             all" (without the listing command when the registry has none).
         """
-        close = difflib.get_close_matches(name, list(self._items), n=3, cutoff=0.5)
+        close = _closest(name, list(self._items))
         hint = f"did you mean {_either(close)}?" if close else ""
         if self.listed_by:
             listing = f"`{self.listed_by}` lists them all"
@@ -160,6 +160,13 @@ class Registry(Generic[T]):
     def __len__(self) -> int:
         self.load()
         return len(self._items)
+
+
+def _closest(name: str, known: Sequence[str]) -> list[str]:
+    """The known names most like `name` (all that tie for the best likeness, at most three)."""
+    likeness = {k: difflib.SequenceMatcher(None, name, k).ratio() for k in known}
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    return [k for k in close if likeness[k] == likeness[close[0]]]
 
 
 def _either(names: Sequence[str]) -> str:
