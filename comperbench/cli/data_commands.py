@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from comperbench.benchmark import (
     VERIFIED,
@@ -26,8 +27,12 @@ LISTED = ("benchmarks", "metrics", "statistics")
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from comperbench.common.registry import PluginWarning
+
     listed = {"benchmarks": _list_benchmarks, "metrics": _list_metrics}
-    status = listed.get(args.kind, _list_statistics)(args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)  # each is a line of its own below
+        status = listed.get(args.kind, _list_statistics)(args)
     _report_failed_plugins()
     return status
 
