@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
-from comperbench.cli.verbs import Parser, Verb, Verbs
+from comperbench.cli.verbs import Parser, Verb, Verbs, verb_table
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
 
-COMMANDS = {
+_COMMANDS = {
     "card": Verb(
         "comperbench.cli.card_commands",
         "print, regenerate (--write) or check (--check) the facts of dataset cards",
@@ -35,7 +35,7 @@ COMMANDS = {
         "comperbench.cli.human_commands",
         "your own human evaluation (votes, selections, labels, ratings) or a benchmark's: "
         "analyse, plan, templates",
-        tuple(HUMAN_ACTIONS),
+        tuple(name for name, _ in HUMAN_ACTIONS.items()),
     ),
     "submit": Verb(
         "comperbench.cli.leaderboard_commands", "validate, score and store a metric submission"
@@ -61,6 +61,7 @@ COMMANDS = {
 """Each command: the module that builds its parser, its help and its actions. A run imports the
 module of its own command only (and what that module needs), when the command line reaches it:
 `--version` and `--help` import none."""
+COMMANDS = verb_table("command", _COMMANDS)
 
 
 def build_parser(every: bool = True) -> argparse.ArgumentParser:

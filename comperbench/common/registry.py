@@ -13,12 +13,25 @@ import difflib
 import importlib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 from comperbench.common.errors import UnknownNameError
 
 T = TypeVar("T")
+
+
+def entry_points(group: str) -> Sequence[object]:
+    """The entry points of `group` of every installed distribution.
+
+    Args:
+        group: the entry-point group (`comperbench.metrics`).
+
+    Returns:
+        The entry points (`importlib.metadata.EntryPoint`), each with a `name` and a `load()`.
+    """
+    from importlib.metadata import entry_points as installed  # a cost only when a lookup needs it
+
+    return tuple(installed(group=group))
 
 
 class PluginWarning(UserWarning):
@@ -89,7 +102,7 @@ class Registry(Generic[T]):
         for module in self.modules:
             importlib.import_module(module)
         if self.group:
-            for entry in entry_points(group=self.group):
+            for entry in entry_points(self.group):
                 self._load_plugin(entry)
 
     def _load_plugin(self, entry: object) -> None:
@@ -149,6 +162,23 @@ class Registry(Generic[T]):
         """
         self.load()
         return sorted(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        """Every (name, item), in the order of registration.
+
+        Returns:
+            The pairs.
+        """
+        self.load()
+        return list(self._items.items())
+
+    def values(self) -> list[T]:
+        """Every item, in the order of registration.
+
+        Returns:
+            The items.
+        """
+        return [item for _, item in self.items()]
 
     def __contains__(self, name: object) -> bool:
         self.load()
