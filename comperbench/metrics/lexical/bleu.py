@@ -54,7 +54,11 @@ _BLEU_STATISTICS = SetMemo(_bleu_statistics)
 
 
 class SentenceBleu(ReferenceMetric):
-    """Sentence BLEU-n (cumulative up to order n) by sacrebleu, exponential smoothing, 13a tokens."""
+    """Sentence BLEU-n (cumulative up to order n) by sacrebleu, exponential smoothing, 13a tokens.
+
+    Args:
+        order: the highest n-gram order (1-4).
+    """
 
     library = "sacrebleu"
     # sacrebleu's per-segment statistics with reference reuse; raise when this scoring code changes.

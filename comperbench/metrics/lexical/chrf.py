@@ -35,9 +35,16 @@ def _chrf_words(text: str) -> np.ndarray:
 
 
 def chrf_f_scores(statistics: np.ndarray, beta: int = 2) -> np.ndarray:
-    """sacrebleu's `CHRF._compute_f_score` (no eps smoothing) over the first axes of an array of
-    (hypothesis, reference, match) counts per order (last two axes), with the same operations in
-    the same order, so each value is the one sacrebleu computes."""
+    """sacrebleu's `CHRF._compute_f_score` (no eps smoothing) over the first axes of an array,
+    with the same operations in the same order, so each value is the one sacrebleu computes.
+
+    Args:
+        statistics: (..., orders, 3) counts of hypothesis, reference and matched n-grams.
+        beta: the weight of recall.
+
+    Returns:
+        The F-scores (0-100) over the leading axes.
+    """
     eps, factor = 1e-16, beta**2
     n_hyp, n_ref, n_match = (statistics[..., k] for k in range(3))
     avg_prec = np.zeros(statistics.shape[:-2])
@@ -83,7 +90,11 @@ _CHRF = SetMemo(_chrf_both)
 
 
 class Chrf(ReferenceMetric):
-    """Sentence chrF (word_order 0) or chrF++ (word_order 2) by sacrebleu; best reference."""
+    """Sentence chrF (word_order 0) or chrF++ (word_order 2) by sacrebleu; best reference.
+
+    Args:
+        word_order: 0 for chrF, 2 for chrF++.
+    """
 
     library = "sacrebleu"
     # sacrebleu's per-segment statistics counted over each reference set with numpy, its F-score

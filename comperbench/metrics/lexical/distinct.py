@@ -15,7 +15,11 @@ from comperbench.metrics.registry import register_plain_metric
 
 
 class Distinct(Metric):
-    """distinct-n (Li et al. 2016): distinct n-grams / all n-grams over a set of responses."""
+    """distinct-n (Li et al. 2016): distinct n-grams / all n-grams over a set of responses.
+
+    Args:
+        n: the n-gram order.
+    """
 
     family = "ngram"
     corpus = True

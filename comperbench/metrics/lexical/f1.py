@@ -21,7 +21,14 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
 def normalize_answer(text: str) -> str:
-    """ParlAI's normalisation for F1: lower case, no punctuation, no articles, single spaces."""
+    """ParlAI's normalisation for F1: lower case, no punctuation, no articles, single spaces.
+
+    Args:
+        text: a response or a reference.
+
+    Returns:
+        The normalised text.
+    """
     text = _PUNCTUATION.sub(" ", text.lower())
     return " ".join(_ARTICLES.sub(" ", text).split())
 

@@ -55,7 +55,15 @@ def _positions_by_token(tokens: tuple[str, ...]) -> dict[str, int]:
 def lcs_length(target: tuple[str, ...], prediction: tuple[str, ...]) -> int:
     """Length of the longest common subsequence, bit-parallel (Hyyrö 2004): one pass over the
     prediction with integer operations on a bit row of the target, where rouge-score fills the
-    whole table in Python (the LCS table was half of ROUGE's time on multi-reference data)."""
+    whole table in Python (the LCS table was half of ROUGE's time on multi-reference data).
+
+    Args:
+        target: the reference's tokens.
+        prediction: the response's tokens.
+
+    Returns:
+        The length of their longest common subsequence.
+    """
     masks, full = _positions_by_token(target), (1 << len(target)) - 1
     row = full
     for token in prediction:
@@ -71,7 +79,16 @@ def _rouge_ids(text: str, any_script: bool) -> np.ndarray:
 
 def rouge_fmeasures(matches: np.ndarray, predicted: np.ndarray, target: np.ndarray) -> np.ndarray:
     """rouge-score's precision, recall and `fmeasure` from match and n-gram counts, with the same
-    operations (`_score_ngrams`; its LCS F-measure where the LCS is not empty)."""
+    operations (`_score_ngrams`; its LCS F-measure where the LCS is not empty).
+
+    Args:
+        matches: matched n-gram (or LCS) counts.
+        predicted: n-grams of the responses, broadcast against `matches`.
+        target: n-grams of the references, broadcast against `matches`.
+
+    Returns:
+        The F-measures, 0 where nothing matched.
+    """
     precision = matches / np.maximum(predicted, 1)
     recall = matches / np.maximum(target, 1)
     total = precision + recall
@@ -109,7 +126,12 @@ _ROUGE = {
 class Rouge(ReferenceMetric):
     """ROUGE-1/2/L F-measure by rouge-score: Porter stemming and its tokenizer, which keeps ASCII
     letters and digits only (a text it cannot read scores NaN); `[unicode]`: tokens of any script
-    (`unicode_tokens`), case-folded, not stemmed."""
+    (`unicode_tokens`), case-folded, not stemmed.
+
+    Args:
+        rouge_type: "rouge1", "rouge2" or "rougeL".
+        any_script: whether tokens of any script are read (the `[unicode]` variant).
+    """
 
     library = "rouge-score"
     # Own n-gram counting and bit-parallel LCS; raise when this scoring code changes.
@@ -142,7 +164,14 @@ class Rouge(ReferenceMetric):
         return [all3[self._index] for all3 in _ROUGE[self.any_script].get(responses, references)]
 
     def unreadable(self, text: str) -> bool:
-        """rouge-score's tokenizer keeps a-z and 0-9 only: a text with words but none of them."""
+        """rouge-score's tokenizer keeps a-z and 0-9 only: a text with words but none of them.
+
+        Args:
+            text: a response or a reference.
+
+        Returns:
+            True when rouge-score's tokenizer cannot read it (never for `[unicode]`).
+        """
         return not self.any_script and _ASCII_WORD.search(text) is None and has_words(text)
 
 

@@ -12,7 +12,12 @@ import numpy as np
 
 class SetMemo:
     """Values per (response, references), computed for all the new responses of a reference set
-    at once and shared by the metrics of one family (BLEU-1..4, chrF and chrF++, ROUGE-1/2/L)."""
+    at once and shared by the metrics of one family (BLEU-1..4, chrF and chrF++, ROUGE-1/2/L).
+
+    Args:
+        compute: the values of responses that share a reference set, one per response.
+        maxsize: the number of values kept (all are dropped when it would be passed).
+    """
 
     def __init__(
         self, compute: Callable[[list[str], tuple[str, ...]], list[Any]], maxsize: int = 1 << 16
@@ -21,6 +26,15 @@ class SetMemo:
         self._values: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     def get(self, responses: Sequence[str], references: tuple[str, ...]) -> list[Any]:
+        """The values of responses that share a reference set, computing only the new ones.
+
+        Args:
+            responses: the responses.
+            references: their (non-blank) references.
+
+        Returns:
+            One value per response, in order.
+        """
         new = list(dict.fromkeys(r for r in responses if (r, references) not in self._values))
         if new:
             if len(self._values) + len(new) > self.maxsize:
@@ -30,12 +44,20 @@ class SetMemo:
         return [self._values[(r, references)] for r in responses]
 
     def cache_clear(self) -> None:
+        """Drop every value kept."""
         self._values.clear()
 
 
 @dataclass(frozen=True)
 class Overlap:
-    """N-gram counts of responses against one reference set, orders 1..n (last axis)."""
+    """N-gram counts of responses against one reference set, orders 1..n (last axis).
+
+    Args:
+        matches: (responses, references, orders) matched counts.
+        clipped: (responses, orders) counts clipped by the largest reference count.
+        response_grams: (responses, orders) n-grams in each response.
+        reference_grams: (references, orders) n-grams in each reference.
+    """
 
     matches: np.ndarray
     """(responses, references, orders): sum over n-grams of min(response count, reference count)."""
@@ -57,7 +79,16 @@ def ngram_overlap(
     """Clipped n-gram matches of token id sequences, with numpy over the whole reference set (the
     libraries count per response and reference with Counters in Python: most of their time on
     data with tens of references per response). An n-gram gets an id per order by ranking the
-    pairs (id of its first n-1 tokens, its last token), so equal n-grams get equal ids."""
+    pairs (id of its first n-1 tokens, its last token), so equal n-grams get equal ids.
+
+    Args:
+        responses: token ids of each response.
+        references: token ids of each reference.
+        orders: the highest n-gram order counted.
+
+    Returns:
+        The counts of every order from 1 to `orders`.
+    """
     texts = [*references, *responses]
     n_refs, lengths = len(references), np.array([len(t) for t in texts], dtype=np.int64)
     text_of = np.repeat(np.arange(len(texts)), lengths)

@@ -18,7 +18,10 @@ REFS: frozenset[Need] = frozenset({"response", "references"})
 
 
 class ReferenceMetric(Metric):
-    """A turn-level metric comparing the response with its references; NaN without references."""
+    """A turn-level metric comparing the response with its references; NaN without references.
+
+    Subclasses score a set of responses that share their references (`score_set`) or one
+    response (`score_one`)."""
 
     family = "ngram"
     needs = REFS
@@ -44,14 +47,38 @@ class ReferenceMetric(Metric):
         return scores
 
     def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
-        """Scores of responses that share their (non-blank) references."""
+        """Scores of responses that share their (non-blank) references.
+
+        Args:
+            responses: the responses.
+            references: their non-blank references.
+
+        Returns:
+            One score per response, in order.
+        """
         return [self.score_one(response, list(references)) for response in responses]
 
     def score_one(self, response: str, references: list[str]) -> float:
+        """The score of one response (what `score_set` calls unless a metric scores sets).
+
+        Args:
+            response: the response.
+            references: its non-blank references.
+
+        Returns:
+            The score.
+        """
         raise NotImplementedError
 
     def unreadable(self, text: str) -> bool:
-        """Whether the metric's tokenizer cannot read this text (its item then scores NaN)."""
+        """Whether the metric's tokenizer cannot read this text (its item then scores NaN).
+
+        Args:
+            text: a response or a reference.
+
+        Returns:
+            True when the tokenizer cannot read it.
+        """
         return False
 
     def unreadable_item(self, item: Item) -> bool:
@@ -59,7 +86,15 @@ class ReferenceMetric(Metric):
 
 
 def unreadable_item(item: Item, unreadable: Callable[[str], bool]) -> bool:
-    """The response, or every non-blank reference, of a turn item is unreadable to a tokenizer."""
+    """Whether the response, or every non-blank reference, of a turn item is unreadable.
+
+    Args:
+        item: a turn item.
+        unreadable: whether a tokenizer cannot read a text.
+
+    Returns:
+        True when the item has references and its response, or each of them, is unreadable.
+    """
     references = nonblank_references(item)
     return bool(references) and (
         unreadable(item.response) or all(unreadable(r) for r in references)

@@ -19,8 +19,15 @@ def _tokenize_13a() -> Callable[[str], str]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased tokens of sacrebleu's 13a tokenizer (the WMT standard; needs no data), with
-    each character of an unsegmented script (Chinese, Japanese, Thai, emoji, ...) a token."""
+    """Lower-cased tokens of sacrebleu's 13a tokenizer (the WMT standard; needs no data).
+
+    Args:
+        text: any text.
+
+    Returns:
+        Its tokens, each character of an unsegmented script (Chinese, Japanese, Thai, emoji, ...)
+        a token of its own.
+    """
     return _tokenize_13a()(spaced(text).lower()).split()
 
 
@@ -76,9 +83,17 @@ def _expanded(template: str) -> Callable[[re.Match], str]:
 
 
 def word_counts(texts: Sequence[str]) -> list[int]:
-    """`len(words(text))` of each text, from one pass of the tokenizer over all of them joined by
-    TEXT_SEPARATOR (13a reads one character on each side of a match, and each text keeps the
-    spaces 13a puts around it, so no match reaches across texts)."""
+    """`len(words(text))` of each text, from one pass of the tokenizer over all of them.
+
+    The texts are joined by TEXT_SEPARATOR: 13a reads one character on each side of a match, and
+    each text keeps the spaces 13a puts around it, so no match reaches across texts.
+
+    Args:
+        texts: the texts.
+
+    Returns:
+        The number of tokens of each text, in order.
+    """
     if any(TEXT_SEPARATOR in t for t in texts):
         return [len(words(t)) for t in texts]
     joined = spaced(f" {TEXT_SEPARATOR} ".join(texts)).lower()
@@ -93,5 +108,12 @@ _TOKEN_IDS: dict[str, int] = {}
 
 
 def token_ids(tokens: Sequence[str]) -> np.ndarray:
-    """An integer per token, the same for equal tokens (for `ngram_overlap`)."""
+    """An integer per token, the same for equal tokens (for `ngram_overlap`).
+
+    Args:
+        tokens: a token sequence.
+
+    Returns:
+        Its ids (int64).
+    """
     return np.array([_TOKEN_IDS.setdefault(t, len(_TOKEN_IDS)) for t in tokens], dtype=np.int64)

