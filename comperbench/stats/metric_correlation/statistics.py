@@ -310,7 +310,9 @@ class Statistic:
         return self.paired_fn(x_side, y_side, W)
 
 
-CORRELATIONS: Registry[Statistic] = Registry("correlation statistic")
+CORRELATIONS: Registry[Statistic] = Registry(
+    "correlation statistic", listed_by="comperbench list statistics"
+)
 _ORDER: list[str] = []
 
 
