@@ -99,8 +99,12 @@ class Registry(Generic[T]):
         if self._loaded:
             return
         self._loaded = True  # before importing: a module registering its items looks nothing up
-        for module in self.modules:
-            importlib.import_module(module)
+        try:
+            for module in self.modules:
+                importlib.import_module(module)
+        except BaseException:
+            self._loaded = False  # a broken built-in module fails every lookup, not only the first
+            raise
         if self.group:
             for entry in entry_points(self.group):
                 self._load_plugin(entry)
