@@ -52,15 +52,18 @@ def _clear_memos() -> None:
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     from comperbench.metrics.embeddings import bertscore, embedding
-    from comperbench.metrics.lexical import ngram
+    from comperbench.metrics.lexical import bleu, chrf, f1, rouge
+    from comperbench.metrics.lexical.common import tokens
+    from comperbench.metrics.lexical.meteor import alignment
 
     Tokenizer13a.__call__.cache_clear()
-    named = [*vars(ngram).items(), *vars(embedding).items(), *vars(bertscore).items()]
-    memos = [*(m for n, m in named if n not in MODEL_LOADERS), *ngram._ROUGE.values()]
+    modules = (tokens, bleu, chrf, rouge, f1, alignment, embedding, bertscore)
+    named = [item for module in modules for item in vars(module).items()]
+    memos = [*(m for n, m in named if n not in MODEL_LOADERS), *rouge._ROUGE.values()]
     for memo in memos:
         if hasattr(memo, "cache_clear") and not isinstance(memo, type):
             memo.cache_clear()
-    ngram._TOKEN_IDS.clear()
+    tokens._TOKEN_IDS.clear()
 
 
 def _timed(work: Callable[[], object]) -> float:

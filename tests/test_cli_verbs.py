@@ -90,3 +90,40 @@ def test_nothing_close_points_at_help(
     capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     assert _refused(capsys, *argv) == message
+
+
+def test_the_commands_and_actions_are_registered_in_their_order() -> None:
+    from comperbench.cli import COMMANDS
+    from comperbench.cli.human_commands import ACTIONS
+    from comperbench.common.errors import UnknownNameError
+    from comperbench.common.registry import Registry
+
+    assert isinstance(COMMANDS, Registry) and isinstance(ACTIONS, Registry)
+    assert [name for name, _ in COMMANDS.items()][:3] == ["card", "cite", "list"]
+    assert COMMANDS.get("human").actions == tuple(name for name, _ in ACTIONS.items())
+    with pytest.raises(UnknownNameError, match=r"^unknown command 'lst'; did you mean list\?$"):
+        COMMANDS.get("lst")
+
+
+@pytest.mark.parametrize(
+    ("kind", "header", "row"),
+    [
+        ("metrics", ["metric", "family", "needs", "higher", "is", "better"], "bleu-4"),
+        ("statistics", ["statistic", "name"], "pearson"),
+    ],
+)
+def test_list_lists_metrics_and_statistics(
+    capsys: pytest.CaptureFixture[str], kind: str, header: list[str], row: str
+) -> None:
+    assert main(["list", kind]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == header
+    assert row in [line.split()[0] for line in lines[2:] if line.strip()]
+
+
+def test_list_refuses_an_unknown_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    message = _refused(capsys, "list", "metric")
+    assert message == (
+        "comperbench list: error: argument kind: invalid choice: 'metric' (choose from "
+        "'benchmarks', 'metrics', 'statistics') (see `comperbench list --help`)"
+    )

@@ -460,7 +460,7 @@ def test_a_worker_with_altered_code_of_the_same_version_is_refused_by_name(
     altered = tmp_path / "altered"
     package = Path(cluster.__file__).resolve().parents[1]
     shutil.copytree(package, altered / "comperbench", ignore=shutil.ignore_patterns("__pycache__"))
-    scores = altered / "comperbench" / "metrics" / "lexical" / "ngram.py"
+    scores = altered / "comperbench" / "metrics" / "lexical" / "bleu.py"
     scores.write_text(scores.read_text() + "\n# changed\n")
     processes = _start(tmp_path, 1)
     processes.workers.append(

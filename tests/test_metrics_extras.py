@@ -114,7 +114,7 @@ def test_a_fresh_interpreter_imports_no_optional_dependency() -> None:
         import json, sys
         import comperbench, comperbench.metrics, comperbench.stats, comperbench.loaders
         import comperbench.cli
-        from comperbench.metrics import hf_evaluate, runner, workers
+        from comperbench.metrics import hf_modules, runner, workers
         comperbench.cli.build_parser()
         loaded = sorted(m for m in sys.modules if m.partition(".")[0] in HEAVY)
         for module in HEAVY:

@@ -298,8 +298,8 @@ def test_variants_have_their_own_cache_keys() -> None:
 
 
 @pytest.mark.parametrize("name", ["nltk-bleu-4", "coco-bleu-2", "coco-rouge-l"])
-def test_hf_evaluate_modules(name: str) -> None:
-    from comperbench.metrics.hf_evaluate import load
+def test_hf_modules(name: str) -> None:
+    from comperbench.metrics.hf_modules import load
 
     predictions = ["the cat sat on the mat", "i like books"]
     references = [["a cat sat on the mat"], ["i like reading books", "books"]]

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 
 from comperbench.metrics import TurnItem, available, get
 from comperbench.metrics.base import MetricInputError
-from comperbench.metrics.lexical.ngram import (
+from comperbench.metrics.lexical.common.tokens import (
     BASIC_PLANE,
     TEXT_SEPARATOR,
-    lcs_length,
-    normalize_answer,
     word_counts,
     words,
 )
+from comperbench.metrics.lexical.f1 import normalize_answer
+from comperbench.metrics.lexical.rouge import lcs_length
 
 HYPS = [
     "the cat sat on the mat",

@@ -72,7 +72,7 @@ def test_the_built_in_statistics_in_registration_order() -> None:
     assert reported == [n for n in statistic_names() if get_statistic(n).reported]
     assert get_statistic("kendall-c").display_name == "Kendall tau-c"
     assert get_statistic(PEARSON) is PEARSON
-    with pytest.raises(UnknownNameError, match="Did you mean kendall-b"):
+    with pytest.raises(UnknownNameError, match="did you mean kendall-b"):
         get_statistic("kendall_b")
 
 

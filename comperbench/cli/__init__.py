@@ -8,17 +8,20 @@ import sys
 from collections.abc import Sequence
 
 from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
-from comperbench.cli.verbs import Parser, Verb, Verbs
+from comperbench.cli.verbs import Parser, Verb, Verbs, verb_table
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
 
-COMMANDS = {
+_COMMANDS = {
     "card": Verb(
         "comperbench.cli.card_commands",
         "print, regenerate (--write) or check (--check) the facts of dataset cards",
     ),
     "cite": Verb("comperbench.cli.card_commands", "BibTeX of benchmarks and of comperbench itself"),
-    "list": Verb("comperbench.cli.data_commands", "benchmarks with levels, sizes and aspects"),
+    "list": Verb(
+        "comperbench.cli.data_commands",
+        "benchmarks with levels, sizes and aspects; `list metrics`, `list statistics`",
+    ),
     "show": Verb("comperbench.cli.data_commands", "a readable summary of one benchmark"),
     "export": Verb(
         "comperbench.cli.data_commands",
@@ -32,7 +35,7 @@ COMMANDS = {
         "comperbench.cli.human_commands",
         "your own human evaluation (votes, selections, labels, ratings) or a benchmark's: "
         "analyse, plan, templates",
-        tuple(HUMAN_ACTIONS),
+        tuple(name for name, _ in HUMAN_ACTIONS.items()),
     ),
     "submit": Verb(
         "comperbench.cli.leaderboard_commands", "validate, score and store a metric submission"
@@ -58,6 +61,7 @@ COMMANDS = {
 """Each command: the module that builds its parser, its help and its actions. A run imports the
 module of its own command only (and what that module needs), when the command line reaches it:
 `--version` and `--help` import none."""
+COMMANDS = verb_table("command", _COMMANDS)
 
 
 def build_parser(every: bool = True) -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""`comperbench card | cite`: the factual parts of dataset cards, and BibTeX to cite benchmarks."""
+"""`comperbench card | cite`: the factual parts of dataset cards, the metric cards, and BibTeX to
+cite benchmarks."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from comperbench.report import cards
 
 def run_card(args: argparse.Namespace) -> int:
     cards_dir = Path(args.cards_dir) if args.cards_dir else None
+    if args.metrics:
+        return _metric_cards(args.write, args.check, cards_dir)
     names = list_benchmarks() if args.all else args.names
     if not names:
         print("comperbench: error: name a benchmark or pass --all", file=sys.stderr)
@@ -71,6 +74,26 @@ def _readmes(write: bool, check: bool, cards_dir: Path | None) -> int:
     return failed
 
 
+def _metric_cards(write: bool, check: bool, cards_dir: Path | None) -> int:
+    """Write, check or print the metric cards (`metric_cards/`) from the registered metrics."""
+    from comperbench.metrics import available, info
+    from comperbench.metrics.about import cards as metric_cards
+
+    infos = [info(name) for name in available()]
+    if write:
+        for path in metric_cards.write_cards(infos, cards_dir):
+            print(f"wrote {path}")
+        return 0
+    if check:
+        problems = metric_cards.check_cards(infos, cards_dir)
+        print(
+            "\n".join(problems) if problems else f"{len(infos)} metric card(s) agree with the code"
+        )
+        return 1 if problems else 0
+    print(metric_cards.metric_table_markdown(infos), end="")
+    return 0
+
+
 def run_cite(args: argparse.Namespace) -> int:
     print(cards.citations([get_metadata(name) for name in args.names]), end="")
     return 0
@@ -80,6 +103,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     card = commands.add_parser("card")
     card.add_argument("names", nargs="*", metavar="NAME")
     card.add_argument("--all", action="store_true", help="every registered benchmark")
+    card.add_argument(
+        "--metrics",
+        action="store_true",
+        help="the metric cards (metric_cards/) instead: the metric table, or --write/--check",
+    )
     mode = card.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="rewrite the generated parts in place")
     mode.add_argument("--check", action="store_true", help="exit 1 when a card disagrees")

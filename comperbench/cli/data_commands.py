@@ -1,9 +1,11 @@
-"""`comperbench list | show | export`: the benchmarks and their release files."""
+"""`comperbench list [benchmarks|metrics|statistics] | show | export`: what is registered, the
+benchmarks and their release files."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from comperbench.benchmark import (
     VERIFIED,
@@ -20,7 +22,70 @@ from comperbench.common.textutil import wrap
 RAW_MISSING = "raw files missing"
 
 
+LISTED = ("benchmarks", "metrics", "statistics")
+"""What `comperbench list` lists (benchmarks unless told)."""
+
+
 def run_list(args: argparse.Namespace) -> int:
+    from comperbench.common.registry import PluginWarning
+
+    listed = {"benchmarks": _list_benchmarks, "metrics": _list_metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)  # each is a line of its own below
+        status = listed.get(args.kind, _list_statistics)(args)
+    _report_failed_plugins()
+    return status
+
+
+def _report_failed_plugins() -> None:
+    """One warning line on stderr per plugin whose entry point failed to load."""
+    from comperbench.loaders import BENCHMARKS
+    from comperbench.metrics import METRICS
+
+    for registry in (BENCHMARKS, METRICS):
+        for name, why in registry.failures.items():
+            print(
+                f"comperbench: warning: plugin {name!r} ({registry.group}) was not loaded: {why}",
+                file=sys.stderr,
+            )
+
+
+def _list_metrics(args: argparse.Namespace) -> int:
+    from comperbench.metrics import available, info
+
+    infos = [info(name) for name in available()]
+    if args.json:
+        print_json([_described(i) for i in infos])
+        return 0
+    rows = [
+        [i.name, i.family, ",".join(sorted(i.needs)), "yes" if i.higher_is_better else "no"]
+        for i in infos
+    ]
+    print(format_table(["metric", "family", "needs", "higher is better"], rows))
+    print("\n`comperbench list metrics --json` adds descriptions, citations and links")
+    return 0
+
+
+def _described(info: object) -> dict[str, object]:
+    """A MetricInfo as JSON: its fields, `needs` sorted."""
+    import dataclasses
+
+    fields = dataclasses.asdict(info)  # type: ignore[call-overload]
+    return {**fields, "needs": sorted(fields["needs"])}
+
+
+def _list_statistics(args: argparse.Namespace) -> int:
+    from comperbench.stats.metric_correlation.statistics import registered_statistics
+
+    statistics = registered_statistics()
+    if args.json:
+        print_json([{"name": s.name, "display_name": s.display_name} for s in statistics])
+        return 0
+    print(format_table(["statistic", "name"], [[s.name, s.display_name] for s in statistics]))
+    return 0
+
+
+def _list_benchmarks(args: argparse.Namespace) -> int:
     if args.json:
         print_json([describe(get_metadata(name)) for name in list_benchmarks()])
         return 0
@@ -131,9 +196,14 @@ def run_export(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction) -> None:
     listing = commands.add_parser("list")
+    listing.add_argument(
+        "kind", nargs="?", choices=LISTED, default="benchmarks", help="what to list (benchmarks)"
+    )
     listing.add_argument("--no-sizes", dest="sizes", action="store_false", help="skip loading")
     listing.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
-    listing.add_argument("--json", action="store_true", help="the declared metadata as JSON")
+    listing.add_argument(
+        "--json", action="store_true", help="the declared metadata (or MetricInfo) as JSON"
+    )
     listing.set_defaults(run=run_list)
 
     show = commands.add_parser("show")

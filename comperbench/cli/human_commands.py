@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from comperbench.cli.verbs import Verb, Verbs
+from comperbench.cli.verbs import Verb, Verbs, verb_table
 
-ACTIONS = {
+_ACTIONS = {
     "votes": Verb(
         "comperbench.cli.human.votes",
         "rank systems from pairwise preferences: your A/B votes or a benchmark's shared contexts",
@@ -31,6 +31,7 @@ ACTIONS = {
         ("ab", "soba-pair", "sata-pair", "soba-k", "sata-k", "sata-rate", "labels", "ratings"),
     ),
 }
+ACTIONS = verb_table("action", _ACTIONS)
 
 
 def register(commands: argparse._SubParsersAction) -> None:

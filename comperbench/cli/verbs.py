@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+from collections.abc import Mapping
 from typing import Any, NamedTuple, NoReturn
+
+from comperbench.common.registry import Registry
 
 
 class Verb(NamedTuple):
@@ -18,11 +21,27 @@ class Verb(NamedTuple):
     actions: tuple[str, ...] = ()
 
 
+def verb_table(kind: str, verbs: Mapping[str, Verb]) -> Registry[Verb]:
+    """The commands (or one command's actions) registered in the order given.
+
+    Args:
+        kind: what they are, as an error names them ("command", "action").
+        verbs: each name and its `Verb`, in the order `--help` lists them.
+
+    Returns:
+        The registry.
+    """
+    table: Registry[Verb] = Registry(kind)
+    for name, verb in verbs.items():
+        table.add(name, verb)
+    return table
+
+
 class Verbs(argparse._SubParsersAction):
     """Subcommands listed by name and help from a table of `Verb`s; a verb's parser is built
     (its module imported and registered) only when a command line reaches it, or by `build`."""
 
-    def __init__(self, *args: Any, verbs: dict[str, Verb], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, verbs: Registry[Verb], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.verbs, self.built = verbs, set[str]()
         for name, verb in verbs.items():
@@ -34,7 +53,7 @@ class Verbs(argparse._SubParsersAction):
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         """The parser of `name`, with its help from the table, in place of the listed one."""
-        kwargs.setdefault("help", self.verbs[name].help)
+        kwargs.setdefault("help", self.verbs.get(name).help)
         order = [a.dest for a in self._choices_actions]
         self._name_parser_map.pop(name, None)
         parser = super().add_parser(name, **kwargs)
@@ -44,7 +63,7 @@ class Verbs(argparse._SubParsersAction):
 
     def build(self, name: str, every: bool = False) -> None:
         """Import `name`'s module and build its parsers (`every`: its actions' too)."""
-        module = self.verbs[name].module
+        module = self.verbs.get(name).module
         if module not in self.built:
             self.built.add(module)
             importlib.import_module(module).register(self)
@@ -55,7 +74,7 @@ class Verbs(argparse._SubParsersAction):
 
     def build_every(self) -> None:
         """Every verb's parsers and its actions' (as every command's `--help` shows them)."""
-        for name in self.verbs:
+        for name, _ in self.verbs.items():
             self.build(name, every=True)
 
     def __call__(

@@ -241,7 +241,25 @@ def speaker_turns(rec: Record, name: str) -> list[Utterance]:
     return [Utterance(u.speaker, u.text.strip()) for u in utterances]
 
 
-BENCHMARKS: Registry[type[BenchmarkLoader]] = Registry("benchmark")
+BENCHMARK_MODULES = (
+    "comperbench.loaders.dailydialog_gupta",
+    "comperbench.loaders.dstc7",
+    "comperbench.loaders.dstc9",
+    "comperbench.loaders.fed",
+    "comperbench.loaders.grade",
+    "comperbench.loaders.holistic",
+    "comperbench.loaders.predictive_engagement",
+    "comperbench.loaders.usr",
+    "comperbench.loaders.zhao",
+    "comperbench.loaders.hub.comperdial",
+    "comperbench.loaders.hub.soda_eval",
+)
+"""The modules of the built-in loaders; a plugin package adds its own under the entry-point
+group `comperbench.benchmarks` (a module defining a `BenchmarkLoader` subclass)."""
+
+BENCHMARKS: Registry[type[BenchmarkLoader]] = Registry(
+    "benchmark", BENCHMARK_MODULES, group="comperbench.benchmarks", listed_by="comperbench list"
+)
 
 
 def code_digest(files: Sequence[Path]) -> str:

@@ -1,37 +1,28 @@
-"""The metrics: `get("bleu-4")`, `get("bertscore-f1[all-MiniLM-L6-v2:L6]")`, `available()`.
+"""The metrics: `get("bleu-4")`, `get("bertscore-f1[all-MiniLM-L6-v2:L6]")`, `info`, `available()`.
 
 Families live in subpackages (`lexical`, `embeddings`, `learned`, `llm` with its `backends`);
 what a metric is, the registry, the runner with its cache, workers and cluster, and the scores a
-user brings stay here. Importing this package imports every metric module, which registers its
-metrics in `comperbench.metrics.registry`; the runner, the workers and the `evaluate` modules are
-imported only by those who use them.
+user brings stay here; `about` holds what metrics say of themselves (`MetricInfo`, cards). The
+registry imports the metric modules it declares, and plugins, on its first lookup, so importing
+this package imports none of them.
 """
 
 from __future__ import annotations
 
-from comperbench.metrics import dialogue  # noqa: F401
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import DialogueItem, Item, Metric, MetricResult, TurnItem
-from comperbench.metrics.embeddings import embedding  # noqa: F401
-from comperbench.metrics.learned import checkpoint, fed, usr_style  # noqa: F401
-from comperbench.metrics.lexical import literature, ngram  # noqa: F401
-from comperbench.metrics.llm import (  # noqa: F401
-    cpds_dial_paper,
-    cpdscore,
-    cpdscore_paper,
-    geval,
-    soda_eval,
-    soda_eval_paper,
-)
-from comperbench.metrics.registry import METRICS, available, get, register_metric
+from comperbench.metrics.registry import METRICS, available, get, info, register_metric
 
 __all__ = [
     "METRICS",
     "DialogueItem",
     "Item",
     "Metric",
+    "MetricInfo",
     "MetricResult",
     "TurnItem",
     "available",
     "get",
+    "info",
     "register_metric",
 ]

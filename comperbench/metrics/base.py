@@ -16,7 +16,16 @@ Need = Literal["response", "references", "context", "grounding", "dialogue"]
 
 @dataclass(frozen=True)
 class TurnItem:
-    """What a turn-level metric sees of one scored response."""
+    """What a turn-level metric sees of one scored response.
+
+    Args:
+        item_id: the benchmark's id of the item.
+        response: the scored response.
+        context: the turns before it, oldest first.
+        references: reference responses (blank ones are ignored).
+        grounding: facts or persona lines the response may use.
+        system: the system that wrote the response.
+    """
 
     item_id: str
     response: str
@@ -28,7 +37,13 @@ class TurnItem:
 
 @dataclass(frozen=True)
 class DialogueItem:
-    """What a dialogue-level metric sees of one scored dialogue."""
+    """What a dialogue-level metric sees of one scored dialogue.
+
+    Args:
+        item_id: the benchmark's id of the item.
+        turns: the dialogue's turns, in order.
+        system: the system that took part in it.
+    """
 
     item_id: str
     turns: tuple[Utterance, ...]
@@ -40,7 +55,13 @@ Item = TurnItem | DialogueItem
 
 @dataclass
 class MetricResult:
-    """Scores of one metric run, aligned with the items, plus what went wrong where."""
+    """Scores of one metric run, aligned with the items, plus what went wrong where.
+
+    Args:
+        name: the metric's name.
+        scores: one score per item, in the items' order.
+        notes: counts and messages a user must see.
+    """
 
     name: str
     scores: list[float]
@@ -81,51 +102,109 @@ class Metric(ABC):
         """The registry name, including the model when there is one (`bertscore-f1[model:L6]`)."""
 
     def config(self) -> dict[str, Any]:
-        """Everything that changes the scores besides the item content (part of the cache key)."""
+        """Everything that changes the scores besides the item content (part of the cache key).
+
+        Returns:
+            Setting -> value ({} for a metric without settings).
+        """
         return {}
 
     def run_notes(self) -> dict[str, Any]:
-        """What the user must be told about the scoring so far (truncated contexts, unparsable or
-        refused judge outputs, the backend used); metrics that keep such counts hold them in a
-        `notes` attribute."""
+        """What the user must be told about the scoring so far.
+
+        Returns:
+            Counts and messages (truncated contexts, unparsable or refused judge outputs, the
+            backend used): a copy of the metric's `notes` attribute, {} without one.
+        """
         return dict(getattr(self, "notes", {}))
 
     def explain(self, items: Sequence[Item]) -> dict[str, dict[str, Any]] | None:
-        """Per item id, what the metric said besides its score (a judge's verdicts), rebuilt
-        without scoring again; None for metrics that say nothing more."""
+        """What the metric said of each item besides its score, rebuilt without scoring again.
+
+        Args:
+            items: items the metric has scored.
+
+        Returns:
+            Item id -> explanation (a judge's verdicts); None for metrics that say nothing more.
+        """
         return None
 
     def unreadable_item(self, item: Item) -> bool:
-        """Whether the metric's tokenizer cannot read the item's text (e.g. a script it does not
-        segment), so that it scores NaN; the runner counts these in the run's notes."""
+        """Whether the metric's tokenizer cannot read the item's text, so that it scores NaN.
+
+        Args:
+            item: an item to score.
+
+        Returns:
+            True when its text is in a script the tokenizer does not segment (the runner counts
+            such items in the run's notes).
+        """
         return False
 
     def library_version(self) -> str:
-        """Version of the library that computes the metric (part of the cache key)."""
+        """Version of the library that computes the metric (part of the cache key).
+
+        Returns:
+            `name==version` of the libraries (comperbench's version by default).
+        """
         from comperbench.common.version import __version__
 
         return __version__
 
     def cache_version(self) -> str:
-        """`library_version` and `implementation`: the version part of the cache key."""
+        """The version part of the cache key.
+
+        Returns:
+            `library_version` and `implementation`, as `LIBRARY;implementation=N`.
+        """
         return f"{self.library_version()};implementation={self.implementation}"
 
     def signature(self) -> str:
-        """`name|library versions|key:value...` of the configuration: how the scores were made."""
+        """How the scores were made, as one line.
+
+        Returns:
+            `name|library versions|key:value...` of the configuration.
+        """
         settings = "|".join(f"{key}:{value}" for key, value in self.config().items())
         return "|".join(part for part in (self.name, self.cache_version(), settings) if part)
 
     @abstractmethod
     def score(self, items: Sequence[Item]) -> list[float]:
-        """One float per item, in order."""
+        """Score a batch of items.
+
+        Args:
+            items: turn or dialogue items, as the metric's `level` says.
+
+        Returns:
+            One float per item, in order (NaN only with a counted reason).
+        """
 
     def score_corpus(self, items: Sequence[Item]) -> float:
-        """One float for a whole set of items (only metrics with `corpus = True`)."""
+        """Score a whole set of items at once (only metrics with `corpus = True`).
+
+        Args:
+            items: a system's items.
+
+        Returns:
+            One float for the set.
+        """
         raise NotImplementedError(f"{self.name} is not a corpus-level metric")
 
 
 def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[TurnItem]:
-    """The items as TurnItems whose needed text fields are strings; else a located error."""
+    """The items as TurnItems whose needed text fields are strings.
+
+    Args:
+        items: the items to score.
+        needs: the fields the metric reads.
+
+    Returns:
+        The items, checked.
+
+    Raises:
+        MetricInputError: an item is not a TurnItem or a field it needs is of the wrong type;
+            the message names the item and the field.
+    """
     checked: list[TurnItem] = []
     for item in items:
         if not isinstance(item, TurnItem):
@@ -157,7 +236,14 @@ def check_turn_items(items: Sequence[Item], needs: frozenset[Need]) -> list[Turn
 
 
 def is_utterance(value: object) -> bool:
-    """An `Utterance` whose speaker and text are strings."""
+    """Whether `value` is an `Utterance` whose speaker and text are strings.
+
+    Args:
+        value: anything.
+
+    Returns:
+        True for such an utterance.
+    """
     return (
         isinstance(value, Utterance)
         and isinstance(value.speaker, str)
@@ -168,5 +254,12 @@ def is_utterance(value: object) -> bool:
 def nonblank_references(item: TurnItem) -> tuple[str, ...]:
     """The item's references that are not blank. The one rule for every reference-based metric:
     blank references are ignored, and an item whose references are all blank has no references
-    (its score is NaN, counted by the runner)."""
+    (its score is NaN, counted by the runner).
+
+    Args:
+        item: a turn item.
+
+    Returns:
+        Its non-blank references, in order.
+    """
     return tuple(r for r in item.references if r.strip())

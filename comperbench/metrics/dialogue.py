@@ -15,9 +15,12 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import DialogueItem, Item, Metric, Need, TurnItem
 from comperbench.metrics.embeddings.embedding import ContextCosine
-from comperbench.metrics.lexical.ngram import Distinct, Length
+from comperbench.metrics.lexical.distinct import Distinct
+from comperbench.metrics.lexical.length import Length
 from comperbench.metrics.llm.cpdscore import SYSTEM_SPEAKER
 from comperbench.metrics.llm.judge import as_dialogue
 from comperbench.metrics.registry import register_metric, register_plain_metric
@@ -131,9 +134,48 @@ class DialogueCoherence(SystemTurnsMean):
 
 def _register() -> None:
     for n in (1, 2):
-        register_plain_metric(f"dialogue-distinct-{n}", lambda n=n: DialogueDistinct(n))
-    register_plain_metric("dialogue-length", DialogueLength)
-    register_metric("dialogue-coherence")(DialogueCoherence)
+        distinct = MetricInfo(
+            name=f"dialogue-distinct-{n}",
+            description=(
+                f"distinct-{n} of the system's turns of a dialogue: distinct {n}-grams over all "
+                f"{n}-grams of those turns (13a tokens, lower-cased); no reference."
+            ),
+            family=DialogueDistinct.family,
+            needs=DialogueDistinct.needs,
+            citation=citations.DISTINCT,
+            link="https://aclanthology.org/N16-1014",
+            implementation=DialogueDistinct.implementation,
+            library="sacrebleu==2.6.0",
+        )
+        register_plain_metric(distinct.name, lambda n=n: DialogueDistinct(n), distinct)
+    length = MetricInfo(
+        name="dialogue-length",
+        description=(
+            "Mean length of the system's turns of a dialogue in 13a tokens: a baseline that a "
+            "dialogue-level metric should beat."
+        ),
+        family=DialogueLength.family,
+        needs=DialogueLength.needs,
+        citation="",
+        link="https://github.com/mjpost/sacrebleu",
+        implementation=DialogueLength.implementation,
+        library="sacrebleu==2.6.0",
+    )
+    register_plain_metric(length.name, DialogueLength, length)
+    coherence = MetricInfo(
+        name="dialogue-coherence",
+        description=(
+            "Mean cosine similarity of the sentence embeddings of each system turn and the turn "
+            "before it (`context-cosine` over a dialogue); `[model]` picks the encoder."
+        ),
+        family=DialogueCoherence.family,
+        needs=DialogueCoherence.needs,
+        citation=citations.SENTENCE_BERT,
+        link="https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+        implementation=DialogueCoherence.implementation,
+        library="transformers==5.23.0",
+    )
+    register_metric(coherence.name, coherence)(DialogueCoherence)
 
 
 _register()

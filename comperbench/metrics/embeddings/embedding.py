@@ -35,6 +35,8 @@ import numpy as np
 
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import installed_version, missing_extra, requires_extra
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
 from comperbench.metrics.embeddings.batching import length_batches
 from comperbench.metrics.embeddings.bertscore import bertscore_pairs
@@ -428,12 +430,68 @@ class ContextCosine(Metric):
         return scores
 
 
+_BERTSCORE_PARTS = {"p": "precision", "r": "recall", "f1": "F1"}
+_WORD_VECTOR_TEXTS = {
+    "embedding-average": "the cosine of the mean word vectors of response and reference",
+    "greedy-matching": (
+        "greedy matching: each word's best cosine with a word of the other text, averaged, "
+        "both ways"
+    ),
+    "vector-extrema": (
+        "the cosine of the vector extrema (per dimension, the value farthest from zero) of "
+        "response and reference"
+    ),
+}
+
+
 def _register() -> None:
     for part in BertScore.PARTS:
-        register_metric(f"bertscore-{part}")(lambda arg, part=part: BertScore(part, arg))
+        bertscore = MetricInfo(
+            name=f"bertscore-{part}",
+            description=(
+                f"BERTScore {_BERTSCORE_PARTS[part]}: each token's best cosine with a token of "
+                "the other text in contextual embeddings of one encoder layer, as bert-score "
+                "computes it, best reference; `[model:layer]` picks the encoder (default "
+                "all-MiniLM-L6-v2), no baseline rescaling."
+            ),
+            family=BertScore.family,
+            needs=BertScore.needs,
+            citation=citations.BERTSCORE,
+            link="https://github.com/Tiiiger/bert_score",
+            implementation=BertScore.implementation,
+            library="bert-score==0.3.13",
+        )
+        register_metric(bertscore.name, bertscore)(lambda arg, part=part: BertScore(part, arg))
     for kind in WordVectorMetric.FUNCTIONS:
-        register_metric(kind)(lambda arg, kind=kind: WordVectorMetric(kind, arg))
-    register_metric("context-cosine")(ContextCosine)
+        vectors = MetricInfo(
+            name=kind,
+            description=(
+                f"{_WORD_VECTOR_TEXTS[kind][0].upper()}{_WORD_VECTOR_TEXTS[kind][1:]}, on the "
+                "encoder's input token embeddings, best reference; `[model]` picks the encoder."
+            ),
+            family=WordVectorMetric.family,
+            needs=WordVectorMetric.needs,
+            citation=citations.EMBEDDING_METRICS,
+            link="https://aclanthology.org/D16-1230",
+            implementation=WordVectorMetric.implementation,
+            library="transformers==5.23.0",
+        )
+        register_metric(kind, vectors)(lambda arg, kind=kind: WordVectorMetric(kind, arg))
+    cosine = MetricInfo(
+        name="context-cosine",
+        description=(
+            "Cosine similarity of the sentence embeddings (mean pooling) of the last context turn "
+            "and the response: a reference-free measure of topical coherence; `[model]` picks "
+            "the encoder (default all-MiniLM-L6-v2)."
+        ),
+        family=ContextCosine.family,
+        needs=ContextCosine.needs,
+        citation=citations.SENTENCE_BERT,
+        link="https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+        implementation=ContextCosine.implementation,
+        library="transformers==5.23.0",
+    )
+    register_metric(cosine.name, cosine)(ContextCosine)
 
 
 _register()

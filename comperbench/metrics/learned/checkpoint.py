@@ -17,6 +17,8 @@ from typing import Any, ClassVar
 
 from comperbench.common.extras import requires_extra
 from comperbench.metrics import models
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item
 from comperbench.metrics.learned.usr_style import (
     _LocalCheckpointMetric,
@@ -138,5 +140,32 @@ class UniEvalStyle(_LocalCheckpointMetric):
         return ids[0]
 
 
-register_metric(BleurtStyle.base_name)(BleurtStyle)
-register_metric(UniEvalStyle.base_name)(UniEvalStyle)
+BLEURT_STYLE = MetricInfo(
+    name=BleurtStyle.base_name,
+    description=(
+        "The one output of a local regression checkpoint given (reference, response), BLEURT's "
+        "input, best over the references; `[path]` names the checkpoint (none is shipped)."
+    ),
+    family=BleurtStyle.family,
+    needs=BleurtStyle.needs,
+    citation=citations.BLEURT,
+    link="https://github.com/google-research/bleurt",
+    implementation=BleurtStyle.implementation,
+    library="transformers==5.23.0",
+)
+UNIEVAL_STYLE = MetricInfo(
+    name=UniEvalStyle.base_name,
+    description=(
+        "P(Yes) / (P(Yes) + P(No)) of a local seq2seq checkpoint asked UniEval's boolean question "
+        "of an aspect about the response, its dialogue history and facts; `[path,aspect]` names "
+        "the checkpoint and the aspect (default naturalness)."
+    ),
+    family=UniEvalStyle.family,
+    needs=UniEvalStyle.needs,
+    citation=citations.UNIEVAL,
+    link="https://github.com/maszhongming/UniEval",
+    implementation=UniEvalStyle.implementation,
+    library="transformers==5.23.0",
+)
+register_metric(BleurtStyle.base_name, BLEURT_STYLE)(BleurtStyle)
+register_metric(UniEvalStyle.base_name, UNIEVAL_STYLE)(UniEvalStyle)

@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Literal
 
 from comperbench.common.extras import requires_extra
 from comperbench.metrics import models
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import DialogueItem, Item, Metric, TurnItem
 from comperbench.metrics.registry import register_metric
 
@@ -318,7 +320,27 @@ class FedDialogue(FedMetric):
 
 
 def _register(cls: type[FedMetric], quality: str) -> None:
-    register_metric(f"{cls.prefix}{quality}")(lambda arg: cls(quality, arg))
+    name = f"{cls.prefix}{quality}"
+    what = (
+        f"the mean of the {cls.level}-level qualities"
+        if quality == "overall"
+        else f"the {quality.replace('-', ' ')} quality"
+    )
+    info = MetricInfo(
+        name=name,
+        description=(
+            f"FED's {what} of a {cls.level}: how much less likely a causal LM finds its negative "
+            "follow-up utterances than its positive ones after the conversation (mean NLL "
+            "difference); `[model]` picks the LM (default SmolLM2-135M)."
+        ),
+        family=cls.family,
+        needs=cls.needs,
+        citation=citations.FED,
+        link="https://github.com/Shikib/fed",
+        implementation=cls.implementation,
+        library="transformers==5.23.0",
+    )
+    register_metric(name, info)(lambda arg: cls(quality, arg))
 
 
 for _quality in [*TURN_FOLLOWUPS, "overall"]:

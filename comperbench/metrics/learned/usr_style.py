@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal
 
 from comperbench.common.extras import requires_extra
 from comperbench.metrics import models
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, TurnItem
 from comperbench.metrics.registry import register_metric
 
@@ -165,5 +167,33 @@ def pair_classifier_probs(
     return torch.softmax(logits, dim=-1).tolist(), cut
 
 
-register_metric(UsrMlm.base_name)(UsrMlm)
-register_metric(UsrRelevance.base_name)(UsrRelevance)
+USR_MLM = MetricInfo(
+    name=UsrMlm.base_name,
+    description=(
+        "USR's masked-LM submetric: the mean log-probability of each response token when it "
+        "alone is masked, the context before it, by a local masked LM (`[path]`); a measure of "
+        "understandability and naturalness."
+    ),
+    family=UsrMlm.family,
+    needs=UsrMlm.needs,
+    citation=citations.USR,
+    link="https://github.com/Shikib/usr",
+    implementation=UsrMlm.implementation,
+    library="transformers==5.23.0",
+)
+USR_RELEVANCE = MetricInfo(
+    name=UsrRelevance.base_name,
+    description=(
+        "USR's retrieval submetric: the probability of the positive class of a local "
+        "(context, response) classifier fine-tuned on true against random responses (`[path]`); "
+        "a measure of relevance to the context."
+    ),
+    family=UsrRelevance.family,
+    needs=UsrRelevance.needs,
+    citation=citations.USR,
+    link="https://github.com/Shikib/usr",
+    implementation=UsrRelevance.implementation,
+    library="transformers==5.23.0",
+)
+register_metric(UsrMlm.base_name, USR_MLM)(UsrMlm)
+register_metric(UsrRelevance.base_name, USR_RELEVANCE)(UsrRelevance)

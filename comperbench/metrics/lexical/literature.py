@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from comperbench.common.errors import ComperbenchError
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, check_turn_items, nonblank_references
-from comperbench.metrics.lexical.ngram import _ReferenceMetric, unreadable_item
+from comperbench.metrics.lexical.common.reference import ReferenceMetric, unreadable_item
 from comperbench.metrics.lexical.scripts import has_unsegmented
 from comperbench.metrics.registry import register_plain_metric
 
@@ -54,7 +56,7 @@ def nltk_bleu_all(response: str, references: tuple[str, ...]) -> tuple[float, ..
     return tuple(float(s) for s in scores)
 
 
-class _SpaceTokens(_ReferenceMetric):
+class _SpaceTokens(ReferenceMetric):
     """A metric on tokens split at spaces: text in a script written without spaces (Chinese,
     Japanese, Thai, ...) cannot be read that way, and its item scores NaN."""
 
@@ -249,7 +251,7 @@ class CocoMeteor(Metric):
     matches, best reference."""
 
     family = "ngram"
-    needs = _ReferenceMetric.needs
+    needs = ReferenceMetric.needs
     name = "coco-meteor"  # type: ignore[assignment]
     implementation = 2  # batched SCORE/EVAL lines; 2: unsegmented scripts NaN
 
@@ -287,10 +289,72 @@ class CocoMeteor(Metric):
 
 def _register() -> None:
     for order in ORDERS:
-        register_plain_metric(f"nltk-bleu-{order}", lambda order=order: NltkBleu(order))
-        register_plain_metric(f"coco-bleu-{order}", lambda order=order: CocoBleu(order))
-    register_plain_metric("coco-rouge-l", CocoRougeL)
-    register_plain_metric("coco-meteor", CocoMeteor)
+        nltk = MetricInfo(
+            name=f"nltk-bleu-{order}",
+            description=(
+                f"Sentence BLEU up to {order}-grams as nltk's `sentence_bleu` computes it "
+                "without smoothing on whitespace tokens, case kept: the BLEU of many dialogue "
+                "papers of 2018-2021 (a zero n-gram count gives about 1e-77, not 0)."
+            ),
+            family="ngram",
+            needs=ReferenceMetric.needs,
+            citation=citations.BLEU,
+            link="https://www.nltk.org/api/nltk.translate.bleu_score.html",
+            implementation=NltkBleu.implementation,
+            library="nltk==3.10.4",
+        )
+        register_plain_metric(nltk.name, lambda order=order: NltkBleu(order), nltk)
+        coco = MetricInfo(
+            name=f"coco-bleu-{order}",
+            description=(
+                f"Sentence BLEU up to {order}-grams by pycocoevalcap's scorer, one item at a "
+                "time as nlg-eval runs it (its 1e-15 floor for zero counts, whitespace tokens): "
+                "the BLEU of the USR and GRADE papers' tables."
+            ),
+            family="ngram",
+            needs=ReferenceMetric.needs,
+            citation=citations.BLEU,
+            link="https://github.com/salaniz/pycocoevalcap",
+            implementation=CocoBleu.implementation,
+            library="pycocoevalcap==1.2",
+        )
+        register_plain_metric(coco.name, lambda order=order: CocoBleu(order), coco)
+    register_plain_metric(
+        "coco-rouge-l",
+        CocoRougeL,
+        MetricInfo(
+            name="coco-rouge-l",
+            description=(
+                "ROUGE-L F-measure (beta 1.2) of the longest common subsequence by "
+                "pycocoevalcap's scorer as nlg-eval runs it: tokens split at spaces, no "
+                "stemming, precision and recall each the best over the references."
+            ),
+            family="ngram",
+            needs=ReferenceMetric.needs,
+            citation=citations.ROUGE,
+            link="https://github.com/salaniz/pycocoevalcap",
+            implementation=CocoRougeL.implementation,
+            library="pycocoevalcap==1.2",
+        ),
+    )
+    register_plain_metric(
+        "coco-meteor",
+        CocoMeteor,
+        MetricInfo(
+            name="coco-meteor",
+            description=(
+                "METEOR 1.5 by the Java jar pycocoevalcap ships, run as nlg-eval runs it "
+                "(`-l en -norm`: exact, stem, synonym and paraphrase matches, best reference); "
+                "the METEOR of the USR paper. Needs `java`."
+            ),
+            family="ngram",
+            needs=CocoMeteor.needs,
+            citation=citations.METEOR_UNIVERSAL,
+            link="https://github.com/salaniz/pycocoevalcap",
+            implementation=CocoMeteor.implementation,
+            library="pycocoevalcap==1.2",
+        ),
+    )
 
 
 _register()

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import DialogueItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.chat_requests import AnswerFormat, ChatRequest
@@ -131,4 +133,17 @@ def dial_prompt(turns: Sequence[Utterance], scores: Sequence[float]) -> str:
     )
 
 
-register_metric(CpdsDialPaper.base_name)(CpdsDialPaper)
+_CPDS_DIAL_PAPER = MetricInfo(
+    name=CpdsDialPaper.base_name,
+    description=(
+        "CPDS-Dial as published (ComperDial Appendix B.3): turn scores by CPDScore-Simple as "
+        "published, then the LLM judge's Overall Dialogue Turn Score, Dialogue Interaction "
+        "Score with the 20-word length check, and Final Score; the score is the Final Score."
+    ),
+    family=CpdsDialPaper.family,
+    needs=CpdsDialPaper.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdsDialPaper.implementation,
+)
+register_metric(CpdsDialPaper.base_name, _CPDS_DIAL_PAPER)(CpdsDialPaper)

@@ -8,6 +8,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import DialogueItem, Item, TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.budget import Budget
@@ -204,11 +206,78 @@ def intermediate_score(turn_scores: Sequence[float]) -> float | None:
     return math.fsum(turn_scores) / len(turn_scores)
 
 
-for _cls in (
-    CpdScoreSimple,
-    CpdScoreSimpleRef,
-    CpdScoreDetailed,
-    CpdScoreDetailedRef,
-    CpdScoreDialogue,
+_CPDSCORESIMPLE = MetricInfo(
+    name=CpdScoreSimple.base_name,
+    description=(
+        "CPDScore-Simple: an LLM judge's overall 1-5 humanness rating of the response given "
+        "the dialogue context, mean of n calls (comperbench's own prompt; `cpdscore-paper` is "
+        "the published one)."
+    ),
+    family=CpdScoreSimple.family,
+    needs=CpdScoreSimple.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreSimple.implementation,
+)
+
+_CPDSCORESIMPLEREF = MetricInfo(
+    name=CpdScoreSimpleRef.base_name,
+    description=(
+        "CPDScore-Simple with the reference response shown to the LLM judge: an overall 1-5 "
+        "humanness rating of the response given the context, mean of n calls."
+    ),
+    family=CpdScoreSimpleRef.family,
+    needs=CpdScoreSimpleRef.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreSimpleRef.implementation,
+)
+
+_CPDSCOREDETAILED = MetricInfo(
+    name=CpdScoreDetailed.base_name,
+    description=(
+        "CPDScore-Detail: an LLM judge's 1-5 humanness rating of the response against a "
+        "detailed criterion with anchors for each score, given the context, mean of n calls."
+    ),
+    family=CpdScoreDetailed.family,
+    needs=CpdScoreDetailed.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreDetailed.implementation,
+)
+
+_CPDSCOREDETAILEDREF = MetricInfo(
+    name=CpdScoreDetailedRef.base_name,
+    description=(
+        "CPDScore-Detail with the reference response shown to the LLM judge: a 1-5 humanness "
+        "rating against the detailed criterion, mean of n calls."
+    ),
+    family=CpdScoreDetailedRef.family,
+    needs=CpdScoreDetailedRef.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreDetailedRef.implementation,
+)
+
+_CPDSCOREDIALOGUE = MetricInfo(
+    name=CpdScoreDialogue.base_name,
+    description=(
+        "CPDS-Dial in two steps: CPDScore-Simple rates each system turn, then an LLM judge "
+        "rates the whole dialogue 1-5 from those turn scores and the responses."
+    ),
+    family=CpdScoreDialogue.family,
+    needs=CpdScoreDialogue.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreDialogue.implementation,
+)
+
+
+for _cls, _info in (
+    (CpdScoreSimple, _CPDSCORESIMPLE),
+    (CpdScoreSimpleRef, _CPDSCORESIMPLEREF),
+    (CpdScoreDetailed, _CPDSCOREDETAILED),
+    (CpdScoreDetailedRef, _CPDSCOREDETAILEDREF),
+    (CpdScoreDialogue, _CPDSCOREDIALOGUE),
 ):
-    register_metric(_cls.base_name)(_cls)
+    register_metric(_cls.base_name, _info)(_cls)

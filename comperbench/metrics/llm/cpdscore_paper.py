@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.chat_requests import ChatRequest
@@ -222,5 +224,65 @@ class CpdScoreDetailPaperRef(CpdScoreDetailPaper):
     section: ClassVar[str] = "B.2.2"
 
 
-for _cls in (CpdScorePaper, CpdScorePaperRef, CpdScoreDetailPaper, CpdScoreDetailPaperRef):
-    register_metric(_cls.base_name)(_cls)
+_CPDSCOREPAPER = MetricInfo(
+    name=CpdScorePaper.base_name,
+    description=(
+        "CPDScore-Simple as published (ComperDial Appendix B.1.3): the LLM judge rates "
+        "humanness, fluency, coherency, consistency, engagingness and overall 1-5; the score "
+        "is the overall rating, mean of n calls."
+    ),
+    family=CpdScorePaper.family,
+    needs=CpdScorePaper.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScorePaper.implementation,
+)
+
+_CPDSCOREPAPERREF = MetricInfo(
+    name=CpdScorePaperRef.base_name,
+    description=(
+        "CPDScore-Simple as published with the reference response (ComperDial Appendix "
+        "B.1.2): six 1-5 ratings, the score is the overall rating, mean of n calls."
+    ),
+    family=CpdScorePaperRef.family,
+    needs=CpdScorePaperRef.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScorePaperRef.implementation,
+)
+
+_CPDSCOREDETAILPAPER = MetricInfo(
+    name=CpdScoreDetailPaper.base_name,
+    description=(
+        "CPDScore-Detail as published (ComperDial Appendix B.2.3): the humanness criterion "
+        "with its five anchors and the corresponding-fact field; the score is the 1-5 "
+        "humanness rating, mean of n calls."
+    ),
+    family=CpdScoreDetailPaper.family,
+    needs=CpdScoreDetailPaper.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreDetailPaper.implementation,
+)
+
+_CPDSCOREDETAILPAPERREF = MetricInfo(
+    name=CpdScoreDetailPaperRef.base_name,
+    description=(
+        "CPDScore-Detail as published with the reference response (ComperDial Appendix "
+        "B.2.2): the 1-5 humanness rating, mean of n calls."
+    ),
+    family=CpdScoreDetailPaperRef.family,
+    needs=CpdScoreDetailPaperRef.needs,
+    citation=citations.COMPERDIAL,
+    link="https://arxiv.org/abs/2406.11228",
+    implementation=CpdScoreDetailPaperRef.implementation,
+)
+
+
+for _cls, _info in (
+    (CpdScorePaper, _CPDSCOREPAPER),
+    (CpdScorePaperRef, _CPDSCOREPAPERREF),
+    (CpdScoreDetailPaper, _CPDSCOREDETAILPAPER),
+    (CpdScoreDetailPaperRef, _CPDSCOREDETAILPAPERREF),
+):
+    register_metric(_cls.base_name, _info)(_cls)

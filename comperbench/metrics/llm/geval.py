@@ -10,6 +10,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.judge import LlmJudge
@@ -67,4 +69,17 @@ class GEval(LlmJudge):
         )
 
 
-register_metric(GEval.base_name)(GEval)
+_G_EVAL = MetricInfo(
+    name=GEval.base_name,
+    description=(
+        "G-Eval form filling for an aspect (`geval[coherence]`): the LLM judge rates the "
+        "response 1-5 and the score is the probability-weighted mean of the score tokens (the "
+        "parsed rating when no probabilities are returned)."
+    ),
+    family=GEval.family,
+    needs=GEval.needs,
+    citation=citations.GEVAL,
+    link="https://aclanthology.org/2023.emnlp-main.153",
+    implementation=GEval.implementation,
+)
+register_metric(GEval.base_name, _G_EVAL)(GEval)

@@ -7,6 +7,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import ClassVar, Literal
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.chat_requests import AnswerFormat
@@ -46,4 +48,17 @@ class SodaEval(LlmJudge):
         )
 
 
-register_metric(SodaEval.base_name)(SodaEval)
+_SODA_EVAL = MetricInfo(
+    name=SodaEval.base_name,
+    description=(
+        "The SODA-EVAL evaluator: an LLM judge lists the response's issues from the Soda-Eval "
+        "taxonomy with comments and rates it 1-5 overall, as JSON; the score is that rating, "
+        "mean of n calls."
+    ),
+    family=SodaEval.family,
+    needs=SodaEval.needs,
+    citation=citations.SODA_EVAL,
+    link="https://aclanthology.org/2024.findings-emnlp.684",
+    implementation=SodaEval.implementation,
+)
+register_metric(SodaEval.base_name, _SODA_EVAL)(SodaEval)

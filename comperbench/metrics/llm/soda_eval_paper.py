@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
+from comperbench.metrics.about import citations
+from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import TurnItem
 from comperbench.metrics.llm import prompts
 from comperbench.metrics.llm.backends.chat_requests import AnswerFormat, ChatRequest
@@ -169,4 +171,17 @@ class SodaEvalPaper(LlmJudge):
         }
 
 
-register_metric(SodaEvalPaper.base_name)(SodaEvalPaper)
+_SODA_EVAL_PAPER = MetricInfo(
+    name=SodaEvalPaper.base_name,
+    description=(
+        "The SODA-EVAL evaluator as published (Table 11, Appendix C.2): the taxonomy of Table "
+        "3, a comment of at most 25 words, a JSON verdict with two examples, temperature 0.3; "
+        "the score is the 1-5 overall rating."
+    ),
+    family=SodaEvalPaper.family,
+    needs=SodaEvalPaper.needs,
+    citation=citations.SODA_EVAL,
+    link="https://aclanthology.org/2024.findings-emnlp.684",
+    implementation=SodaEvalPaper.implementation,
+)
+register_metric(SodaEvalPaper.base_name, _SODA_EVAL_PAPER)(SodaEvalPaper)

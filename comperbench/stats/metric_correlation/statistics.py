@@ -457,7 +457,9 @@ def supports(statistic: str | Statistic, kind: str) -> bool:
     return get_statistic(statistic).supports(kind)
 
 
-CORRELATIONS: Registry[Statistic] = Registry("correlation statistic")
+CORRELATIONS: Registry[Statistic] = Registry(
+    "correlation statistic", listed_by="comperbench list statistics"
+)
 _ORDER: list[str] = []
 
 

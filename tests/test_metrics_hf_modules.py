@@ -7,7 +7,7 @@ import math
 import pytest
 
 from comperbench.metrics import TurnItem, get
-from comperbench.metrics.hf_evaluate import load
+from comperbench.metrics.hf_modules import load
 
 PREDICTIONS = ["the cat sat on the mat", "I like books", ""]
 REFERENCES = [["a cat sat on the mat"], ["i like reading books", "books"], ["nothing"]]
