@@ -78,13 +78,23 @@ def test_each_goal_is_printed_met_not_met_or_not_measured(tmp_path: Path) -> Non
         "`comperbench --version` | goal < 0.3 s CPU | 0.09 s | met",
         "`comperbench list` | goal < 1 s CPU | 1.2 s | not met",
     ]
-    assert "| goal < 0.3 s CPU | not measured (perf/server_submit.py does not exist yet)" in (
+    assert "| goal < 0.3 s CPU | not measured (no row of perf/server_submit.py in the log)" in (
         "\n".join(lines)
     )
     assert (
         "`submit` of 10,000 dstc7 items, fresh process | goal <= import floor + 0.5 s CPU, "
         "< 300 MB | not measured (no row of perf/cli.py in the log)"
     ) in lines
+
+
+def test_a_goal_without_its_script_says_so(monkeypatch) -> None:
+    monkeypatch.syspath_prepend(str(PERF))
+    from goals import Goal, report
+
+    goal = Goal("a future row", "no_such_script.py", "CPU", 1.0)
+    assert report(goal, {}) == (
+        "a future row | goal < 1 s CPU | not measured (perf/no_such_script.py does not exist yet)"
+    )
 
 
 def test_a_goal_above_a_floor_is_judged_against_the_measured_floor(monkeypatch) -> None:

@@ -13,6 +13,7 @@ from comperbench.common import progress
 from comperbench.metrics import get
 from comperbench.metrics.runner import run_metrics
 from comperbench.stats.metric_correlation.correlation import correlate
+from comperbench.stats.settings import Resampling
 
 
 def test_plain_progress_lines_say_counts_and_time_left(
@@ -55,5 +56,7 @@ def test_constant_scores_raise_no_scipy_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for statistic in ("pearson", "spearman", "kendall-b"):
-            result = correlate(np.ones(6), np.arange(6.0), method=statistic, n_resamples=10)
+            result = correlate(
+                np.ones(6), np.arange(6.0), statistic=statistic, resampling=Resampling(10)
+            )
             assert np.isnan(result.value)
