@@ -14,7 +14,7 @@ from functools import cache
 
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.common.errors import DataMissingError
-from comperbench.evaluation import evaluate_run
+from comperbench.evaluation.run import evaluate_run
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
 from comperbench.reproduction.chateval_table import CHATEVAL_FACTS

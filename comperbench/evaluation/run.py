@@ -1,34 +1,22 @@
-"""Correlation tables of a metric run, under the benchmark's evaluation protocol.
-
-A protocol may leave systems out for some metrics (USR's ground truth, whose response is the
-reference, for every metric that needs references). Metrics are correlated in groups that share
-the systems they leave out; each group has its own signature, whose benchmark tag names them.
-Where people rated individually, the human ceiling (one annotator against the others, on the
-items the protocol keeps for reference-free metrics) stands beside the metrics as a reference
-row: not a metric, not ranked.
-"""
+"""The correlations of a metric run with the human scores, under the benchmark's evaluation
+protocol: `evaluate_run` makes an `EvaluationTable` (see `evaluation.table`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
-from comperbench.common.textutil import json_ready
-from comperbench.common.version import __version__
-from comperbench.explanations import issue_report
-from comperbench.metadata import EvaluationProtocol
-from comperbench.metrics.runner import RunResult
-from comperbench.stats.annotator_agreement.ceiling import (
-    CITATION,
-    LABEL,
-    METHOD,
-    CeilingResult,
-    benchmark_ceiling,
+from comperbench.evaluation.table import (
+    EvaluationTable,
+    ProtocolGroup,
+    SignedStatistic,
+    default_statistics,
 )
+from comperbench.metrics.runner import RunResult
+from comperbench.stats.annotator_agreement.ceiling import CeilingResult, benchmark_ceiling
 from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.correlation import (
     CorrelationResult,
@@ -36,86 +24,8 @@ from comperbench.stats.metric_correlation.correlation import (
     correlation_tables,
 )
 from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
-from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
+from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.resampling import CIMethod
-
-
-def default_statistics() -> tuple[str, ...]:
-    """The correlations `evaluate` prints unless asked: the registered statistics reported by
-    default (looked up at call time, so a statistic registered later is included)."""
-    return tuple(statistic_names(reported_only=True))
-
-
-@dataclass(frozen=True)
-class ProtocolGroup:
-    """Metrics that leave out the same systems (none, or those the protocol names)."""
-
-    excluded: tuple[str, ...]
-    metrics: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class SignedStatistic:
-    """The signature of one statistic computed on one protocol group."""
-
-    statistic: str
-    excluded: tuple[str, ...]
-    signature: str
-
-
-@dataclass
-class EvaluationTable:
-    """One row per metric (correlations, p-values, intervals, notes) and how they were computed."""
-
-    level: str
-    aspect: str
-    grouped: bool
-    protocol: EvaluationProtocol
-    protocol_applied: bool
-    groups: list[ProtocolGroup]
-    statistics: tuple[str, ...]
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    signatures: list[SignedStatistic] = field(default_factory=list)
-    ceilings: dict[str, CeilingResult] = field(default_factory=dict)
-    """The human ceiling of each statistic (see `ceiling_row`); not one of the metric rows."""
-
-    def ceiling_row(self) -> dict[str, Any] | None:
-        """The human ceiling in the columns of a metric row (value, interval, note and signature
-        per statistic, n, annotators), None when there is none to show (`ceiling_reason`)."""
-        shown = [r for r in self.ceilings.values() if r.assignment is not None]
-        if not shown:
-            return None
-        row: dict[str, Any] = {
-            "metric": LABEL,
-            "reference": True,
-            "method": METHOD,
-            "citation": CITATION,
-            "n": shown[0].n,
-            "nan_scores": "-",
-            "assignment": shown[0].assignment,
-        }
-        for method, r in self.ceilings.items():
-            row[method] = r.value
-            row[f"{method}_ci"] = [r.ci.low, r.ci.high] if r.ci else None
-            if r.ci:
-                row[f"{method}_ci_resamples"] = r.ci.n_valid
-            row[f"{method}_annotators"] = r.annotators
-            row[f"{method}_signature"] = r.signature
-            if notes := r.notes():
-                row[f"{method}_note"] = "; ".join(notes)
-        return row
-
-    def ceiling_reason(self) -> str | None:
-        """Why no human ceiling is shown (no individual ratings, ...), None when one is."""
-        if not self.ceilings or self.ceiling_row() is not None:
-            return None
-        return next(iter(self.ceilings.values())).reason
-
-    def excluded_items(self, result: RunResult) -> dict[str, int]:
-        """Items of each system the protocol left out for some metric."""
-        systems = np.asarray(result.item_systems)
-        left_out = {s for g in self.groups for s in g.excluded}
-        return {s: int((systems == s).sum()) for s in sorted(left_out)}
 
 
 def protocol_groups(result: RunResult, apply_protocol: bool = True) -> list[ProtocolGroup]:
@@ -312,79 +222,3 @@ def _fill_row(row: dict[str, Any], method: str, r: CorrelationResult) -> None:
         row[f"{method}_note"] = "; ".join(notes)
     if r.ci and (disagree := p_interval_note(r.p_value, r.ci.low, r.ci.high)):
         row[f"{method}_p_ci_note"] = disagree
-
-
-def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, Any]:
-    protocol = table.protocol
-    return {
-        "applied": table.protocol_applied,
-        "source": protocol.source,
-        "reference_excluded_systems": list(protocol.reference_excluded_systems),
-        "reason": protocol.reason,
-        "excluded_items": table.excluded_items(result),
-    }
-
-
-def issue_reports(
-    result: RunResult, n_resamples: int, seed: int, data_dir: str | Path | None = None
-) -> dict[str, dict[str, Any]]:
-    """Per judge whose explanations list issues: its issue-type rates per system, its issue
-    detection where the benchmark has issue labels, and on Soda-Eval its explanations'
-    agreement with GPT-4's (`explanations.issue_report`; comments read from `data_dir`)."""
-    reports = {}
-    for run in result.runs:
-        report = issue_report(result, run, n_resamples=n_resamples, seed=seed, data_dir=data_dir)
-        if report is not None:
-            reports[run.metric.name] = report
-    return reports
-
-
-def table_document(
-    result: RunResult, table: EvaluationTable, issues: dict[str, dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """Everything `evaluate` computed, with its provenance, as JSON-ready data (NaN is null);
-    `issues` are the judges' `issue_reports`."""
-    bench = result.benchmark
-    issues = issues or {}
-    document = {
-        "comperbench_version": __version__,
-        "benchmark": bench.name,
-        "benchmark_version": bench.metadata.version,
-        "fingerprint": bench.fingerprint,
-        "data": bench.provenance,
-        "split": bench.split,
-        "excluded_systems": list(bench.excluded_systems),
-        "selection": bench.selection.document() if bench.selection else None,
-        "protocol": _protocol_document(table, result),
-        "level": result.level,
-        "aspect": table.aspect,
-        "correlation": f"{', '.join(table.statistics)} with p-values (exact over all orderings "
-        "up to 8 units, else scipy's) and bootstrap intervals (comperbench.stats); pairs with a "
-        "missing score dropped",
-        "signatures": [
-            {
-                "statistic": s.statistic,
-                "protocol_excluded": list(s.excluded),
-                "signature": s.signature,
-            }
-            for s in table.signatures
-        ],
-        "metrics": {
-            run.metric.name: {
-                "family": run.metric.family,
-                "needs": sorted(run.metric.needs),
-                "config": run.metric.config(),
-                "library": run.metric.cache_version(),
-                "signature": run.metric.signature(),
-                "nan_scores": run.nans,
-                "scores": {"cached": run.cached, "computed": run.computed, "on": run.place},
-                "notes": run.notes,
-                **({"issues": issues[run.metric.name]} if run.metric.name in issues else {}),
-            }
-            for run in result.runs
-        },
-        "skipped": result.skipped,
-        "rows": table.rows,
-        "human_ceiling": table.ceiling_row() or {"metric": LABEL, "reason": table.ceiling_reason()},
-    }
-    return json_ready(document)
