@@ -18,8 +18,8 @@ from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.cli.evaluate_commands import item_table
 from comperbench.common.errors import ComperbenchError
-from comperbench.evaluation import evaluate_run
-from comperbench.explanations import explanation_columns
+from comperbench.evaluation.judges import explanation_columns
+from comperbench.evaluation.run import evaluate_run
 from comperbench.metrics import get
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
@@ -435,7 +435,7 @@ def test_evaluate_never_overwrites_another_run_silently(
     assert len(json.loads((folder / "table.json").read_text())["rows"]) == 2  # nothing lost
     assert main([*base, "--metrics", "length", "--grouped"]) == 0  # its own folder
     assert (tmp_path / "results" / "usr-persona-turn-overall-grouped" / "table.json").is_file()
-    assert main([*base, "--metrics", "length", "--force"]) == 0
+    assert main([*base, "--metrics", "length", "--overwrite"]) == 0
     assert len(json.loads((folder / "table.json").read_text())["rows"]) == 1
 
 

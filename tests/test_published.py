@@ -130,7 +130,7 @@ def test_every_known_difference_is_still_a_difference(reproduced: list[Reproduce
 
 def test_the_protocol_is_what_makes_usr_reproduce(data_root: Path) -> None:
     """Without the protocol (ground truth kept) the published BLEU-4 cell is far off."""
-    from comperbench.evaluation import evaluate_run
+    from comperbench.evaluation.run import evaluate_run
     from comperbench.metrics.runner import resolve_metrics, run_metrics
 
     bench = load_benchmark("usr-topical", data_dir=data_root)

@@ -16,7 +16,8 @@ import pytest
 import comperbench
 from comperbench.cli import main
 from comperbench.common.errors import ComperbenchError, DataFormatError
-from comperbench.results import Evaluation
+from comperbench import Evaluation, Resampling
+from comperbench.evaluation import GivenScores
 
 METRICS = ["meteor", "length"]
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
@@ -24,7 +25,11 @@ NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
 
 @pytest.fixture(scope="module")
 def evaluation(data_root: Path) -> Evaluation:
-    return comperbench.evaluate("usr-topical", METRICS, data_dir=data_root)
+    return comperbench.evaluate(_usr_topical(data_root), METRICS)
+
+
+def _usr_topical(data_root: Path) -> comperbench.Benchmark:
+    return comperbench.load_benchmark("usr-topical", data_dir=data_root)
 
 
 def _cli_document(data_root: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict:
@@ -65,9 +70,10 @@ def test_python_and_the_command_give_the_same_table(
 def test_top_level_import_stays_light() -> None:
     code = (
         "import sys, comperbench\n"
-        "assert 'matplotlib' not in sys.modules and 'comperbench.results' not in sys.modules\n"
-        "from comperbench import evaluate, Evaluation\n"
-        "assert evaluate.__module__ == 'comperbench.results'\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "assert 'comperbench.evaluation.api' not in sys.modules\n"
+        "from comperbench import evaluate, Evaluation, RunOptions, Resampling\n"
+        "assert evaluate.__module__ == 'comperbench.evaluation.api'\n"
         "assert 'matplotlib' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -77,15 +83,15 @@ def test_own_scores_give_the_table_of_the_metric_that_made_them(
     evaluation: Evaluation, data_root: Path
 ) -> None:
     items = evaluation.result.item_frame()
-    own = comperbench.evaluate(
-        "usr-topical", scores=items[["item_id", "meteor"]], data_dir=data_root
-    )
+    own = comperbench.evaluate(_usr_topical(data_root), scores=items[["item_id", "meteor"]])
     assert own.table.rows[0]["n"] == 300  # taken to need references, as meteor does
     for key in ("pearson", "pearson_ci", "spearman_p"):
         assert own.table.rows[0][key] == evaluation.table.rows[0][key]
     series = {"mine": items.set_index("item_id")["meteor"]}
     free = comperbench.evaluate(
-        "usr-topical", scores=series, reference_free=True, data_dir=data_root, resamples=0
+        _usr_topical(data_root),
+        scores=GivenScores(series, reference_free=True),
+        resampling=Resampling(resamples=0),
     )
     assert free.table.rows[0]["metric"] == "mine" and free.table.rows[0]["n"] == 360
 
@@ -94,14 +100,14 @@ def test_own_scores_are_checked_against_the_items(evaluation: Evaluation, data_r
     items = evaluation.result.item_frame()[["item_id", "meteor"]]
     unknown = pd.concat([items, pd.DataFrame({"item_id": ["nope"], "meteor": [0.5]})])
     with pytest.raises(DataFormatError, match=r"^scores, row 360: item_id 'nope' is not an item"):
-        comperbench.evaluate("usr-topical", scores=unknown, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), scores=unknown)
     with pytest.raises(
         DataFormatError, match=r"^scores\['m'\]: 1 item\(s\) of usr-topical have no scores"
     ):
         short = {"m": items.set_index("item_id")["meteor"].iloc[1:]}
-        comperbench.evaluate("usr-topical", scores=short, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), scores=short)
     with pytest.raises(ComperbenchError, match="give metrics or scores, not both"):
-        comperbench.evaluate("usr-topical", ["meteor"], scores=items, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), ["meteor"], scores=items)
 
 
 def _texts(figure) -> list[str]:

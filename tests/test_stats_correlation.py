@@ -370,7 +370,7 @@ def test_grade_empathetic_nltk_bleu_uses_every_resample_as_scipy_does(data_root:
     """Unsmoothed nltk-bleu-4 is below 1e-6 on every item but one: the interval once came
     from 614 of 1,000 resamples ([-0.097, -0.045]); scipy's bootstrap gives [-0.095, -0.024]."""
     from comperbench import load_benchmark
-    from comperbench.evaluation import evaluate_run
+    from comperbench.evaluation.run import evaluate_run
     from comperbench.metrics.runner import resolve_metrics, run_metrics
 
     bench = load_benchmark("grade-empathetic", data_dir=data_root)

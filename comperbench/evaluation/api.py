@@ -10,10 +10,12 @@ human scores under the benchmark's evaluation protocol, exactly as the command
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from comperbench.evaluation import plan as _plan
+from comperbench.evaluation.judges import issue_reports
 from comperbench.evaluation.legacy import (
     PLAN_KEYS,
     RUN_KEYS,
@@ -22,13 +24,16 @@ from comperbench.evaluation.legacy import (
     run_keywords,
 )
 from comperbench.evaluation.options import DEFAULT_RUN, GivenScores, RunOptions
+from comperbench.evaluation.plan import EvaluationPlan
+from comperbench.evaluation.result import Evaluation
+from comperbench.evaluation.run import evaluate_run
+from comperbench.metrics.runner import run_metrics
 from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 if TYPE_CHECKING:
     from comperbench.benchmark import Benchmark
     from comperbench.evaluation.options import Scores
-    from comperbench.evaluation.plan import EvaluationPlan, MetricSpec
-    from comperbench.evaluation.result import Evaluation
+    from comperbench.evaluation.plan import MetricSpec
 
 
 def _old_plan(values: dict[str, Any], old: dict[str, Any]) -> EvaluationPlan:
@@ -38,18 +43,56 @@ def _old_plan(values: dict[str, Any], old: dict[str, Any]) -> EvaluationPlan:
 
 def _old_run(values: dict[str, Any], old: dict[str, Any]) -> Evaluation:
     run_keywords(values, old)
-    return _plan.run_plan(**values)
+    return run_plan(**values)
 
 
 def _old_evaluate(values: dict[str, Any], old: dict[str, Any]) -> Evaluation:
     run_keywords(values, old)
     run = values.pop("run")
     options = plan_keywords(values, old)
-    return _plan.run_plan(replace(_plan.plan_evaluation(**values), judge_options=options), run)
+    return run_plan(replace(_plan.plan_evaluation(**values), judge_options=options), run)
+
+
+@accepting_old_keywords(RUN_KEYS, _old_run)
+def run_plan(plan: EvaluationPlan, run: RunOptions = DEFAULT_RUN) -> Evaluation:
+    """Score the plan's benchmark with its metrics and correlate them with the human scores.
+
+    Args:
+        plan: what `plan_evaluation` decided.
+        run: how the metrics run (cache, batches, workers, cluster, data root of the hooks).
+
+    Returns:
+        The `Evaluation`: scores, correlation table and the judges' issue reports.
+    """
+    from comperbench.metrics.cluster import connect
+
+    with connect(run.scheduler) if run.scheduler else nullcontext() as client:
+        result = run_metrics(
+            plan.benchmark,
+            plan.metrics,
+            plan.level,
+            cache=run.score_cache(),
+            batch_size=run.batch_size,
+            workers=run.workers,
+            client=client,
+        )
+    resampling = plan.resampling
+    table = evaluate_run(
+        result,
+        plan.aspect,
+        n_resamples=resampling.resamples,
+        ci=resampling.ci,
+        seed=resampling.seed,
+        grouped=plan.grouped,
+        apply_protocol=plan.protocol,
+        statistics=plan.statistics,
+        averaging=resampling.conventions.averaging,
+    )
+    issues = issue_reports(result, resampling.resamples, resampling.seed, run.data_dir)
+    return Evaluation(plan, result, table, issues)
 
 
 plan_evaluation = accepting_old_keywords(PLAN_KEYS, _old_plan)(_plan.plan_evaluation)
-run_plan = accepting_old_keywords(RUN_KEYS, _old_run)(_plan.run_plan)
 
 
 @accepting_old_keywords((*PLAN_KEYS, *RUN_KEYS), _old_evaluate)
@@ -109,4 +152,4 @@ def evaluate(
         resampling=resampling,
         protocol=protocol,
     )
-    return _plan.run_plan(plan, run)
+    return run_plan(plan, run)

@@ -1,27 +1,22 @@
-"""What an evaluation decides before anything is scored (`plan_evaluation`), and the run of
-that plan (`run_plan`)."""
+"""What an evaluation decides before anything is scored (`plan_evaluation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.common.errors import ComperbenchError
-from comperbench.evaluation.judges import issue_reports
-from comperbench.evaluation.options import DEFAULT_RUN, GivenScores, RunOptions
-from comperbench.evaluation.run import evaluate_run
+from comperbench.evaluation.options import GivenScores
 from comperbench.evaluation.table import default_statistics
 from comperbench.metrics.base import Metric
-from comperbench.metrics.runner import resolve_metrics, run_metrics
+from comperbench.metrics.runner import resolve_metrics
 from comperbench.stats.metric_correlation.statistics import get_statistic
 from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 if TYPE_CHECKING:
     from comperbench.evaluation.options import Scores
-    from comperbench.evaluation.result import Evaluation
 
 MetricSpec = str | Metric
 """A metric by registry name (options in its brackets) or a Metric object."""
@@ -154,42 +149,3 @@ def _metrics(metrics: str | Sequence[MetricSpec] | None, level: str) -> list[Met
     if twice := sorted({n for n in names if names.count(n) > 1}):
         raise ComperbenchError(f"metric {twice[0]} is given twice")
     return chosen
-
-
-def run_plan(plan: EvaluationPlan, run: RunOptions = DEFAULT_RUN) -> Evaluation:
-    """Score the plan's benchmark with its metrics and correlate them with the human scores.
-
-    Args:
-        plan: what `plan_evaluation` decided.
-        run: how the metrics run (cache, batches, workers, cluster, data root of the hooks).
-
-    Returns:
-        The `Evaluation`: scores, correlation table and the judges' issue reports.
-    """
-    from comperbench.evaluation.result import Evaluation
-    from comperbench.metrics.cluster import connect
-
-    with connect(run.scheduler) if run.scheduler else nullcontext() as client:
-        result = run_metrics(
-            plan.benchmark,
-            plan.metrics,
-            plan.level,
-            cache=run.score_cache(),
-            batch_size=run.batch_size,
-            workers=run.workers,
-            client=client,
-        )
-    resampling = plan.resampling
-    table = evaluate_run(
-        result,
-        plan.aspect,
-        n_resamples=resampling.resamples,
-        ci=resampling.ci,
-        seed=resampling.seed,
-        grouped=plan.grouped,
-        apply_protocol=plan.protocol,
-        statistics=plan.statistics,
-        averaging=resampling.conventions.averaging,
-    )
-    issues = issue_reports(result, resampling.resamples, resampling.seed, run.data_dir)
-    return Evaluation(plan, result, table, issues)
