@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from comperbench.benchmark import Benchmark, load_benchmark
-from comperbench.common.deprecation import deprecated, unknown_keyword
+from comperbench.common.deprecation import unknown_keyword
 from comperbench.common.errors import ComperbenchError
 from comperbench.evaluation.options import GivenScores
 from comperbench.metrics.base import Metric
@@ -51,8 +52,13 @@ def old_keywords(
         if key not in known and key not in takes:
             raise unknown_keyword(name, key, known)
     old = {key: kwargs.pop(key) for key in list(kwargs) if key not in known}
-    for key in old:
-        deprecated(f"{name}({key}=...)", NEW_SPELLING[key])
+    for key in old:  # the warning points at the caller of `name`, as `deprecated`'s do
+        warnings.warn(
+            f"{name}({key}=...) is deprecated; use {NEW_SPELLING[key]} (it will be removed in "
+            "the next release)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
     return old
 
 
