@@ -226,3 +226,32 @@ def test_a_wide_table_is_split_by_statistic_and_long_names_shortened() -> None:
     assert first[2].split()[:4] == ["bertscore-f1[all-MiniLM-L6-v2:L6]", "300", "0.250", "[0.100,"]
     assert first[3].split()[0] == "cpdscore-simple[htt…4o,n=5,seed=1,t=0.7]"  # 40 characters
     assert first[2].split()[-1] == "<0.001" and second[2].split()[-1] == "2"
+
+
+@pytest.mark.filterwarnings("error:.*is deprecated; use:DeprecationWarning")
+def test_a_rerun_replaces_its_outputs_and_another_run_needs_overwrite(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    common = ["evaluate", "--resamples", "0", "--data-dir", str(data_root), "--out", str(out)]
+    first = [*common, "--benchmark", "usr-persona", "--metrics", "length"]
+    assert main(first) == 0
+    assert main(first) == 0  # the same command: its own outputs, replaced
+    capsys.readouterr()
+    other = [*common, "--benchmark", "usr-topical", "--metrics", "length"]
+    assert main(other) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == (
+        f"comperbench: error: {out / 'table.json'} holds the table of another run (it differs "
+        "in: benchmark); replace it with --overwrite, or choose another folder with --out"
+    )
+    assert json.loads((out / "table.json").read_text())["benchmark"] == "usr-persona"
+    assert main([*other, "--overwrite"]) == 0
+    assert json.loads((out / "table.json").read_text())["benchmark"] == "usr-topical"
+    capsys.readouterr()
+    more = [*common, "--benchmark", "usr-topical", "--metrics", "length,bleu-2"]
+    assert main(more) == 2
+    assert "(it differs in: metrics); replace it with --overwrite" in capsys.readouterr().err
+    assert main([*more, "--force"]) == 0  # the old spelling
+    assert "--force is deprecated; use --overwrite" in capsys.readouterr().err
+    assert len(json.loads((out / "table.json").read_text())["rows"]) == 2
