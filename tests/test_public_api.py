@@ -336,3 +336,23 @@ def test_the_evaluation_names_no_benchmark() -> None:
     comperbench.get_metadata("soda-eval")  # its loader registers its hooks
     assert hooks_of("soda-eval").explained_by == "GPT-4"
     assert hooks_of("usr-persona") is NO_HOOKS
+
+
+def test_evaluate_run_takes_its_old_keywords_with_a_warning(
+    quick: comperbench.Evaluation,
+) -> None:
+    from comperbench.evaluation import evaluate_run
+
+    result, grouped = quick.result, comperbench.Resampling(20, 3)
+    expected = evaluate_run(result, "overall", resampling=grouped, protocol=False).rows
+    with pytest.warns(DeprecationWarning) as caught:
+        found = evaluate_run(result, "overall", n_resamples=20, seed=3, apply_protocol=False)
+    assert found.rows == expected
+    messages = [str(w.message) for w in caught]
+    assert messages[0].startswith("evaluate_run(n_resamples=...) is deprecated; use resampling=")
+    assert any(
+        "evaluate_run(apply_protocol=...) is deprecated; use protocol=" in m for m in messages
+    )
+    with pytest.warns(DeprecationWarning):
+        no_interval = evaluate_run(result, "overall", ci=None).rows[0]
+    assert no_interval["pearson_ci"] is None

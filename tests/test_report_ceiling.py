@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import comperbench
+from comperbench import Evaluation, Resampling
 from comperbench.benchmark import load_benchmark
 from comperbench.cli import main
-from comperbench import Evaluation, Resampling
 from comperbench.stats import benchmark_ceiling
 from comperbench.stats.annotator_agreement.ceiling import LABEL
 

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 import comperbench
+from comperbench import Evaluation, Resampling
 from comperbench.cli import main
 from comperbench.common.errors import ComperbenchError, DataFormatError
-from comperbench import Evaluation, Resampling
 from comperbench.evaluation import GivenScores
 
 METRICS = ["meteor", "length"]

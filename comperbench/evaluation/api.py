@@ -80,13 +80,10 @@ def run_plan(plan: EvaluationPlan, run: RunOptions = DEFAULT_RUN) -> Evaluation:
     table = evaluate_run(
         result,
         plan.aspect,
-        n_resamples=resampling.resamples,
-        ci=resampling.ci,
-        seed=resampling.seed,
+        resampling=resampling,
         grouped=plan.grouped,
-        apply_protocol=plan.protocol,
+        protocol=plan.protocol,
         statistics=plan.statistics,
-        averaging=resampling.conventions.averaging,
     )
     issues = issue_reports(result, resampling.resamples, resampling.seed, run.data_dir)
     return Evaluation(plan, result, table, issues)

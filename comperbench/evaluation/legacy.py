@@ -25,6 +25,7 @@ RESAMPLING_KEYS = ("resamples", "seed", "ci", "conventions")
 RUN_KEYS = ("cache", "batch_size", "workers", "scheduler")
 SELECTION_KEYS = ("split", "data_dir", "exclude_systems", "sample", "sample_seed", "limit")
 PLAN_KEYS = (*RESAMPLING_KEYS, *SELECTION_KEYS, "all_systems", "reference_free", "judge_options")
+TABLE_KEYS = ("n_resamples", "ci", "seed", "averaging", "apply_protocol")
 
 NEW_SPELLING = {
     **{key: f"resampling=Resampling({key}=...)" for key in RESAMPLING_KEYS},
@@ -37,6 +38,9 @@ NEW_SPELLING = {
     "limit": "benchmark.head(n)",
     "all_systems": "protocol=False",
     "reference_free": "scores=GivenScores(scores, reference_free=True)",
+    "n_resamples": "resampling=Resampling(resamples=...)",
+    "averaging": "resampling=Resampling(conventions=...), conventions with that averaging",
+    "apply_protocol": "protocol=...",
     "judge_options": "metrics built with them (comperbench.metrics.runner.resolve_metrics("
     "names, level, judge_options)) or the options in each judge's brackets",
 }
@@ -85,6 +89,23 @@ def run_keywords(values: dict[str, Any], old: Mapping[str, Any]) -> None:
     changes = {key: old[key] for key in (*RUN_KEYS, "data_dir") if key in old}
     if changes:
         values["run"] = replace(values["run"], **changes)
+
+
+def table_keywords(values: dict[str, Any], old: Mapping[str, Any]) -> None:
+    """Apply `evaluate_run`'s old keywords to `values` (`ci=None`: no resamples)."""
+    resampling = values["resampling"]
+    changes: dict[str, Any] = {}
+    if "n_resamples" in old:
+        changes["resamples"] = old["n_resamples"]
+    if "seed" in old:
+        changes["seed"] = old["seed"]
+    if "ci" in old:
+        changes |= {"resamples": 0} if old["ci"] is None else {"ci": old["ci"]}
+    if old.get("averaging") is not None:
+        changes["conventions"] = replace(resampling.conventions, averaging=old["averaging"])
+    values["resampling"] = replace(resampling, **changes)
+    if "apply_protocol" in old:
+        values["protocol"] = old["apply_protocol"]
 
 
 def _selected(benchmark: str | Benchmark, level: str | None, old: Mapping[str, Any]) -> Benchmark:

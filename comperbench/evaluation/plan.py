@@ -108,9 +108,11 @@ def plan_evaluation(
     Returns:
         The plan, for `run_plan`.
     """
-    if isinstance(benchmark, str):
-        benchmark = load_benchmark(benchmark, None if level == "system" else level)
-    bench = benchmark
+    bench = (
+        load_benchmark(benchmark, None if level == "system" else level)
+        if isinstance(benchmark, str)
+        else benchmark
+    )
     level = level or bench.level
     if scores is not None:
         if metrics is not None:

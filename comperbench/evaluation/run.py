@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from comperbench.evaluation.legacy import TABLE_KEYS, accepting_old_keywords, table_keywords
 from comperbench.evaluation.table import (
     EvaluationTable,
     ProtocolGroup,
@@ -17,7 +18,6 @@ from comperbench.evaluation.table import (
 )
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.annotator_agreement.ceiling import CeilingResult, benchmark_ceiling
-from comperbench.stats.averaging import Averaging
 from comperbench.stats.metric_correlation.correlation import (
     CorrelationResult,
     Level,
@@ -25,7 +25,7 @@ from comperbench.stats.metric_correlation.correlation import (
 )
 from comperbench.stats.metric_correlation.influence import distribution_note, p_interval_note
 from comperbench.stats.metric_correlation.statistics import get_statistic
-from comperbench.stats.resampling import CIMethod
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 
 def protocol_groups(result: RunResult, apply_protocol: bool = True) -> list[ProtocolGroup]:
@@ -82,32 +82,48 @@ def group_inputs(
     )
 
 
+def _old_table(values: dict[str, Any], old: dict[str, Any]) -> EvaluationTable:
+    table_keywords(values, old)
+    return evaluate_run(**values)
+
+
+@accepting_old_keywords(TABLE_KEYS, _old_table)
 def evaluate_run(
     result: RunResult,
     aspect: str,
     *,
-    n_resamples: int = 1000,
-    ci: CIMethod | None = "percentile",
-    seed: int = 0,
+    resampling: Resampling = DEFAULT_RESAMPLING,
     grouped: bool = False,
-    apply_protocol: bool = True,
+    protocol: bool = True,
     statistics: Sequence[str] | None = None,
-    averaging: Averaging | None = None,
 ) -> EvaluationTable:
-    """Each statistic (default: the reported ones, Pearson, Spearman and Kendall tau-b) of every
-    metric with the human scores of `aspect`, with p-values, bootstrap intervals and what the
-    statistic chose from the data (acc-eq's epsilon), each metric on the systems the protocol
-    keeps for it.
+    """Each statistic of every metric with the human scores of an aspect, with p-values,
+    bootstrap intervals and what the statistic chose from the data (acc-eq's epsilon), each
+    metric on the systems the protocol keeps for it.
 
     System level resamples systems; grouped turn level averages the correlations within each
-    dialogue (as `averaging` says; default: every defined dialogue alike) and resamples
-    dialogues.
+    dialogue (as `resampling.conventions` say) and resamples dialogues.
+
+    Args:
+        result: the scores of a metric run.
+        aspect: the human aspect correlated with.
+        resampling: the bootstrap's resamples (0: no interval), seed, interval method and
+            conventions.
+        grouped: turn level: correlate within each dialogue, then average.
+        protocol: apply the benchmark's evaluation protocol.
+        statistics: registered statistic names (default: the reported ones, Pearson,
+            Spearman and Kendall tau-b).
+
+    Returns:
+        The `EvaluationTable`: one row per metric, the signatures and the human ceiling.
     """
+    n_resamples, seed = resampling.resamples, resampling.seed
+    averaging = resampling.conventions.averaging if grouped else None
     bench = result.benchmark
     names = tuple(get_statistic(s).name for s in (statistics or default_statistics()))
-    groups = protocol_groups(result, apply_protocol)
+    groups = protocol_groups(result, protocol)
     table = EvaluationTable(
-        result.level, aspect, grouped, bench.metadata.protocol, apply_protocol, groups, names
+        result.level, aspect, grouped, bench.metadata.protocol, protocol, groups, names
     )
     rows: dict[str, dict[str, Any]] = {
         run.metric.name: {"metric": run.metric.name, "nan_scores": run.nans} for run in result.runs
@@ -132,10 +148,10 @@ def evaluate_run(
                     groups=inputs.groups,
                     systems=inputs.systems,
                     n_resamples=n_resamples,
-                    ci=ci if n_resamples else None,
+                    ci=resampling.interval,
                     seed=seed,
                     benchmark=tag,
-                    averaging=averaging if grouped else None,
+                    averaging=averaging,
                 )
                 correlations.update(zip(methods, tables, strict=True))
         for method in table.statistics:
@@ -150,8 +166,7 @@ def evaluate_run(
             signature = correlations[method][0].signature
             table.signatures.append(SignedStatistic(method, group.excluded, signature))
     table.rows = [rows[run.metric.name] for run in result.runs]
-    resamples = n_resamples if ci else 0
-    table.ceilings = human_ceilings(result, aspect, names, resamples, seed, grouped)
+    table.ceilings = human_ceilings(result, aspect, names, n_resamples, seed, grouped)
     return table
 
 

@@ -27,6 +27,7 @@ from comperbench.reproduction.published import (
     PublishedFact,
 )
 from comperbench.reproduction.seed_tables import SEED_CORRELATIONS, SEED_FACTS
+from comperbench.stats.settings import Resampling
 
 ALL_CORRELATIONS = CORRELATIONS + SEED_CORRELATIONS
 ALL_FACTS = FACTS + SEED_FACTS + CHATEVAL_FACTS
@@ -131,7 +132,7 @@ def _our_correlations(
     result = run_metrics(
         bench, resolve_metrics(list(metrics), setting.level), setting.level, cache=cache
     )
-    table = evaluate_run(result, setting.aspect, n_resamples=0)
+    table = evaluate_run(result, setting.aspect, resampling=Resampling(resamples=0))
     values = {}
     for row in table.rows:
         for statistic in ("pearson", "spearman", "kendall-b"):
