@@ -25,8 +25,16 @@ def _protocol_document(table: EvaluationTable, result: RunResult) -> dict[str, A
 def table_document(
     result: RunResult, table: EvaluationTable, issues: dict[str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """Everything `evaluate` computed, with its provenance, as JSON-ready data (NaN is null);
-    `issues` are the judges' `issue_reports`."""
+    """Everything `evaluate` computed, with its provenance.
+
+    Args:
+        result: the scores of the run.
+        table: its correlation table.
+        issues: the judges' `issue_reports`.
+
+    Returns:
+        JSON-ready data (NaN is null): `table.json` without its `run` settings.
+    """
     bench = result.benchmark
     issues = issues or {}
     document = {

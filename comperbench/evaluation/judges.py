@@ -174,8 +174,17 @@ def explanation_report(
 def issue_reports(
     result: RunResult, n_resamples: int, seed: int, data_dir: str | Path | None = None
 ) -> dict[str, dict[str, Any]]:
-    """Per judge whose explanations list issues, its `issue_report` (reference explanations
-    read from `data_dir`)."""
+    """The issue report of every judge whose explanations list issues.
+
+    Args:
+        result: the scores of the run, with the judges' explanations.
+        n_resamples: bootstrap resamples of the issue detection's intervals.
+        seed: their seed.
+        data_dir: the data root the benchmark's reference explanations are read from.
+
+    Returns:
+        Each such judge's `issue_report`, by metric name.
+    """
     reports = {}
     for run in result.runs:
         report = issue_report(result, run, n_resamples=n_resamples, seed=seed, data_dir=data_dir)

@@ -23,8 +23,12 @@ from comperbench.stats.metric_correlation.statistics import statistic_names
 
 
 def default_statistics() -> tuple[str, ...]:
-    """The correlations `evaluate` prints unless asked: the registered statistics reported by
-    default (looked up at call time, so a statistic registered later is included)."""
+    """The correlations `evaluate` computes unless asked.
+
+    Returns:
+        The registered statistics reported by default (looked up at call time, so a statistic
+        registered later is included).
+    """
     return tuple(statistic_names(reported_only=True))
 
 
@@ -47,7 +51,20 @@ class SignedStatistic:
 
 @dataclass
 class EvaluationTable:
-    """One row per metric (correlations, p-values, intervals, notes) and how they were computed."""
+    """One row per metric (correlations, p-values, intervals, notes) and how they were computed.
+
+    Args:
+        level: the correlation level.
+        aspect: the human aspect correlated with.
+        grouped: whether correlations were computed within dialogues, then averaged.
+        protocol: the benchmark's evaluation protocol.
+        protocol_applied: whether it was applied.
+        groups: the metrics grouped by the systems the protocol leaves out for them.
+        statistics: the statistics computed, in column order.
+        rows: one dict per metric: value, p-value, interval and notes of each statistic.
+        signatures: the signature of each statistic on each group.
+        ceilings: the human ceiling of each statistic (see `ceiling_row`).
+    """
 
     level: str
     aspect: str
@@ -62,8 +79,12 @@ class EvaluationTable:
     """The human ceiling of each statistic (see `ceiling_row`); not one of the metric rows."""
 
     def ceiling_row(self) -> dict[str, Any] | None:
-        """The human ceiling in the columns of a metric row (value, interval, note and signature
-        per statistic, n, annotators), None when there is none to show (`ceiling_reason`)."""
+        """The human ceiling in the columns of a metric row.
+
+        Returns:
+            Value, interval, note and signature per statistic, n and annotators; None when
+            there is none to show (`ceiling_reason` says why).
+        """
         shown = [r for r in self.ceilings.values() if r.assignment is not None]
         if not shown:
             return None
@@ -88,13 +109,24 @@ class EvaluationTable:
         return row
 
     def ceiling_reason(self) -> str | None:
-        """Why no human ceiling is shown (no individual ratings, ...), None when one is."""
+        """Why no human ceiling is shown.
+
+        Returns:
+            The reason (no individual ratings, ...), None when one is shown.
+        """
         if not self.ceilings or self.ceiling_row() is not None:
             return None
         return next(iter(self.ceilings.values())).reason
 
     def excluded_items(self, result: RunResult) -> dict[str, int]:
-        """Items of each system the protocol left out for some metric."""
+        """The items of each system the protocol left out for some metric.
+
+        Args:
+            result: the run this table was computed from.
+
+        Returns:
+            Item counts by system name.
+        """
         systems = np.asarray(result.item_systems)
         left_out = {s for g in self.groups for s in g.excluded}
         return {s: int((systems == s).sum()) for s in sorted(left_out)}
