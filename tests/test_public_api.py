@@ -356,3 +356,13 @@ def test_evaluate_run_takes_its_old_keywords_with_a_warning(
     with pytest.warns(DeprecationWarning):
         no_interval = evaluate_run(result, "overall", ci=None).rows[0]
     assert no_interval["pearson_ci"] is None
+
+
+def test_the_plans_old_attributes_warn(quick: comperbench.Evaluation) -> None:
+    plan = quick.plan
+    with pytest.warns(DeprecationWarning, match=r"^EvaluationPlan\.resamples is deprecated; use "):
+        assert plan.resamples == 20
+    with pytest.warns(DeprecationWarning, match="use EvaluationPlan.protocol"):
+        assert plan.apply_protocol is True
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        plan.nope  # noqa: B018

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from comperbench.benchmark import Benchmark, load_benchmark
+from comperbench.common.deprecation import deprecated
 from comperbench.common.errors import ComperbenchError
 from comperbench.evaluation.options import GivenScores
 from comperbench.evaluation.table import default_statistics
@@ -49,6 +50,17 @@ class EvaluationPlan:
     grouped: bool = False
     protocol: bool = True
     judge_options: dict[str, str] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        """The old attributes (`resamples`, `seed`, `ci`, `conventions`, `apply_protocol`), with
+        a DeprecationWarning naming the new one."""
+        if name in ("resamples", "seed", "ci", "conventions"):
+            deprecated(f"EvaluationPlan.{name}", f"EvaluationPlan.resampling.{name}")
+            return getattr(self.resampling, name)
+        if name == "apply_protocol":
+            deprecated("EvaluationPlan.apply_protocol", "EvaluationPlan.protocol")
+            return self.protocol
+        raise AttributeError(f"'EvaluationPlan' object has no attribute {name!r}")
 
     def settings(self) -> dict[str, Any]:
         """Everything that changes the table besides the data (`table.json`'s `run`).
