@@ -11,9 +11,9 @@ import pytest
 import sacrebleu
 
 from comperbench.common.errors import DataMissingError
+from comperbench.evaluation.explanation_agreement import explanation_agreement
 from comperbench.evaluation.judges import explanation_text, judge_explanation
 from comperbench.loaders.hub.soda_eval import Comments, read_comments
-from comperbench.evaluation.explanation_agreement import explanation_agreement
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
