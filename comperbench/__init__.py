@@ -9,11 +9,14 @@ from comperbench.common.version import __version__
 
 if TYPE_CHECKING:
     from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks, load_benchmark
-    from comperbench.results import Evaluation, evaluate
+    from comperbench.evaluation import Evaluation, RunOptions, evaluate
+    from comperbench.stats.settings import Resampling
 
 __all__ = [
     "Benchmark",
     "Evaluation",
+    "Resampling",
+    "RunOptions",
     "__version__",
     "evaluate",
     "get_metadata",
@@ -26,8 +29,10 @@ _HOMES = {
     "get_metadata": "comperbench.benchmark",
     "list_benchmarks": "comperbench.benchmark",
     "load_benchmark": "comperbench.benchmark",
-    "evaluate": "comperbench.results",
-    "Evaluation": "comperbench.results",
+    "evaluate": "comperbench.evaluation.api",
+    "Evaluation": "comperbench.evaluation.result",
+    "RunOptions": "comperbench.evaluation.options",
+    "Resampling": "comperbench.stats.settings",
 }
 """Each public name -> its module, imported on first use: the benchmarks need numpy and pyarrow,
 `evaluate` the metrics, and a command that needs neither (`comperbench --version`) loads none."""
@@ -40,4 +45,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names only (not the helpers of this module)."""
+    return list(__all__)

@@ -197,10 +197,11 @@ def _scored(root: Path):
 
 
 def stage_table(root: Path) -> dict[str, object]:
-    from comperbench.evaluation import evaluate_run
+    from comperbench.evaluation.run import evaluate_run
+    from comperbench.stats.settings import Resampling
 
     result = _scored(root)
-    seconds = _timed(lambda: evaluate_run(result, "overall", n_resamples=1000, seed=0))
+    seconds = _timed(lambda: evaluate_run(result, "overall", resampling=Resampling(1000, 0)))
     return {"metrics": len(result.runs), "correlation table": seconds}
 
 

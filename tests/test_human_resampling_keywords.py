@@ -122,7 +122,9 @@ def _ratings() -> pd.DataFrame:
 
 
 def test_analyse_ratings_takes_its_old_keywords_ci_included() -> None:
-    with pytest.warns(DeprecationWarning, match=r"analyse_ratings\(ci=\.\.\.\) is deprecated; use resampling="):
+    with pytest.warns(
+        DeprecationWarning, match=r"analyse_ratings\(ci=\.\.\.\) is deprecated; use resampling="
+    ):
         old = analyse_ratings(_ratings(), "engaging", n_resamples=30, seed=4, ci="bca")
     new = analyse_ratings(_ratings(), "engaging", resampling=Resampling(30, 4, "bca"))
     assert [a.ci for a in old.agreement] == [a.ci for a in new.agreement]

@@ -13,7 +13,7 @@ import pytest
 from comperbench import load_benchmark, metrics
 from comperbench.cli import main
 from comperbench.common.errors import ComperbenchError
-from comperbench.explanations import explanation_column
+from comperbench.evaluation.judges import explanation_column
 from comperbench.selection import stratified_rows
 
 pytestmark = pytest.mark.usefixtures("judge_server")
@@ -155,7 +155,7 @@ def test_soda_eval_explanations_issue_rates_and_detection(
 def test_explanation_agreement_is_undefined_without_gpt4_comments(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from comperbench.explanations import explanation_report
+    from comperbench.evaluation.judges import explanation_report
     from comperbench.metrics.runner import run_metrics
 
     bench = load_benchmark("soda-eval", data_dir=_soda_root(tmp_path), cache=False)

@@ -429,9 +429,7 @@ def test_export_without_the_files_does_not_ship_cached_rows(
 
 def test_soda_eval_reads_shards_in_many_row_groups_alike(tmp_path: Path) -> None:
     """Shards written one row a row group (chunked columns) give the same table."""
-    plain = load_benchmark(
-        "soda-eval", data_dir=_root(tmp_path / "a", "soda_eval"), cache=False
-    )
+    plain = load_benchmark("soda-eval", data_dir=_root(tmp_path / "a", "soda_eval"), cache=False)
     root = _root(tmp_path / "b", "soda_eval")
     for shard in (root / "soda_eval" / "data").glob("*.parquet"):
         pq.write_table(pq.read_table(shard), shard, row_group_size=1)

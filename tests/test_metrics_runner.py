@@ -18,8 +18,8 @@ from comperbench import load_benchmark
 from comperbench.cli import main
 from comperbench.cli.evaluate_commands import item_table
 from comperbench.common.errors import ComperbenchError
-from comperbench.evaluation import evaluate_run
-from comperbench.explanations import explanation_columns
+from comperbench.evaluation.judges import explanation_columns
+from comperbench.evaluation.run import evaluate_run
 from comperbench.metrics import get
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import (
@@ -53,7 +53,7 @@ def _usr_length_run(data_root: Path) -> RunResult:
 
 def test_correlation_rows_equal_scipy_with_intervals_and_signatures(data_root: Path) -> None:
     result = _usr_length_run(data_root)
-    (row,), signatures = correlation_rows(result, "overall", n_resamples=200, seed=3)
+    (row,), signatures = correlation_rows(result, "overall", resampling=Resampling(200, 3))
     lengths = result.item_frame()["length"].to_numpy()
     human = result.benchmark.human_scores("overall")
     assert (row["n"], row["dropped"]) == (360, 0)
@@ -71,7 +71,7 @@ def test_correlation_rows_equal_scipy_with_intervals_and_signatures(data_root: P
 
 def test_grouped_correlation_rows_average_within_dialogues(data_root: Path) -> None:
     result = _usr_length_run(data_root)
-    (row,), _ = correlation_rows(result, "overall", n_resamples=0, grouped=True)
+    (row,), _ = correlation_rows(result, "overall", resampling=Resampling(0), grouped=True)
     frame = result.item_frame()
     frame["human"] = result.benchmark.human_scores("overall")
     frame["dialogue"] = result.benchmark.table.column("dialogue_id").to_numpy()
@@ -88,7 +88,9 @@ def test_grouped_correlation_rows_average_within_dialogues(data_root: Path) -> N
 def test_system_correlation_resamples_systems(data_root: Path) -> None:
     bench = load_benchmark("usr-topical", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("length,corpus-bleu", "system"), "system")
-    rows, signatures = correlation_rows(result, "overall", n_resamples=100, apply_protocol=False)
+    rows, signatures = correlation_rows(
+        result, "overall", resampling=Resampling(100), protocol=False
+    )
     human = bench.systems()["overall"].reindex(result.systems)
     means = result.system_frame()
     for row in rows:
@@ -102,7 +104,7 @@ def test_soft_pairwise_accuracy_uses_each_systems_contexts(data_root: Path) -> N
     bench = load_benchmark("usr-topical", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("length,corpus-bleu", "system"), "system")
     rows, signatures = correlation_rows(
-        result, "overall", n_resamples=50, apply_protocol=False, statistics=["pearson", "spa"]
+        result, "overall", resampling=Resampling(50), protocol=False, statistics=["pearson", "spa"]
     )
     length, corpus = rows
     human = system_unit_matrix(
@@ -160,7 +162,7 @@ def test_turn_run_matches_direct_scores_and_human_correlation(
     frame = result.item_frame()
     items = benchmark_items(bench)
     assert list(frame["f1"]) == pytest.approx(get("f1").score(items))
-    (row, *_), _ = correlation_rows(result, "overall", n_resamples=0, apply_protocol=False)
+    (row, *_), _ = correlation_rows(result, "overall", resampling=Resampling(0), protocol=False)
     expected = stats.pearsonr(frame["bleu-2"], bench.human_scores("overall"))[0]
     assert row["metric"] == "bleu-2" and row["pearson"] == pytest.approx(expected)
 
@@ -168,7 +170,7 @@ def test_turn_run_matches_direct_scores_and_human_correlation(
 def test_protocol_leaves_the_ground_truth_out_of_reference_metrics_only(data_root: Path) -> None:
     bench = load_benchmark("usr-topical", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("bleu-2,length", "turn"))
-    table = evaluate_run(result, "overall", n_resamples=50)
+    table = evaluate_run(result, "overall", resampling=Resampling(50))
     bleu, length = table.rows
     assert (bleu["n"], bleu["protocol_excluded"]) == (300, ["Original Ground Truth"])
     assert (length["n"], length["protocol_excluded"]) == (360, [])
@@ -188,9 +190,9 @@ def test_protocol_leaves_the_ground_truth_out_of_reference_metrics_only(data_roo
 def test_protocol_applies_at_system_level(data_root: Path) -> None:
     bench = load_benchmark("usr-persona", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("corpus-bleu,length", "system"), "system")
-    rows = {r["metric"]: r for r in evaluate_run(result, "overall", n_resamples=0).rows}
+    rows = {r["metric"]: r for r in evaluate_run(result, "overall", resampling=Resampling(0)).rows}
     assert rows["corpus-bleu"]["n"] == 4 and rows["length"]["n"] == 5
-    kept = evaluate_run(result, "overall", n_resamples=0, apply_protocol=False).rows
+    kept = evaluate_run(result, "overall", resampling=Resampling(0), protocol=False).rows
     assert {r["n"] for r in kept} == {5}
 
 
@@ -375,7 +377,7 @@ def test_missing_human_scores_are_left_out_and_counted(data_root: Path) -> None:
     table = full.table.set_column(full.table.schema.get_field_index("scores"), "scores", patched)
     bench = Benchmark(full.metadata, "turn", table, {})
     result = run_metrics(bench, resolve_metrics("length", "turn"))
-    (row,), _ = correlation_rows(result, "overall", n_resamples=0)
+    (row,), _ = correlation_rows(result, "overall", resampling=Resampling(0))
     assert (row["n"], row["dropped"]) == (355, 5)
     lengths = result.item_frame()["length"].to_numpy()[5:]
     assert row["pearson"] == pytest.approx(stats.pearsonr(lengths, overall[5:])[0])
@@ -436,7 +438,7 @@ def test_evaluate_never_overwrites_another_run_silently(
     assert len(json.loads((folder / "table.json").read_text())["rows"]) == 2  # nothing lost
     assert main([*base, "--metrics", "length", "--grouped"]) == 0  # its own folder
     assert (tmp_path / "results" / "usr-persona-turn-overall-grouped" / "table.json").is_file()
-    assert main([*base, "--metrics", "length", "--force"]) == 0
+    assert main([*base, "--metrics", "length", "--overwrite"]) == 0
     assert len(json.loads((folder / "table.json").read_text())["rows"]) == 1
 
 

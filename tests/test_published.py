@@ -130,13 +130,15 @@ def test_every_known_difference_is_still_a_difference(reproduced: list[Reproduce
 
 def test_the_protocol_is_what_makes_usr_reproduce(data_root: Path) -> None:
     """Without the protocol (ground truth kept) the published BLEU-4 cell is far off."""
-    from comperbench.evaluation import evaluate_run
+    from comperbench.evaluation.run import evaluate_run
     from comperbench.metrics.runner import resolve_metrics, run_metrics
+    from comperbench.stats.settings import Resampling
 
+    none = Resampling(resamples=0)
     bench = load_benchmark("usr-topical", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("coco-bleu-4", "turn"))
-    kept = evaluate_run(result, "overall", n_resamples=0, apply_protocol=False).rows[0]
-    applied = evaluate_run(result, "overall", n_resamples=0).rows[0]
+    kept = evaluate_run(result, "overall", resampling=none, protocol=False).rows[0]
+    applied = evaluate_run(result, "overall", resampling=none).rows[0]
     assert applied["pearson"] == pytest.approx(0.2160, abs=1e-4)
     assert abs(kept["pearson"] - 0.2160) > 0.1
 

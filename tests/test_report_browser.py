@@ -18,8 +18,9 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "report"
 
 
 def test_report_draws_every_figure_offline(browser: Any, data_root: Path, tmp_path: Path) -> None:
+    bench = comperbench.load_benchmark("usr-topical", data_dir=data_root)
     evaluation = comperbench.evaluate(
-        "usr-topical", ["meteor", "bleu-4", "length"], data_dir=data_root, resamples=200
+        bench, ["meteor", "bleu-4", "length"], resampling=comperbench.Resampling(200)
     )
     report = evaluation.report(tmp_path / "report.html")
     context = browser.new_context(viewport={"width": 1200, "height": 900})

@@ -9,21 +9,19 @@ from pathlib import Path
 import pytest
 
 import comperbench
+from comperbench import Evaluation, Resampling
 from comperbench.benchmark import load_benchmark
 from comperbench.cli import main
-from comperbench.results import Evaluation
 from comperbench.stats import benchmark_ceiling
 from comperbench.stats.annotator_agreement.ceiling import LABEL
-from comperbench.stats.settings import Resampling
 
 RESAMPLES = 100
 
 
 @pytest.fixture(scope="module")
 def evaluation(data_root: Path) -> Evaluation:
-    return comperbench.evaluate(
-        "usr-topical", ["meteor", "length"], resamples=RESAMPLES, data_dir=data_root
-    )
+    bench = load_benchmark("usr-topical", data_dir=data_root)
+    return comperbench.evaluate(bench, ["meteor", "length"], resampling=Resampling(RESAMPLES))
 
 
 def test_the_ceiling_is_a_reference_row_on_the_reference_free_items(
@@ -104,6 +102,7 @@ def test_grouped_and_unrated_benchmarks_say_why_there_is_none(
 
 
 def test_without_resamples_the_ceiling_has_no_interval(data_root: Path) -> None:
-    found = comperbench.evaluate("usr-persona", ["length"], resamples=0, data_dir=data_root)
+    bench = load_benchmark("usr-persona", data_dir=data_root)
+    found = comperbench.evaluate(bench, ["length"], resampling=Resampling(resamples=0))
     ceiling = found.table.ceilings["pearson"]
     assert ceiling.ci is None and not math.isnan(ceiling.value) and ceiling.n == 300

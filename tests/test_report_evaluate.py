@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 
 import comperbench
+from comperbench import Evaluation, Resampling
 from comperbench.cli import main
 from comperbench.common.errors import ComperbenchError, DataFormatError
-from comperbench.results import Evaluation
+from comperbench.evaluation import GivenScores
 
 METRICS = ["meteor", "length"]
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
@@ -24,7 +25,11 @@ NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
 
 @pytest.fixture(scope="module")
 def evaluation(data_root: Path) -> Evaluation:
-    return comperbench.evaluate("usr-topical", METRICS, data_dir=data_root)
+    return comperbench.evaluate(_usr_topical(data_root), METRICS)
+
+
+def _usr_topical(data_root: Path) -> comperbench.Benchmark:
+    return comperbench.load_benchmark("usr-topical", data_dir=data_root)
 
 
 def _cli_document(data_root: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict:
@@ -65,9 +70,10 @@ def test_python_and_the_command_give_the_same_table(
 def test_top_level_import_stays_light() -> None:
     code = (
         "import sys, comperbench\n"
-        "assert 'matplotlib' not in sys.modules and 'comperbench.results' not in sys.modules\n"
-        "from comperbench import evaluate, Evaluation\n"
-        "assert evaluate.__module__ == 'comperbench.results'\n"
+        "assert 'matplotlib' not in sys.modules\n"
+        "assert 'comperbench.evaluation.api' not in sys.modules\n"
+        "from comperbench import evaluate, Evaluation, RunOptions, Resampling\n"
+        "assert evaluate.__module__ == 'comperbench.evaluation.api'\n"
         "assert 'matplotlib' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -77,15 +83,15 @@ def test_own_scores_give_the_table_of_the_metric_that_made_them(
     evaluation: Evaluation, data_root: Path
 ) -> None:
     items = evaluation.result.item_frame()
-    own = comperbench.evaluate(
-        "usr-topical", scores=items[["item_id", "meteor"]], data_dir=data_root
-    )
+    own = comperbench.evaluate(_usr_topical(data_root), scores=items[["item_id", "meteor"]])
     assert own.table.rows[0]["n"] == 300  # taken to need references, as meteor does
     for key in ("pearson", "pearson_ci", "spearman_p"):
         assert own.table.rows[0][key] == evaluation.table.rows[0][key]
     series = {"mine": items.set_index("item_id")["meteor"]}
     free = comperbench.evaluate(
-        "usr-topical", scores=series, reference_free=True, data_dir=data_root, resamples=0
+        _usr_topical(data_root),
+        scores=GivenScores(series, reference_free=True),
+        resampling=Resampling(resamples=0),
     )
     assert free.table.rows[0]["metric"] == "mine" and free.table.rows[0]["n"] == 360
 
@@ -94,14 +100,14 @@ def test_own_scores_are_checked_against_the_items(evaluation: Evaluation, data_r
     items = evaluation.result.item_frame()[["item_id", "meteor"]]
     unknown = pd.concat([items, pd.DataFrame({"item_id": ["nope"], "meteor": [0.5]})])
     with pytest.raises(DataFormatError, match=r"^scores, row 360: item_id 'nope' is not an item"):
-        comperbench.evaluate("usr-topical", scores=unknown, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), scores=unknown)
     with pytest.raises(
         DataFormatError, match=r"^scores\['m'\]: 1 item\(s\) of usr-topical have no scores"
     ):
         short = {"m": items.set_index("item_id")["meteor"].iloc[1:]}
-        comperbench.evaluate("usr-topical", scores=short, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), scores=short)
     with pytest.raises(ComperbenchError, match="give metrics or scores, not both"):
-        comperbench.evaluate("usr-topical", ["meteor"], scores=items, data_dir=data_root)
+        comperbench.evaluate(_usr_topical(data_root), ["meteor"], scores=items)
 
 
 def _texts(figure) -> list[str]:
@@ -220,3 +226,32 @@ def test_a_wide_table_is_split_by_statistic_and_long_names_shortened() -> None:
     assert first[2].split()[:4] == ["bertscore-f1[all-MiniLM-L6-v2:L6]", "300", "0.250", "[0.100,"]
     assert first[3].split()[0] == "cpdscore-simple[htt…4o,n=5,seed=1,t=0.7]"  # 40 characters
     assert first[2].split()[-1] == "<0.001" and second[2].split()[-1] == "2"
+
+
+@pytest.mark.filterwarnings("error:.*is deprecated; use:DeprecationWarning")
+def test_a_rerun_replaces_its_outputs_and_another_run_needs_overwrite(
+    data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    common = ["evaluate", "--resamples", "0", "--data-dir", str(data_root), "--out", str(out)]
+    first = [*common, "--benchmark", "usr-persona", "--metrics", "length"]
+    assert main(first) == 0
+    assert main(first) == 0  # the same command: its own outputs, replaced
+    capsys.readouterr()
+    other = [*common, "--benchmark", "usr-topical", "--metrics", "length"]
+    assert main(other) == 2
+    error = capsys.readouterr().err.strip()
+    assert error == (
+        f"comperbench: error: {out / 'table.json'} holds the table of another run (it differs "
+        "in: benchmark); replace it with --overwrite, or choose another folder with --out"
+    )
+    assert json.loads((out / "table.json").read_text())["benchmark"] == "usr-persona"
+    assert main([*other, "--overwrite"]) == 0
+    assert json.loads((out / "table.json").read_text())["benchmark"] == "usr-topical"
+    capsys.readouterr()
+    more = [*common, "--benchmark", "usr-topical", "--metrics", "length,bleu-2"]
+    assert main(more) == 2
+    assert "(it differs in: metrics); replace it with --overwrite" in capsys.readouterr().err
+    assert main([*more, "--force"]) == 0  # the old spelling
+    assert "--force is deprecated; use --overwrite" in capsys.readouterr().err
+    assert len(json.loads((out / "table.json").read_text())["rows"]) == 2

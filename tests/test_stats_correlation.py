@@ -399,12 +399,13 @@ def test_grade_empathetic_nltk_bleu_uses_every_resample_as_scipy_does(data_root:
     """Unsmoothed nltk-bleu-4 is below 1e-6 on every item but one: the interval once came
     from 614 of 1,000 resamples ([-0.097, -0.045]); scipy's bootstrap gives [-0.095, -0.024]."""
     from comperbench import load_benchmark
-    from comperbench.evaluation import evaluate_run
+    from comperbench.evaluation.run import evaluate_run
     from comperbench.metrics.runner import resolve_metrics, run_metrics
+    from comperbench.stats.settings import Resampling
 
     bench = load_benchmark("grade-empathetic", data_dir=data_root)
     result = run_metrics(bench, resolve_metrics("nltk-bleu-4", "turn"))
-    row = evaluate_run(result, "relevance", n_resamples=1000, seed=0).rows[0]
+    row = evaluate_run(result, "relevance", resampling=Resampling(1000, 0)).rows[0]
     assert row["pearson_ci_resamples"] == 1000 and "pearson_note" not in row
     metric = np.asarray(result.runs[0].scores, dtype=float)
     human = np.asarray(bench.human_scores("relevance"), dtype=float)

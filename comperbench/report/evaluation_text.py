@@ -17,23 +17,21 @@ from comperbench.stats.annotator_agreement.ceiling import CITATION, LABEL
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from comperbench.evaluation import EvaluationTable
+    from comperbench.evaluation.table import EvaluationTable
     from comperbench.metrics.runner import RunResult
-    from comperbench.stats.averaging import Conventions
     from comperbench.stats.metric_tests.verdicts import Verdicts
+    from comperbench.stats.settings import Resampling
 
 
 class PlanView(Protocol):
-    """What the text and the page read of an evaluation's plan (`results.EvaluationPlan`)."""
+    """What the text and the page read of an evaluation's plan (`evaluation.EvaluationPlan`)."""
 
     @property
-    def conventions(self) -> Conventions: ...
-    @property
-    def resamples(self) -> int: ...
+    def resampling(self) -> Resampling: ...
 
 
 class EvaluationView(Protocol):
-    """What the text and the page read of an evaluation (`results.Evaluation`, which renders
+    """What the text and the page read of an evaluation (`evaluation.Evaluation`, which renders
     itself with them, so they name it by its shape)."""
 
     @property
@@ -198,7 +196,7 @@ def header_lines(evaluation: EvaluationView) -> list[str]:
     grouped = ""
     if table.grouped:
         grouped = ", correlations within each dialogue averaged"
-        if label := evaluation.plan.conventions.averaging.label:
+        if label := evaluation.plan.resampling.conventions.averaging.label:
             grouped += f" ({label})"
     lines = [
         f"{bench.label} ({bench.fingerprint[:12]}), {level} level{grouped}, aspect "

@@ -177,7 +177,7 @@ def _scatter_parts(evaluation: EvaluationView, statistic: str) -> list[str]:
 
 def _significance_part(evaluation: EvaluationView, statistic: str) -> str:
     """The verdicts between the metrics (`verdicts_part`), or why there are none."""
-    if evaluation.plan.resamples <= 0:
+    if evaluation.plan.resampling.resamples <= 0:
         return lines(["no significance test: the evaluation ran without resamples"])
     try:
         verdicts = evaluation.significance(statistic)

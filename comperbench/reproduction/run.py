@@ -14,7 +14,7 @@ from functools import cache
 
 from comperbench.benchmark import Benchmark, load_benchmark
 from comperbench.common.errors import DataMissingError
-from comperbench.evaluation import evaluate_run
+from comperbench.evaluation.run import evaluate_run
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
 from comperbench.reproduction.chateval_table import CHATEVAL_FACTS
@@ -27,6 +27,7 @@ from comperbench.reproduction.published import (
     PublishedFact,
 )
 from comperbench.reproduction.seed_tables import SEED_CORRELATIONS, SEED_FACTS
+from comperbench.stats.settings import Resampling
 
 ALL_CORRELATIONS = CORRELATIONS + SEED_CORRELATIONS
 ALL_FACTS = FACTS + SEED_FACTS + CHATEVAL_FACTS
@@ -131,7 +132,7 @@ def _our_correlations(
     result = run_metrics(
         bench, resolve_metrics(list(metrics), setting.level), setting.level, cache=cache
     )
-    table = evaluate_run(result, setting.aspect, n_resamples=0)
+    table = evaluate_run(result, setting.aspect, resampling=Resampling(resamples=0))
     values = {}
     for row in table.rows:
         for statistic in ("pearson", "spearman", "kendall-b"):

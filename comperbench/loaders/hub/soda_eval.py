@@ -13,7 +13,7 @@ listed, each with a type from the paper's taxonomy. An issue type becomes a bina
 (1 = GPT-4 listed it for this response, 0 = it did not), so that issue detection can be evaluated
 like any other aspect. GPT-4's free-text explanations (`overall_comment` and each issue's
 `comment`) are not part of the unified schema: `read_comments` reads them, keyed by the same item
-ids, for the explanation analysis (`comperbench.stats.metric_correlation.explanation_agreement`). A response that starts with `Speaker:` for a speaker of its context loses
+ids, for the explanation analysis (`comperbench.evaluation.explanation_agreement`). A response that starts with `Speaker:` for a speaker of its context loses
 that prefix (the context lines carry one; whether responses do was not seen).
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 
 from comperbench import data
 from comperbench.common.errors import DataFormatError, DataMissingError
+from comperbench.evaluation.hooks import BenchmarkHooks, register_hooks
 from comperbench.loaders.base import BenchmarkLoader, Parsed, SourceFiles, item_id
 from comperbench.metadata import (
     Aspect,
@@ -550,3 +551,22 @@ class SodaEval(BenchmarkLoader):
 
     def content_digests(self, files: SourceFiles, root: Path) -> dict[str, str]:
         return shard_digests(root)
+
+
+def label_source(annotators: Sequence[str]) -> str | None:
+    """The issue labels' source when GPT-4 gave them all (the evaluation's hook)."""
+    if list(annotators) != [ANNOTATOR]:
+        return None
+    return (
+        f"GPT-4's issue labels (annotator {ANNOTATOR}), not human judgments: people validated "
+        "GPT-4's issue detection on a sample of 200 test responses only (SODA-EVAL, "
+        "Appendix D.1, Table 13)"
+    )
+
+
+register_hooks(
+    NAME,
+    BenchmarkHooks(
+        label_source=label_source, explained_by="GPT-4", reference_explanations=read_comments
+    ),
+)

@@ -1,0 +1,152 @@
+"""One call from a benchmark to its evaluation: `evaluate("usr-topical", ["meteor"])`.
+
+`evaluate` scores a benchmark (or takes the user's scores) and correlates every metric with the
+human scores under the benchmark's evaluation protocol, exactly as the command
+`comperbench evaluate` does (the command calls the same functions, `plan_evaluation` then
+`run_plan`). Items and systems are chosen on the `Benchmark`:
+`evaluate(load_benchmark("usr-topical").sample(100), ["meteor"])`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from comperbench.evaluation import plan as _plan
+from comperbench.evaluation.judges import issue_reports
+from comperbench.evaluation.legacy import (
+    PLAN_KEYS,
+    RUN_KEYS,
+    accepting_old_keywords,
+    plan_keywords,
+    run_keywords,
+)
+from comperbench.evaluation.options import DEFAULT_RUN, GivenScores, RunOptions
+from comperbench.evaluation.plan import EvaluationPlan
+from comperbench.evaluation.result import Evaluation
+from comperbench.evaluation.run import evaluate_run
+from comperbench.metrics.runner import run_metrics
+from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
+
+if TYPE_CHECKING:
+    from comperbench.benchmark import Benchmark
+    from comperbench.evaluation.options import Scores
+    from comperbench.evaluation.plan import MetricSpec
+
+
+def _old_plan(values: dict[str, Any], old: dict[str, Any]) -> EvaluationPlan:
+    options = plan_keywords(values, old)
+    return replace(_plan.plan_evaluation(**values), judge_options=options)
+
+
+def _old_run(values: dict[str, Any], old: dict[str, Any]) -> Evaluation:
+    run_keywords(values, old)
+    return run_plan(**values)
+
+
+def _old_evaluate(values: dict[str, Any], old: dict[str, Any]) -> Evaluation:
+    run_keywords(values, old)
+    run = values.pop("run")
+    options = plan_keywords(values, old)
+    return run_plan(replace(_plan.plan_evaluation(**values), judge_options=options), run)
+
+
+@accepting_old_keywords(RUN_KEYS, _old_run)
+def run_plan(plan: EvaluationPlan, run: RunOptions = DEFAULT_RUN) -> Evaluation:
+    """Score the plan's benchmark with its metrics and correlate them with the human scores.
+
+    Args:
+        plan: what `plan_evaluation` decided.
+        run: how the metrics run (cache, batches, workers, cluster, data root of the hooks).
+
+    Returns:
+        The `Evaluation`: scores, correlation table and the judges' issue reports.
+    """
+    from comperbench.metrics.cluster import connect
+
+    with connect(run.scheduler) if run.scheduler else nullcontext() as client:
+        result = run_metrics(
+            plan.benchmark,
+            plan.metrics,
+            plan.level,
+            cache=run.score_cache(),
+            batch_size=run.batch_size,
+            workers=run.workers,
+            client=client,
+        )
+    resampling = plan.resampling
+    table = evaluate_run(
+        result,
+        plan.aspect,
+        resampling=resampling,
+        grouped=plan.grouped,
+        protocol=plan.protocol,
+        statistics=plan.statistics,
+    )
+    issues = issue_reports(result, resampling, run.data_dir)
+    return Evaluation(plan, result, table, issues)
+
+
+plan_evaluation = accepting_old_keywords(PLAN_KEYS, _old_plan)(_plan.plan_evaluation)
+
+
+@accepting_old_keywords((*PLAN_KEYS, *RUN_KEYS), _old_evaluate)
+def evaluate(
+    benchmark: str | Benchmark,
+    metrics: str | Sequence[MetricSpec] | None = None,
+    *,
+    scores: Scores | GivenScores | None = None,
+    level: str | None = None,
+    aspect: str | None = None,
+    statistics: Sequence[str] | None = None,
+    grouped: bool = False,
+    resampling: Resampling = DEFAULT_RESAMPLING,
+    protocol: bool = True,
+    run: RunOptions = DEFAULT_RUN,
+) -> Evaluation:
+    """Score a benchmark with metrics and correlate them with the human scores, under the
+    benchmark's evaluation protocol, as `comperbench evaluate` does.
+
+    Args:
+        benchmark: a `Benchmark`, or a benchmark's name (loaded at `level`). Choose its items
+            and systems on the object: `load_benchmark(name, split=..., data_dir=...)`,
+            `.sample(n, seed)`, `.head(n)`, `.without_systems([...])`.
+        metrics: registry names (a list or a comma-separated string; None: the default suite
+            of the level; an LLM judge's settings in its brackets) or Metric objects.
+        scores: your own scores instead of metrics: a DataFrame with an `item_id` column and
+            one column per metric, or a mapping from metric name to a Series indexed by
+            item_id (taken to need references), or `GivenScores(scores, reference_free=True)`.
+        level: "turn", "dialogue" or "system" (default: the benchmark's level).
+        aspect: the human aspect (default: the protocol's).
+        statistics: registered statistic names (default: Pearson, Spearman, Kendall tau-b).
+        grouped: turn level: correlate within each dialogue, then average as
+            `resampling.conventions` say, and resample dialogues.
+        resampling: the bootstrap's resamples, seed, interval method and conventions
+            (`comperbench.Resampling`).
+        protocol: apply the benchmark's evaluation protocol (False: every metric on every
+            system, e.g. keep USR's ground truth).
+        run: how the metrics run: score cache, batches, workers, Dask cluster, and the data
+            root the benchmark's hooks read (`comperbench.RunOptions`).
+
+    Returns:
+        The `Evaluation`: the scores, the correlation table, the judges' issue reports and
+        the plan that made them.
+
+    Raises:
+        ComperbenchError: a keyword it does not take (with the closest one), an unknown
+            metric, statistic, level or aspect, or scores that do not fit the items.
+    """
+    plan = _plan.plan_evaluation(
+        benchmark,
+        metrics,
+        scores=scores,
+        level=level,
+        aspect=aspect,
+        statistics=statistics,
+        grouped=grouped,
+        resampling=resampling,
+        protocol=protocol,
+    )
+    return run_plan(plan, run)
