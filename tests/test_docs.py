@@ -125,37 +125,16 @@ def _generated(script: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {path: page.getvalue() for path, page in pages.items()}
 
 
-def test_the_metric_page_has_a_row_of_facts_per_metric(monkeypatch: pytest.MonkeyPatch) -> None:
-    import comperbench.metrics
-    from comperbench.common.errors import UnknownNameError
-    from comperbench.metrics.info import MetricInfo
+def test_the_metric_pages_are_the_metric_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    from comperbench.metrics import available, info
+    from comperbench.metrics.about.cards import render_card
 
-    def info(name: str) -> MetricInfo:
-        if name != "bleu-4":
-            raise UnknownNameError(f"metric {name!r} states no MetricInfo")
-        needs = frozenset({"response", "references"})
-        return MetricInfo("bleu-4", "Sentence BLEU | smoothed", "ngram", needs, "", "https://b.org")
-
-    monkeypatch.setattr(comperbench.metrics, "info", info, raising=False)
-    monkeypatch.setattr(comperbench.metrics, "available", lambda: ["length", "bleu-4"])
-    page = _generated("metric_pages.py", monkeypatch)["metrics/list.md"]
-    assert (
-        "| `bleu-4` | ngram | references, response | yes | Sentence BLEU \\| smoothed |  | "
-        "[link](https://b.org) |" in page
-    )
-    assert page.endswith(
-        "## Metrics without their facts\n\n- `length`: metric 'length' states no MetricInfo\n"
-    )
-
-
-def test_the_metric_page_without_metric_facts_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    import comperbench.metrics
-
-    monkeypatch.delattr(comperbench.metrics, "info", raising=False)
-    monkeypatch.setattr(comperbench.metrics, "available", lambda: ["length", "bleu-4"])
-    page = _generated("metric_pages.py", monkeypatch)["metrics/list.md"]
-    assert "has no `comperbench.metrics.info(name)`" in page
-    assert page.endswith("- `bleu-4`\n- `length`\n")
+    pages = _generated("metric_pages.py", monkeypatch)
+    names = available()
+    assert sorted(pages) == sorted(["metrics/list.md", *(f"metrics/cards/{n}.md" for n in names)])
+    assert pages["metrics/cards/bleu-4.md"] == render_card(info("bleu-4"))
+    listed = pages["metrics/list.md"]
+    assert all(f"[`{n}`](cards/{n}.md)" in listed for n in names)
 
 
 def test_the_benchmark_pages_are_the_cards_without_their_header(

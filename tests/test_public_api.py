@@ -331,7 +331,7 @@ def test_the_evaluation_names_no_benchmark() -> None:
     folder = ROOT / "comperbench" / "evaluation"
     importing = [p.name for p in folder.glob("*.py") if "comperbench.loaders" in p.read_text()]
     assert not importing
-    from comperbench.evaluation.hooks import NO_HOOKS, hooks_of
+    from comperbench.benchmark_hooks import NO_HOOKS, hooks_of
 
     comperbench.get_metadata("soda-eval")  # its loader registers its hooks
     assert hooks_of("soda-eval").explained_by == "GPT-4"

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from comperbench.common.errors import DataMissingError
 from comperbench.evaluation.explanation_agreement import explanation_agreement
-from comperbench.evaluation.hooks import hooks_of
+from comperbench.benchmark_hooks import hooks_of
 from comperbench.metrics.llm.parsing import ISSUE_TYPES
 from comperbench.metrics.runner import MetricRun, RunResult
 from comperbench.stats.human.judgments.issue_detection import Detection, detection_table

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from comperbench import data
 from comperbench.common.errors import DataFormatError, DataMissingError
-from comperbench.evaluation.hooks import BenchmarkHooks, register_hooks
+from comperbench.benchmark_hooks import BenchmarkHooks, register_hooks
 from comperbench.loaders.base import BenchmarkLoader, Parsed, SourceFiles, item_id
 from comperbench.metadata import (
     Aspect,
