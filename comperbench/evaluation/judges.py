@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from comperbench.benchmark_hooks import hooks_of
 from comperbench.common.errors import DataMissingError
 from comperbench.evaluation.explanation_agreement import explanation_agreement
-from comperbench.benchmark_hooks import hooks_of
 from comperbench.metrics.llm.parsing import ISSUE_TYPES
 from comperbench.metrics.runner import MetricRun, RunResult
 from comperbench.stats.human.judgments.issue_detection import Detection, detection_table

@@ -35,8 +35,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from comperbench import data
-from comperbench.common.errors import DataFormatError, DataMissingError
 from comperbench.benchmark_hooks import BenchmarkHooks, register_hooks
+from comperbench.common.errors import DataFormatError, DataMissingError
 from comperbench.loaders.base import BenchmarkLoader, Parsed, SourceFiles, item_id
 from comperbench.metadata import (
     Aspect,
