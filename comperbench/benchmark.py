@@ -316,10 +316,23 @@ def _check_protocol(meta: BenchmarkMetadata, table: pa.Table) -> None:
 
 
 def get_metadata(name: str) -> BenchmarkMetadata:
+    """A registered benchmark's metadata, without loading it.
+
+    Args:
+        name: the benchmark's registered name (`comperbench list benchmarks`).
+
+    Returns:
+        Its `BenchmarkMetadata`: version, sources, levels, aspects, protocol and citation.
+    """
     return BENCHMARKS.get(name).metadata
 
 
 def list_benchmarks() -> list[str]:
+    """The names of every registered benchmark, the plugins' included.
+
+    Returns:
+        The names, sorted.
+    """
     return BENCHMARKS.names()
 
 
@@ -349,6 +362,19 @@ def load_benchmark(
     A missing raw file is an error. `allow_missing_raw=True` (or COMPERBENCH_ALLOW_MISSING_RAW=1,
     e.g. on a server that ships only the tables) serves a verified cached table instead, and the
     benchmark's `provenance` says so.
+
+    Args:
+        name: the benchmark's registered name.
+        level: "turn" or "dialogue" (default: its first level).
+        split: one of its splits (default: all of them).
+        data_dir: the raw-data root (default: COMPERBENCH_DATA, else the user cache).
+        cache: read and write the normalised table's cache (False: parse the raw files).
+        exclude_systems: systems whose items are left out.
+        allow_missing_raw: serve a verified cached table when a raw file is missing (default:
+            COMPERBENCH_ALLOW_MISSING_RAW).
+
+    Returns:
+        The `Benchmark`: its items, human scores and metadata at that level.
     """
     meta = get_metadata(name)
     level = _check_level(meta, level)
