@@ -206,7 +206,8 @@ def stage_table(root: Path) -> dict[str, object]:
 
 
 def stage_compare(root: Path) -> dict[str, object]:
-    from comperbench.stats.metric_comparison.significance import significance_matrix
+    from comperbench.stats.metric_tests.significance import significance_matrix
+    from comperbench.stats.settings import Resampling
 
     result = _scored(root)
     frame = result.item_frame()
@@ -214,7 +215,7 @@ def stage_compare(root: Path) -> dict[str, object]:
     scores = {run.metric.name: frame[run.metric.name].to_numpy() for run in result.runs}
     seconds = _timed(
         lambda: significance_matrix(
-            scores, human, level="turn", method="pearson", n_resamples=1000, seed=0
+            scores, human, level="turn", statistic="pearson", resampling=Resampling(1000, 0)
         )
     )
     return {"pairs": len(scores) * (len(scores) - 1) // 2, "PERM-BOTH": seconds}
