@@ -67,23 +67,26 @@ def _launch(app: Any) -> str:
 
 
 def _submit_many_metrics(store: Any, count: int) -> None:
-    """One file of `count` noisy copies of the human scores on usr-persona, one column each
-    (with the two baselines, 20 ranked metrics there)."""
+    """`count` noisy copies of the human scores on usr-persona, one column each, in files of at
+    most MAX_METRIC_COLUMNS columns (with the two baselines, 20 ranked metrics there)."""
     from comperbench.leaderboard.items import ItemIndex, cached_benchmark
     from comperbench.leaderboard.service import submit
-    from comperbench.leaderboard.submission import SubmissionMeta
+    from comperbench.leaderboard.submission import MAX_METRIC_COLUMNS, SubmissionMeta
 
     bench = cached_benchmark("usr-persona", "turn")
     human = np.nan_to_num(bench.human_scores("overall"))
     rng = np.random.default_rng(0)
     names = [f"noisy-human-copy-{k:02d}" for k in range(count)]
     columns = [human + rng.normal(scale=0.3 + 0.1 * k, size=len(human)) for k in range(count)]
-    lines = ["item_id," + ",".join(names)] + [
-        ",".join([item, *(repr(float(c[j])) for c in columns)])
-        for j, item in enumerate(bench.item_ids)
-    ]
-    raw = ("\n".join(lines) + "\n").encode()
-    submit("many.csv", raw, SubmissionMeta("many"), store, ItemIndex(["usr-persona"]))
+    for start in range(0, count, MAX_METRIC_COLUMNS):
+        part = slice(start, start + MAX_METRIC_COLUMNS)
+        lines = ["item_id," + ",".join(names[part])] + [
+            ",".join([item, *(repr(float(c[j])) for c in columns[part])])
+            for j, item in enumerate(bench.item_ids)
+        ]
+        raw = ("\n".join(lines) + "\n").encode()
+        meta = SubmissionMeta(f"many-{start}")
+        submit(f"many-{start}.csv", raw, meta, store, ItemIndex(["usr-persona"]))
 
 
 @pytest.fixture(scope="module")
@@ -589,7 +592,7 @@ def test_overall_shows_one_coverage_group_at_a_time(page: Any) -> None:
     assert len(table) >= 20 and (table["ranked"] == "yes").all()
     group = dict(zip(table["metric"], table["coverage group"], strict=True))
     assert group["f1"] == group["length"] == "usr-persona, usr-topical"
-    assert group["many/noisy-human-copy-00"] == "usr-persona"  # submitted on usr-persona only
+    assert group["many-0/noisy-human-copy-00"] == "usr-persona"  # submitted on usr-persona only
     assert sorted(table.loc[table["coverage group"] == "usr-persona", "rank"])[0] == 1
     coverage = OVERALL_COLUMNS.index("coverage")
     assert set(_column(page, coverage, "#overall-table")) == {"2 of 2"}  # the largest group
