@@ -536,6 +536,7 @@ def test_a_path_not_handed_out_by_the_upload_route_is_neither_read_nor_deleted(
     assert cached.read_bytes() == scores(400) and served["store"].count() == before
     path = _uploaded_path(base, b"item_id,score\nnot-an-item,1\n", "once.csv")
     assert "was rejected" in _call(base, _form_data(path, "dave"), cookie)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # an emptied folder may be gone
     Path(path).write_bytes(scores(401))  # the same path named again by a second request
     again = _call(base, _form_data(path, "dave"), cookie)
     assert again == "refused: 'once.csv' is not a file uploaded here; upload it again"
