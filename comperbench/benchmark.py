@@ -327,13 +327,25 @@ def get_metadata(name: str) -> BenchmarkMetadata:
     return BENCHMARKS.get(name).metadata
 
 
-def list_benchmarks() -> list[str]:
+def list_benchmarks(
+    *, present: bool = False, data_dir: str | os.PathLike[str] | None = None
+) -> list[str]:
     """The names of every registered benchmark, the plugins' included.
+
+    Args:
+        present: only those whose raw files are all under the data root (looked for, not
+            downloaded; a load verifies them).
+        data_dir: the data root `present` looks in (default: COMPERBENCH_DATA, else the user
+            cache).
 
     Returns:
         The names, sorted.
     """
-    return BENCHMARKS.names()
+    names = BENCHMARKS.names()
+    if not present:
+        return names
+    root = data.data_root(data_dir)
+    return [n for n in names if all((root / s.path).is_file() for s in get_metadata(n).sources)]
 
 
 @renamed_keywords(use_cache="cache")

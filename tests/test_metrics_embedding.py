@@ -4,6 +4,8 @@ and a plain transformers computation on the same inputs."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -357,3 +359,28 @@ def test_bertscore_keeps_negative_best_matches_as_unpadded_bert_score(tmp_path: 
     for part, expected in zip(("p", "r", "f1"), unpadded, strict=True):
         values = get(f"bertscore-{part}[{model_dir}:L2]").score(items)
         assert values == pytest.approx(expected.tolist(), abs=1e-5)
+
+
+def test_bertscore_scores_without_matplotlib_and_bert_score_still_imports_whole(
+    tmp_path: Path,
+) -> None:
+    """Scoring imports bert-score's `utils` alone (its `__init__` imports matplotlib.pyplot);
+    `from bert_score import BERTScorer` afterwards runs that `__init__` and scores the same."""
+    model_dir = tmp_path / "tiny-bert"
+    _tiny_bert(model_dir)
+    probe = f"""
+import sys
+from comperbench.metrics import TurnItem, get
+item = TurnItem("s", "the cat sat on the mat", references=("a dog sat on the mat",))
+ours = get("bertscore-f1[{model_dir}:L2]").score([item])[0]
+print("pyplot" if "matplotlib.pyplot" in sys.modules else "no pyplot")
+from bert_score import BERTScorer
+scorer = BERTScorer(model_type="{model_dir}", num_layers=2)
+scorer._tokenizer.model_max_length = 64  # the saved tokenizer sets none
+theirs = float(scorer.score([item.response], [list(item.references)], batch_size=1)[2][0])
+print(abs(ours - theirs) < 1e-6, "matplotlib.pyplot" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=600
+    )
+    assert done.stdout.split() == ["no", "pyplot", "True", "True"]

@@ -16,7 +16,7 @@ from scipy import stats
 
 from comperbench import load_benchmark
 from comperbench.cli import main
-from comperbench.cli.evaluate_commands import item_table
+from comperbench.cli.evaluate.output import item_table
 from comperbench.common.errors import ComperbenchError
 from comperbench.evaluation.judges import explanation_columns
 from comperbench.evaluation.run import evaluate_run

@@ -28,7 +28,7 @@ _COMMANDS = {
         "write the fixed release files of benchmarks, with cards and a manifest",
     ),
     "evaluate": Verb(
-        "comperbench.cli.evaluate_commands",
+        "comperbench.cli.evaluate.commands",
         "score a benchmark with metrics and correlate them with human scores",
     ),
     "human": Verb(

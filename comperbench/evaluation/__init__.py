@@ -1,7 +1,8 @@
 """Evaluation: running metrics on a benchmark and correlating them with people.
 
 `evaluate` is the one call (`api`); `plan_evaluation` and `run_plan` are its two halves, which
-the command uses to check its output folder before scoring (`plan`). `Evaluation` is the result
+the command uses to check its output folder before scoring (`plan`); `plan_each` and `run_plans`
+do the same for several benchmarks in one process, whose results are `Evaluations` (`many`). `Evaluation` is the result
 (`result`), `RunOptions` how the metrics run and `GivenScores` the user's own scores
 (`options`). The correlation table is made by `evaluate_run` (`run`, `table`, `document`), the
 judges' issue reports by `judges` with each benchmark's `hooks`.
@@ -15,9 +16,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from comperbench.evaluation.api import evaluate, plan_evaluation, run_plan
+    from comperbench.evaluation.api import evaluate, plan_evaluation, run_plan, run_plans
     from comperbench.evaluation.document import table_document
     from comperbench.evaluation.judges import issue_reports
+    from comperbench.evaluation.many import Evaluations, plan_each
     from comperbench.evaluation.options import GivenScores, RunOptions
     from comperbench.evaluation.plan import EvaluationPlan, MetricSpec
     from comperbench.evaluation.result import Evaluation
@@ -40,6 +42,9 @@ _HOMES = {
     "evaluate": "api",
     "plan_evaluation": "api",
     "run_plan": "api",
+    "run_plans": "api",
+    "Evaluations": "many",
+    "plan_each": "many",
     "Evaluation": "result",
     "EvaluationPlan": "plan",
     "MetricSpec": "plan",
@@ -65,6 +70,7 @@ __all__ = [
     "Evaluation",
     "EvaluationPlan",
     "EvaluationTable",
+    "Evaluations",
     "GivenScores",
     "GroupInputs",
     "MetricSpec",
@@ -77,9 +83,11 @@ __all__ = [
     "group_inputs",
     "human_ceilings",
     "issue_reports",
+    "plan_each",
     "plan_evaluation",
     "protocol_groups",
     "run_plan",
+    "run_plans",
     "table_document",
 ]
 

@@ -9,11 +9,13 @@ human scores under the benchmark's evaluation protocol, exactly as the command
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from comperbench.benchmark import Benchmark
+from comperbench.common.errors import ComperbenchError
 from comperbench.evaluation import plan as _plan
 from comperbench.evaluation.judges import issue_reports
 from comperbench.evaluation.legacy import (
@@ -23,6 +25,7 @@ from comperbench.evaluation.legacy import (
     plan_keywords,
     run_keywords,
 )
+from comperbench.evaluation.many import Evaluations, plan_each, within
 from comperbench.evaluation.options import DEFAULT_RUN, GivenScores, RunOptions
 from comperbench.evaluation.plan import EvaluationPlan
 from comperbench.evaluation.result import Evaluation
@@ -31,7 +34,10 @@ from comperbench.metrics.runner import run_metrics
 from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
 if TYPE_CHECKING:
-    from comperbench.benchmark import Benchmark
+    from concurrent.futures import Executor
+
+    from distributed import Client
+
     from comperbench.evaluation.options import Scores
     from comperbench.evaluation.plan import MetricSpec
 
@@ -64,18 +70,51 @@ def run_plan(plan: EvaluationPlan, run: RunOptions = DEFAULT_RUN) -> Evaluation:
     Returns:
         The `Evaluation`: scores, correlation table and the judges' issue reports.
     """
+    with _cluster(run) as client:
+        return _evaluated(plan, run, client)
+
+
+def run_plans(
+    plans: Mapping[str, EvaluationPlan], run: RunOptions = DEFAULT_RUN
+) -> Iterator[tuple[str, Evaluation]]:
+    """`run_plan` of each plan in turn, on one connection to the cluster, or in one pool of
+    worker processes that keep their metrics loaded from one benchmark to the next.
+
+    Args:
+        plans: by benchmark name, as `plan_each` makes them.
+        run: how the metrics run.
+
+    Yields:
+        Each benchmark's name and `Evaluation`, as soon as it is done (an error names the
+        benchmark).
+    """
+    from comperbench.metrics.workers import default_workers, process_pool
+
+    with _cluster(run) as client, process_pool(run.workers or default_workers()) as pool:
+        for name, plan in plans.items():
+            yield name, within(name, lambda p=plan: _evaluated(p, run, client, pool))
+
+
+def _cluster(run: RunOptions) -> AbstractContextManager[Client | None]:
+    """A client of the Dask cluster `run` names, or None."""
     from comperbench.metrics.cluster import connect
 
-    with connect(run.scheduler) if run.scheduler else nullcontext() as client:
-        result = run_metrics(
-            plan.benchmark,
-            plan.metrics,
-            plan.level,
-            cache=run.score_cache(),
-            batch_size=run.batch_size,
-            workers=run.workers,
-            client=client,
-        )
+    return connect(run.scheduler) if run.scheduler else nullcontext()
+
+
+def _evaluated(
+    plan: EvaluationPlan, run: RunOptions, client: Client | None, pool: Executor | None = None
+) -> Evaluation:
+    result = run_metrics(
+        plan.benchmark,
+        plan.metrics,
+        plan.level,
+        cache=run.score_cache(),
+        batch_size=run.batch_size,
+        workers=run.workers,
+        client=client,
+        pool=pool,
+    )
     resampling = plan.resampling
     table = evaluate_run(
         result,
@@ -94,7 +133,7 @@ plan_evaluation = accepting_old_keywords(PLAN_KEYS, _old_plan)(_plan.plan_evalua
 
 @accepting_old_keywords((*PLAN_KEYS, *RUN_KEYS), _old_evaluate)
 def evaluate(
-    benchmark: str | Benchmark,
+    benchmark: str | Benchmark | Sequence[str | Benchmark],
     metrics: str | Sequence[MetricSpec] | None = None,
     *,
     scores: Scores | GivenScores | None = None,
@@ -105,14 +144,16 @@ def evaluate(
     resampling: Resampling = DEFAULT_RESAMPLING,
     protocol: bool = True,
     run: RunOptions = DEFAULT_RUN,
-) -> Evaluation:
+) -> Evaluation | Evaluations:
     """Score a benchmark with metrics and correlate them with the human scores, under the
     benchmark's evaluation protocol, as `comperbench evaluate` does.
 
     Args:
         benchmark: a `Benchmark`, or a benchmark's name (loaded at `level`). Choose its items
             and systems on the object: `load_benchmark(name, split=..., data_dir=...)`,
-            `.sample(n, seed)`, `.head(n)`, `.without_systems([...])`.
+            `.sample(n, seed)`, `.head(n)`, `.without_systems([...])`. A list of them is
+            evaluated in this process, each model loaded once (every one is planned before
+            any is scored); `list_benchmarks(present=True)` names all those at hand.
         metrics: registry names (a list or a comma-separated string; None: the default suite
             of the level; an LLM judge's settings in its brackets) or Metric objects.
         scores: your own scores instead of metrics: a DataFrame with an `item_id` column and
@@ -132,21 +173,28 @@ def evaluate(
 
     Returns:
         The `Evaluation`: the scores, the correlation table, the judges' issue reports and
-        the plan that made them.
+        the plan that made them. For a list, `Evaluations`: each benchmark's, by name.
 
     Raises:
         ComperbenchError: a keyword it does not take (with the closest one), an unknown
             metric, statistic, level or aspect, or scores that do not fit the items.
     """
-    plan = _plan.plan_evaluation(
-        benchmark,
-        metrics,
-        scores=scores,
-        level=level,
-        aspect=aspect,
-        statistics=statistics,
-        grouped=grouped,
-        resampling=resampling,
-        protocol=protocol,
-    )
-    return run_plan(plan, run)
+
+    def plan(chosen: str | Benchmark) -> EvaluationPlan:
+        return _plan.plan_evaluation(
+            chosen,
+            metrics,
+            scores=scores,
+            level=level,
+            aspect=aspect,
+            statistics=statistics,
+            grouped=grouped,
+            resampling=resampling,
+            protocol=protocol,
+        )
+
+    if isinstance(benchmark, str | Benchmark):
+        return run_plan(plan(benchmark), run)
+    if scores is not None:
+        raise ComperbenchError("scores belong to one benchmark: evaluate them one at a time")
+    return Evaluations(dict(run_plans(plan_each(list(benchmark), plan), run)))

@@ -18,10 +18,17 @@ neighbours in the call, these do not.
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
+import sys
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from importlib.abc import Loader
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -85,15 +92,48 @@ class TextMemo:
             self._tokens -= len(dropped.weights)
 
 
+def bert_score_utils() -> ModuleType:
+    """bert-score's `utils`, with its package's `__init__` run only when another of its names
+    is asked for: that `__init__` imports matplotlib.pyplot (0.5 s) for bert-score's plots."""
+    if "bert_score" not in sys.modules:
+        spec = importlib.util.find_spec("bert_score")
+        if spec is None or spec.loader is None or spec.origin is None:
+            raise ModuleNotFoundError("No module named 'bert_score'", name="bert_score")
+        package = importlib.util.module_from_spec(spec)
+        package.__version__ = _version_in(Path(spec.origin))  # what `utils` imports from it
+        package.__getattr__ = _running_init(package, spec.loader)  # type: ignore[method-assign]
+        sys.modules["bert_score"] = package
+    return importlib.import_module("bert_score.utils")
+
+
+def _version_in(init: Path) -> str:
+    """The `__version__ = "..."` that a package's `__init__.py` assigns."""
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__version__":
+            return str(ast.literal_eval(node.value))
+    raise ImportError(f"{init} assigns no __version__")
+
+
+def _running_init(package: ModuleType, loader: Loader) -> Callable[[str], Any]:
+    """A module `__getattr__` that runs the package's own `__init__` once, then answers."""
+
+    def attribute(name: str) -> Any:
+        del package.__getattr__
+        loader.exec_module(package)
+        return getattr(package, name)
+
+    return attribute
+
+
 @cache
 def bert_model(path: str, layers: int, provenance: str) -> Bert:
     """bert-score's model and tokenizer per model path, layer and model content (`provenance`)."""
     with requires_extra("BERTScore"):
         import torch
-        from bert_score.utils import get_model, get_tokenizer
 
-    model = get_model(path, layers)
-    tokenizer = get_tokenizer(path, use_fast=False)  # BERTScorer's default
+        utils = bert_score_utils()
+    model = utils.get_model(path, layers)
+    tokenizer = utils.get_tokenizer(path, use_fast=False)  # BERTScorer's default
     if tokenizer.model_max_length > UNSET_MAX_LENGTH:  # else truncation overflows
         tokenizer.model_max_length = context_window(model, tokenizer)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -156,8 +196,7 @@ def _embedded(bert: Bert, memo: TextMemo, texts: set[str]) -> dict[str, Embedded
 def _encode(bert: Bert, texts: Sequence[str]) -> list[Embedded]:
     """The texts through the model in batches of like token count (`length_batches`: ours, not
     bert-score's batching; far less padding, for speed)."""
-    from bert_score.utils import sent_encode
-
+    sent_encode = bert_score_utils().sent_encode
     ids = [sent_encode(bert.tokenizer, t) for t in texts]
     out: list[Embedded] = [None] * len(texts)  # type: ignore[list-item]
     for rows in length_batches([len(i) for i in ids]):

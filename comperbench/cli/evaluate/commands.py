@@ -9,10 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from comperbench.benchmark import Benchmark
+from comperbench.benchmark import Benchmark, get_metadata, list_benchmarks
 from comperbench.cli.common import (
     add_convention_arguments,
     add_exclude_argument,
@@ -20,33 +17,30 @@ from comperbench.cli.common import (
     load_from_arguments,
     located,
 )
+from comperbench.cli.evaluate.many import evaluate_each
+from comperbench.cli.evaluate.output import (
+    Job,
+    all_nan_status,
+    print_evaluation,
+    write_job,
+)
 from comperbench.cli.flags import MAX_WORKERS, POSITIVE, SEED, regular_file, resamples, whole
-from comperbench.cli.judge_output import print_issue_reports
-from comperbench.common.arrow_arrays import float_array, text_array
 from comperbench.common.errors import ComperbenchError, UnknownNameError
 from comperbench.common.outputs import refuse_existing
 from comperbench.common.textutil import slug
-from comperbench.evaluation.api import plan_evaluation, run_plan
-from comperbench.evaluation.judges import explanation_columns
+from comperbench.evaluation.api import plan_evaluation, run_plan, run_plans
+from comperbench.evaluation.many import plan_each
 from comperbench.evaluation.options import RunOptions
 from comperbench.evaluation.plan import EvaluationPlan
-from comperbench.evaluation.result import Evaluation
 from comperbench.evaluation.table import default_statistics
 from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm.settings import CLI_OPTIONS
-from comperbench.metrics.runner import RunResult, resolve_metrics
-from comperbench.report.evaluation_text import (
-    ceiling_lines,
-    header_lines,
-    metric_lines,
-    run_notes,
-    signature_lines,
-    table_notes,
-    text_tables,
-    wrapped,
-)
+from comperbench.metrics.runner import resolve_metrics
 from comperbench.stats.metric_correlation.statistics import get_statistic, statistic_names
 from comperbench.stats.settings import SETTINGS, Resampling
+
+ALL = "all"
+"""--benchmark all: every benchmark whose raw files are under the data root."""
 
 
 def optional_statistics() -> list[str]:
@@ -62,33 +56,8 @@ def statistic_list(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(error)) from error
 
 
-def write_outputs(out: Path, result: RunResult, document: dict[str, Any]) -> tuple[Path, Path]:
-    """scores.parquet (items or systems x metrics) and table.json (correlations + provenance)."""
-    out.mkdir(parents=True, exist_ok=True)
-    scores_path, table_path = out / "scores.parquet", out / "table.json"
-    if result.level == "system":
-        result.system_frame().reset_index().to_parquet(scores_path, index=False)
-    else:
-        pq.write_table(item_table(result), scores_path)
-    table_path.write_text(json.dumps(document, indent=2, default=str) + "\n")
-    return scores_path, table_path
-
-
-def item_table(result: RunResult) -> pa.Table:
-    """`item_frame()` and the explanation columns as pandas writes them, without loading pandas."""
-    columns = {"item_id": text_array(result.item_ids), "system": text_array(result.item_systems)}
-    for run in result.runs:
-        if not run.metric.corpus:
-            columns[run.metric.name] = float_array(run.scores)
-    for name, explained in explanation_columns(result).items():
-        columns[name] = text_array(explained)
-    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
-
-
-def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspect: str) -> Path:
-    """--out, else results/<benchmark>-<level>-<aspect> plus what else selects the items."""
-    if args.out:
-        return Path(args.out)
+def _folder_name(args: argparse.Namespace, bench: Benchmark, level: str, aspect: str) -> str:
+    """<benchmark>-<level>-<aspect> plus what else selects the items."""
     name = f"{bench.name}-{level}-{aspect}"
     name += f"-{bench.split}" if bench.split else ""
     name += "".join(f"-without-{slug(s)}" for s in bench.excluded_systems)
@@ -97,7 +66,7 @@ def _output_folder(args: argparse.Namespace, bench: Benchmark, level: str, aspec
     name += "-grouped" if args.grouped else ""
     if bench.selection:
         name += f"-{bench.selection.kind}{bench.selection.n}-{bench.selection.digest}"
-    return Path("results") / name
+    return name
 
 
 def _refuse_overwrite(out: Path, run: dict[str, Any], overwrite: bool) -> None:
@@ -119,6 +88,24 @@ def _refuse_overwrite(out: Path, run: dict[str, Any], overwrite: bool) -> None:
             f"{table} holds the table of another run{what}; replace it with --overwrite, or "
             "choose another folder with --out"
         )
+
+
+def benchmark_names(args: argparse.Namespace) -> list[str]:
+    """--benchmark: a name, a comma-separated list, or `all`: every benchmark whose raw files
+    are under the data root and that has --level (the others are said on stderr)."""
+    if args.benchmark.strip() != ALL:
+        return [n.strip() for n in args.benchmark.split(",") if n.strip()]
+    present = list_benchmarks(present=True, data_dir=args.data_dir)
+    if missing := [n for n in list_benchmarks() if n not in present]:
+        print(f"comperbench: left out, raw files missing: {', '.join(missing)}", file=sys.stderr)
+    if args.level in (None, "system"):
+        return present
+    chosen = [n for n in present if args.level in get_metadata(n).levels]
+    if lacking := [n for n in present if n not in chosen]:
+        print(
+            f"comperbench: left out, no {args.level} level: {', '.join(lacking)}", file=sys.stderr
+        )
+    return chosen
 
 
 def benchmark_from_arguments(args: argparse.Namespace) -> Benchmark:
@@ -157,14 +144,30 @@ def _overwrite(args: argparse.Namespace) -> bool:
     return args.overwrite or args.force
 
 
+def _jobs(args: argparse.Namespace, names: list[str], many: bool) -> dict[str, Job]:
+    """Each benchmark's plan and output paths, every output checked before anything is
+    scored. With several benchmarks, --out and --report name the folders they go in."""
+    overwrite = _overwrite(args)
+    plans = plan_each(
+        names, lambda name: _plan(argparse.Namespace(**{**vars(args), "benchmark": name}))
+    )
+    jobs = {}
+    for name, plan in plans.items():
+        folder = _folder_name(args, plan.benchmark, plan.level, plan.aspect)
+        out = Path(args.out or "results") / folder if many or not args.out else Path(args.out)
+        report = Path(args.report) / f"{folder}.html" if many and args.report else args.report
+        report = Path(report) if report else None
+        _refuse_overwrite(out, plan.settings(), overwrite)
+        refuse_existing(report, overwrite)
+        jobs[name] = Job(plan, out, report)
+    return jobs
+
+
 @located
 def run_evaluate(args: argparse.Namespace) -> int:
-    plan = _plan(args)
-    overwrite = _overwrite(args)
-    out = _output_folder(args, plan.benchmark, plan.level, plan.aspect)
-    _refuse_overwrite(out, plan.settings(), overwrite)
-    report = Path(args.report) if args.report else None
-    refuse_existing(report, overwrite)
+    names = benchmark_names(args)
+    many = len(names) > 1 or args.benchmark.strip() == ALL
+    jobs = _jobs(args, names, many)
     run = RunOptions(
         cache=not args.no_cache,
         batch_size=args.batch_size,
@@ -172,64 +175,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
         scheduler=scheduler_address(args.scheduler),
         data_dir=args.data_dir,
     )
-    evaluation = run_plan(plan, run)
-    evaluation.result.require_a_run()
-    document = evaluation.document()
-    scores_path, table_path = write_outputs(out, evaluation.result, document)
-    if report is not None:
-        metrics = len(evaluation.table.rows)
-        print(
-            f"writing {report}: testing every pair of the {metrics} metrics (PERM-BOTH, as many "
-            "permutations as Holm's correction needs)...",
-            file=sys.stderr,
-            flush=True,
-        )
-        evaluation.report(report, overwrite=overwrite)
+    if many:
+        return evaluate_each(jobs, run_plans({n: j.plan for n, j in jobs.items()}, run), args)
+    (job,) = jobs.values()
+    evaluation = run_plan(job.plan, run)
+    written = write_job(job, evaluation)
     if args.json:
-        print(json.dumps(document, indent=2, default=str))
-        return _all_nan_status(evaluation.result)
-    _print_evaluation(evaluation, args.verbose)
-    result = evaluation.result
-    cached = sum(r.cached for r in result.runs)
-    computed = sum(r.computed for r in result.runs)
-    print(f"\n{computed} scores computed{_places(result)}, {cached} from the cache")
-    for path in (scores_path, table_path, report):
-        if path is not None:
-            print(f"wrote {path}")
-    return _all_nan_status(result)
-
-
-def _print_evaluation(evaluation: Evaluation, verbose: bool) -> None:
-    """The header, the table, then the notes; signatures and metric settings with -v."""
-    for line in wrapped(header_lines(evaluation)):
-        print(line)
-    table = evaluation.table
-    if table.rows:
-        for text in text_tables(table.rows, table.statistics, reference=table.ceiling_row()):
-            print()
-            print(text)
+        print(json.dumps(written.document, indent=2, default=str))
     else:
-        print("no metric could run on this benchmark")
-    for line in wrapped(run_notes(evaluation) + table_notes(table) + ceiling_lines(table)):
-        print(line)
-    print_issue_reports(evaluation.issues)
-    if verbose:
-        print()
-        for line in signature_lines(table) + metric_lines(evaluation.result):
-            print(line)
-    elif table.signatures:
-        print("signatures and metric settings: table.json, or -v")
-
-
-def _places(result: RunResult) -> str:
-    """' (12000 on the Dask cluster at ..., 300 in this process)', or '' when all were here."""
-    counts: dict[str, int] = {}
-    for run in result.runs:
-        if run.computed:
-            counts[run.place] = counts.get(run.place, 0) + run.computed
-    if set(counts) <= {"this process"}:
-        return ""
-    return " (" + ", ".join(f"{n} on {place}" for place, n in counts.items()) + ")"
+        print_evaluation(evaluation, written, args.verbose)
+    return all_nan_status(evaluation.result)
 
 
 def judge_options(args: argparse.Namespace) -> dict[str, str]:
@@ -237,18 +192,15 @@ def judge_options(args: argparse.Namespace) -> dict[str, str]:
     return {key: str(v) for key in CLI_OPTIONS if (v := getattr(args, key)) is not None}
 
 
-def _all_nan_status(result: RunResult) -> int:
-    """1, said on stderr, when every score of every metric that ran is NaN; else 0."""
-    if not result.runs or any(run.nans < len(run.scores) for run in result.runs):
-        return 0
-    for run in result.runs:
-        print(f"comperbench: every score of {run.metric.name} is NaN", file=sys.stderr)
-    return 1
-
-
 def register(commands: argparse._SubParsersAction) -> None:
     evaluate = commands.add_parser("evaluate")
-    evaluate.add_argument("--benchmark", required=True, help="benchmark name (see `list`)")
+    evaluate.add_argument(
+        "--benchmark",
+        required=True,
+        help="benchmark name (see `list`), a comma-separated list, or `all` (every benchmark "
+        "whose raw files are present): several are scored in this one process, each model "
+        "loaded once, each in its own folder, with a summary table",
+    )
     evaluate.add_argument(
         "--level",
         choices=["turn", "dialogue", "system"],
@@ -274,7 +226,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--sample-seed", type=SEED, default=0, help="seed of --sample (default 0)"
     )
     evaluate.add_argument(
-        "--out", help="output folder (default: results/<benchmark>-<level>-<aspect>)"
+        "--out",
+        help="output folder (default: results/<benchmark>-<level>-<aspect>); with several "
+        "benchmarks, the folder their folders and summary.csv go in (default: results)",
     )
     evaluate.add_argument("--no-cache", action="store_true", help="recompute every score")
     evaluate.add_argument(
@@ -340,7 +294,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument(
         "--report",
         metavar="FILE.html",
-        help="also write the table and its figures as one self-contained HTML page (a new file)",
+        help="also write the table and its figures as one self-contained HTML page (a new "
+        "file); with several benchmarks, the folder of their pages",
     )
     evaluate.set_defaults(run=run_evaluate)
 
