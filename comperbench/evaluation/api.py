@@ -88,10 +88,12 @@ def run_plans(
         Each benchmark's name and `Evaluation`, as soon as it is done (an error names the
         benchmark).
     """
+    from comperbench.metrics.embeddings.embedding import forget_texts
     from comperbench.metrics.workers import default_workers, process_pool
 
     with _cluster(run) as client, process_pool(run.workers or default_workers()) as pool:
         for name, plan in plans.items():
+            forget_texts()  # each benchmark gets the values it gets alone
             yield name, within(name, lambda p=plan: _evaluated(p, run, client, pool))
 
 

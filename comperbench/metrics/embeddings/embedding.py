@@ -39,7 +39,7 @@ from comperbench.metrics.about import citations
 from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
 from comperbench.metrics.embeddings.batching import length_batches
-from comperbench.metrics.embeddings.bertscore import bertscore_pairs
+from comperbench.metrics.embeddings.bertscore import bertscore_pairs, text_memo
 from comperbench.metrics.models import right_padded
 from comperbench.metrics.registry import register_metric
 
@@ -211,6 +211,14 @@ class BertScore(Metric):
             else:
                 scores.append(float(memo[(t.response, refs)][index]))
         return scores
+
+
+def forget_texts() -> None:
+    """Empty the memos of encoded texts and of BERTScore pairs, the models staying loaded: a
+    benchmark scored after another then gets the very values it gets alone (an encoder's last
+    bits depend on which texts share its batches)."""
+    _bertscore_memo.cache_clear()
+    text_memo.cache_clear()
 
 
 @cache

@@ -5,7 +5,10 @@ An upload never submitted is deleted UPLOAD_LIFE seconds after it was written (i
 its folder (Gradio writes each upload in a folder named by its content hash): whenever an upload
 request is admitted (`Uploads.held`) and every SWEEP_SECONDS (`sweeping`, a lifespan task of the
 app). Both run on the server's event loop, where the upload route creates those folders, so a
-folder is never removed between its creation and the upload written into it.
+folder is never removed between its creation and the upload written into it. On shutdown every
+upload still held is deleted (no later run can submit it). A run that is killed first leaves
+them: the next run deletes them on start, from the app's own folder everything old, from a
+folder GRADIO_TEMP_DIR names (which other apps may share) only the folders its LEDGER lists.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ OWN_FOLDER = "comperbench-gradio"
 names one): being the app's own, what a previous run left in it is deleted on start."""
 UPLOAD_LIFE = 600.0
 """Seconds an upload is kept for its submission."""
+LEDGER = ".comperbench-uploads"
+"""The file, in Gradio's folder, listing the folders uploads were handed out in (one per line)."""
 SWEEP_SECONDS = 60.0
 """How often uploads older than UPLOAD_LIFE are looked for while no upload request comes."""
 
@@ -51,6 +56,9 @@ class Uploads:
 
     files: set[str]
     folders: set[Path] = field(default_factory=set)
+    ledger: Path | None = None
+    """Where each folder noted is also written down (`LEDGER`), for a run killed before its
+    shutdown."""
     reserved: int = 0
     flying: int = 0
     owners: dict[str, str] = field(default_factory=dict)
@@ -121,8 +129,20 @@ class Uploads:
         return Held(count, size, oldest)
 
     def note_folders(self) -> None:
-        """Remember the folders of the uploads handed out (to remove each once emptied)."""
-        self.folders.update(Path(path).parent for path in list(self.files))
+        """Remember the folders of the uploads handed out (to remove each once emptied), in
+        the ledger too."""
+        new = {Path(path).parent for path in list(self.files)} - self.folders
+        self.folders.update(new)
+        if new and self.ledger is not None:
+            with contextlib.suppress(OSError), self.ledger.open("a", encoding="utf-8") as file:
+                file.writelines(f"{folder}\n" for folder in sorted(new))
+
+    def delete_all(self) -> None:
+        """Delete every upload still held, with its emptied folder (at shutdown)."""
+        self.note_folders()
+        for path in list(self.files):
+            self._expire(path)
+        self._remove_empty_folders()
 
     def _expire(self, path: str) -> None:
         """Delete an upload unless a submission claimed it meanwhile (only one of them can take
@@ -147,12 +167,34 @@ def own_folder() -> Path:
 
 
 def leftovers(folder: Path, now: float | None = None) -> int:
-    """In the app's own temporary folder (named OWN_FOLDER; any other is left alone), delete
-    the files written over UPLOAD_LIFE seconds ago, with their emptied folders: uploads and
-    downloads a previous run left (this run has handed none out yet); how many."""
-    if folder.name != OWN_FOLDER or not folder.is_dir():
+    """Delete the files written over UPLOAD_LIFE seconds ago that a previous run left (this run
+    has handed none out yet), with their emptied folders: in the app's own temporary folder
+    (named OWN_FOLDER) every such file, in another only those in the folders its LEDGER
+    lists; how many."""
+    if not folder.is_dir():
         return 0
     now = time.time() if now is None else now
+    if folder.name == OWN_FOLDER:
+        return _delete_old(folder, now)
+    ledger = folder / LEDGER
+    try:
+        listed = {Path(line) for line in ledger.read_text(encoding="utf-8").splitlines()}
+    except OSError:
+        return 0
+    ours = [p for p in listed if p.parent == folder and p.is_dir()]  # nothing outside it
+    deleted = sum(_delete_old(p, now) for p in ours)
+    for path in ours:
+        with contextlib.suppress(OSError):
+            path.rmdir()  # only an emptied one goes
+    kept = sorted(str(p) for p in ours if p.is_dir())
+    with contextlib.suppress(OSError):
+        ledger.write_text("".join(f"{p}\n" for p in kept), encoding="utf-8")
+    return deleted
+
+
+def _delete_old(folder: Path, now: float) -> int:
+    """Delete the files under `folder` written over UPLOAD_LIFE seconds ago, then every
+    emptied folder under it; how many files."""
     deleted = 0
     for path in folder.rglob("*"):
         with contextlib.suppress(OSError):
@@ -167,9 +209,12 @@ def leftovers(folder: Path, now: float | None = None) -> int:
 
 def uploads_of(app: Any) -> Uploads:
     """The `Uploads` of a served Gradio app, kept in its state (made on first use)."""
+    from gradio.utils import get_upload_folder
+
     uploads = getattr(app.state, "uploads", None)
     if uploads is None:
-        uploads = app.state.uploads = Uploads(app.get_blocks().upload_file_set)
+        ledger = Path(get_upload_folder()) / LEDGER
+        uploads = app.state.uploads = Uploads(app.get_blocks().upload_file_set, ledger=ledger)
     return uploads
 
 
@@ -195,3 +240,4 @@ async def sweeping(app: Any) -> AsyncIterator[None]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        uploads_of(app).delete_all()
