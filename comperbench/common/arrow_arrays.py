@@ -1,5 +1,6 @@
-"""Arrow columns built from their buffers: `pyarrow.array` imports pandas to check its input,
-and a run that has no other use for pandas should not pay for loading it."""
+"""Arrow columns built from their buffers and read back from them: `pyarrow.array` imports pandas
+to check its input, and so does `to_numpy` of a column with nulls; a run that has no other use
+for pandas should not pay for loading it."""
 
 from __future__ import annotations
 
@@ -36,3 +37,23 @@ def text_array(values: Sequence[str | None]) -> pa.Array:
     return pa.Array.from_buffers(
         pa.large_string(), len(encoded), buffers, int(len(encoded) - present.sum())
     )
+
+
+def float_values(values: pa.Array) -> np.ndarray:
+    """A float64 array's values, null as NaN."""
+    start, stop = values.offset, values.offset + len(values)
+    data = np.frombuffer(values.buffers()[1], dtype=np.float64)[start:stop]
+    if not values.null_count:
+        return data
+    bits = np.frombuffer(values.buffers()[0], dtype=np.uint8)
+    present = np.unpackbits(bits, bitorder="little")[start:stop].astype(bool)
+    return np.where(present, data, np.nan)
+
+
+def list_offsets(values: pa.ListArray | pa.LargeListArray) -> np.ndarray:
+    """Where each list of a list array starts in its flattened values, and where the last ends
+    (int64, from 0)."""
+    width = np.int64 if pa.types.is_large_list(values.type) else np.int32
+    offsets = np.frombuffer(values.buffers()[1], dtype=width)
+    offsets = offsets[values.offset : values.offset + len(values) + 1].astype(np.int64)
+    return offsets - offsets[0]

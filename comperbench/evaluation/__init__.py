@@ -1,11 +1,12 @@
 """Evaluation: running metrics on a benchmark and correlating them with people.
 
 `evaluate` is the one call (`api`); `plan_evaluation` and `run_plan` are its two halves, which
-the command uses to check its output folder before scoring (`plan`); `plan_each` and `run_plans`
-do the same for several benchmarks in one process, whose results are `Evaluations` (`many`). `Evaluation` is the result
-(`result`), `RunOptions` how the metrics run and `GivenScores` the user's own scores
-(`options`). The correlation table is made by `evaluate_run` (`run`, `table`, `document`), the
-judges' issue reports by `judges` with each benchmark's `hooks`.
+the command uses to check its output folder before scoring (`plan`); `plan_each` and
+`run_plans` do the same for several benchmarks in one process. `Evaluation` is the result, and
+`Evaluations` those of several benchmarks (`result`); `RunOptions` says how the metrics run and
+`GivenScores` holds the user's own scores (`options`). The correlation table is made by
+`evaluate_run` (`run`, `table`, `document`) and kept for a re-run (`memo`), the judges' issue
+reports by `judges` with each benchmark's `hooks`.
 
 Names are imported on first use, so that importing this package loads no metric.
 """
@@ -19,10 +20,9 @@ if TYPE_CHECKING:
     from comperbench.evaluation.api import evaluate, plan_evaluation, run_plan, run_plans
     from comperbench.evaluation.document import table_document
     from comperbench.evaluation.judges import issue_reports
-    from comperbench.evaluation.many import Evaluations, plan_each
     from comperbench.evaluation.options import GivenScores, RunOptions
-    from comperbench.evaluation.plan import EvaluationPlan, MetricSpec
-    from comperbench.evaluation.result import Evaluation
+    from comperbench.evaluation.plan import EvaluationPlan, MetricSpec, plan_each
+    from comperbench.evaluation.result import Evaluation, Evaluations
     from comperbench.evaluation.run import (
         GROUPED_CEILING,
         GroupInputs,
@@ -43,8 +43,8 @@ _HOMES = {
     "plan_evaluation": "api",
     "run_plan": "api",
     "run_plans": "api",
-    "Evaluations": "many",
-    "plan_each": "many",
+    "Evaluations": "result",
+    "plan_each": "plan",
     "Evaluation": "result",
     "EvaluationPlan": "plan",
     "MetricSpec": "plan",

@@ -25,11 +25,12 @@ from comperbench.evaluation.legacy import (
     plan_keywords,
     run_keywords,
 )
-from comperbench.evaluation.many import Evaluations, plan_each, within
+from comperbench.evaluation.memo import memoised_table
 from comperbench.evaluation.options import DEFAULT_RUN, GivenScores, RunOptions
-from comperbench.evaluation.plan import EvaluationPlan
-from comperbench.evaluation.result import Evaluation
+from comperbench.evaluation.plan import EvaluationPlan, plan_each, within
+from comperbench.evaluation.result import Evaluation, Evaluations
 from comperbench.evaluation.run import evaluate_run
+from comperbench.evaluation.table import EvaluationTable
 from comperbench.metrics.runner import run_metrics
 from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling
 
@@ -118,16 +119,21 @@ def _evaluated(
         pool=pool,
     )
     resampling = plan.resampling
-    table = evaluate_run(
-        result,
-        plan.aspect,
-        resampling=resampling,
-        grouped=plan.grouped,
-        protocol=plan.protocol,
-        statistics=plan.statistics,
-    )
+
+    def table() -> EvaluationTable:
+        return evaluate_run(
+            result,
+            plan.aspect,
+            resampling=resampling,
+            grouped=plan.grouped,
+            protocol=plan.protocol,
+            statistics=plan.statistics,
+        )
+
+    settings = plan.settings()
+    kept = memoised_table(result, settings, plan.statistics, table) if run.cache else table()
     issues = issue_reports(result, resampling, run.data_dir)
-    return Evaluation(plan, result, table, issues)
+    return Evaluation(plan, result, kept, issues)
 
 
 plan_evaluation = accepting_old_keywords(PLAN_KEYS, _old_plan)(_plan.plan_evaluation)

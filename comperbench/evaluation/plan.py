@@ -1,8 +1,9 @@
-"""What an evaluation decides before anything is scored (`plan_evaluation`)."""
+"""What an evaluation decides before anything is scored (`plan_evaluation`; `plan_each` for
+several benchmarks, every one planned before any is scored)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -163,3 +164,27 @@ def _metrics(metrics: str | Sequence[MetricSpec] | None, level: str) -> list[Met
     if twice := sorted({n for n in names if names.count(n) > 1}):
         raise ComperbenchError(f"metric {twice[0]} is given twice")
     return chosen
+
+
+def plan_each(
+    benchmarks: Sequence[str | Benchmark], plan: Callable[[str | Benchmark], EvaluationPlan]
+) -> dict[str, EvaluationPlan]:
+    """The plan of every benchmark, by name, made before any is scored; a benchmark named
+    twice is refused, and an error names the benchmark it came from."""
+    if not benchmarks:
+        raise ComperbenchError("no benchmark to evaluate: name at least one")
+    plans: dict[str, EvaluationPlan] = {}
+    for benchmark in benchmarks:
+        name = benchmark if isinstance(benchmark, str) else benchmark.name
+        if name in plans:
+            raise ComperbenchError(f"benchmark {name} is named twice")
+        plans[name] = within(name, lambda b=benchmark: plan(b))
+    return plans
+
+
+def within(name: str, work: Callable[[], Any]) -> Any:
+    """`work()`, its ComperbenchError said again after the benchmark's name."""
+    try:
+        return work()
+    except ComperbenchError as error:
+        raise ComperbenchError(f"{name}: {error}") from error

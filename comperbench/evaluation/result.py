@@ -1,11 +1,11 @@
 """The result of an evaluation: the scores, the correlation table, the judges' issue reports and
 the plan that made them, as a DataFrame, as `table.json`'s document, as figures or as an HTML
-report."""
+report; and `Evaluations`, the results of several benchmarks evaluated in one process."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -321,3 +321,90 @@ class Evaluation:
 
         write_file(path, evaluation_page(self), overwrite=overwrite)
         return Path(path)
+
+
+SUMMARY_HEADERS = ("benchmark", "level", "aspect", "items", "metrics", "range", "human ceiling")
+"""The columns of `Evaluations.summary_rows` ("range" is of the first statistic)."""
+
+
+@dataclass(frozen=True, repr=False)
+class Evaluations(Mapping[str, Evaluation]):
+    """The evaluations of several benchmarks, by benchmark name, in the order asked.
+
+    Args:
+        by_benchmark: each benchmark's `Evaluation`.
+    """
+
+    by_benchmark: dict[str, Evaluation]
+
+    def __getitem__(self, name: str) -> Evaluation:
+        return self.by_benchmark[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.by_benchmark)
+
+    def __len__(self) -> int:
+        return len(self.by_benchmark)
+
+    def __repr__(self) -> str:
+        lines = [f"Evaluations of {len(self)} benchmarks"]
+        lines += ["  " + "  ".join(str(c) for c in row) for row in self.summary_rows()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The summary as an HTML table."""
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in SUMMARY_HEADERS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+            for row in self.summary_rows()
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    def summary_rows(self) -> list[list[object]]:
+        """One row per benchmark in the columns of `SUMMARY_HEADERS`.
+
+        Returns:
+            Name, level, aspect, items, metrics run, the range of the first statistic's
+            values over the metrics (a range, not a ranking: which differences are real is
+            each table's to say), and its human ceiling ("-" where there is none).
+        """
+        return [summary_row(name, e) for name, e in self.items()]
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Every benchmark's table in one frame.
+
+        Returns:
+            The rows of each `Evaluation.to_pandas()`, after columns naming the benchmark, its
+            level and aspect.
+        """
+        import pandas as pd
+
+        frames = []
+        for name, evaluation in self.items():
+            frame = evaluation.to_pandas()
+            frame.insert(0, "aspect", evaluation.table.aspect)
+            frame.insert(0, "level", evaluation.result.level)
+            frame.insert(0, "benchmark", name)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+
+def summary_row(name: str, evaluation: Evaluation) -> list[object]:
+    """One benchmark's line of the summary (see `Evaluations.summary_rows`)."""
+    table = evaluation.table
+    first = table.statistics[0] if table.statistics else None
+    values = [float(row[first]) for row in table.rows if first and row.get(first) is not None]
+    values = [v for v in values if v == v]  # NaN is no value
+    low, high = (number(min(values)), number(max(values))) if values else ("-", "-")
+    spread = f"{first} {low}" if low == high else f"{first} {low} to {high}"
+    ceiling = table.ceilings.get(first) if first else None
+    shown = ceiling is not None and ceiling.assignment is not None
+    return [
+        name,
+        evaluation.result.level,
+        table.aspect,
+        len(evaluation.benchmark),
+        len(table.rows),
+        spread,
+        number(ceiling.value) if shown else "-",
+    ]

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, overload
 from comperbench import data
 from comperbench.common.errors import DataFormatError
 from comperbench.common.registry import Registry
+from comperbench.common.version import sources_digest
 from comperbench.metadata import Aspect, BenchmarkMetadata
 from comperbench.schema import DialogueRecord, TurnRecord, Utterance
 
@@ -321,11 +322,7 @@ def parsing_code_digest(package: Path = PACKAGE) -> str:
 
     Following the imports parses every module it reaches, so the digest is kept in the cache
     folder under the digest of every module of the package, which any change renews."""
-    sources = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        sources.update(path.relative_to(package).as_posix().encode() + b"\0")
-        sources.update(path.read_bytes() + b"\0")
-    kept = data.cache_dir() / "code" / f"{sources.hexdigest()}.txt"
+    kept = data.cache_dir() / "code" / f"{sources_digest(package)}.txt"
     if kept.is_file():
         return kept.read_text()
     roots = [*sorted((package / "loaders").rglob("*.py")), package / "schema.py"]

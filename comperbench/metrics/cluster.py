@@ -8,8 +8,6 @@ one single-threaded worker process per CPU on this machine.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
 import os
 import time
@@ -17,13 +15,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.extras import requires_extra
-from comperbench.common.version import __version__
+from comperbench.common.version import __version__, package_digest
 from comperbench.metrics.workers import default_workers
 
 if TYPE_CHECKING:
@@ -104,18 +101,6 @@ def worker_count(client: Client) -> int:
 def describe(client: Client) -> str:
     """'the 2 workers of the Dask cluster at tcp://127.0.0.1:8786'."""
     return f"the {worker_count(client)} workers of the Dask cluster at {client.scheduler.address}"
-
-
-@functools.cache
-def package_digest() -> str:
-    """sha256 of the comperbench package's code: every .py file, by relative path and content, in
-    sorted order; computed once per process."""
-    package = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        name = path.relative_to(package).as_posix()
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def check_workers(client: Client) -> None:

@@ -29,9 +29,8 @@ from comperbench.common.errors import ComperbenchError, UnknownNameError
 from comperbench.common.outputs import refuse_existing
 from comperbench.common.textutil import slug
 from comperbench.evaluation.api import plan_evaluation, run_plan, run_plans
-from comperbench.evaluation.many import plan_each
 from comperbench.evaluation.options import RunOptions
-from comperbench.evaluation.plan import EvaluationPlan
+from comperbench.evaluation.plan import EvaluationPlan, plan_each
 from comperbench.evaluation.table import default_statistics
 from comperbench.metrics.cluster import SCHEDULER_ENV, scheduler_address
 from comperbench.metrics.llm.settings import CLI_OPTIONS

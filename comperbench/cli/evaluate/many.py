@@ -13,8 +13,7 @@ from typing import Any
 from comperbench.cli.common import format_table
 from comperbench.cli.evaluate.output import Job, all_nan_status, print_evaluation, write_job
 from comperbench.common.errors import ComperbenchError
-from comperbench.evaluation.many import SUMMARY_HEADERS, Evaluations
-from comperbench.evaluation.result import Evaluation
+from comperbench.evaluation.result import SUMMARY_HEADERS, Evaluation, Evaluations
 
 
 def evaluate_each(
