@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
-from collections.abc import Sequence
+from contextlib import nullcontext
 
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
 
+from floor import Batch, describe, fastest, print_floor_rows, recording
 from goals import BY_WORK
 from metrics import _assert_equal, _bertscore_reference, _sample  # perf/metrics.py
-from rows import print_goal_row
 
 from comperbench.benchmark import load_benchmark
 from comperbench.metrics import get
@@ -33,25 +32,15 @@ GOAL = BY_WORK["BERTScore, 300 dstc7 items"]
 TOLERANCE = 1e-6
 
 
-def scored(items: list, batches: list[list[list[int]]] | None = None) -> list[list[float]]:
+def scored(items: list, batches: list[Batch] | None = None) -> list[list[float]]:
     """Our P, R and F1 of the items from a cold memo; each forward batch appended to `batches`."""
     bertscore.text_memo.cache_clear()
     embedding._bertscore_memo.cache_clear()
-    forward = bertscore._forward
-    if batches is not None:
-
-        def recording(bert: bertscore.Bert, ids: Sequence[list[int]]) -> list:
-            batches.append([list(i) for i in ids])
-            return forward(bert, ids)
-
-        bertscore._forward = recording
-    try:
+    with nullcontext() if batches is None else recording(bertscore, "_forward", batches):
         return [get(f"bertscore-{part}").score(items) for part in ("p", "r", "f1")]
-    finally:
-        bertscore._forward = forward
 
 
-def bare_passes(bert: bertscore.Bert, batches: list[list[list[int]]]) -> None:
+def bare_passes(bert: bertscore.Bert, batches: list[Batch]) -> None:
     """The model alone over the recorded batches: padding, mask and the forward pass."""
     import torch
 
@@ -61,44 +50,23 @@ def bare_passes(bert: bertscore.Bert, batches: list[list[list[int]]]) -> None:
             bert.model(tokens, attention_mask=mask)
 
 
-def fastest(work, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     items = _sample(load_benchmark("dstc7"), args.sample)[: args.sample]
-    batches: list[list[list[int]]] = []
+    batches: list[Batch] = []
     ours = scored(items, batches)
     library = _bertscore_reference()(items, 1)  # unpadded: its padded batches move values
     _assert_equal("bertscore-p/r/f1", ours, library, atol=TOLERANCE)
     metric = get("bertscore-f1")
     key = (str(metric.encoder.path), metric.layers, metric.encoder.provenance)  # type: ignore[attr-defined]
     bert = bertscore.bert_model(*key)
-    texts = sum(len(b) for b in batches)
-    tokens = sum(len(i) for b in batches for i in b)
-    print(f"{len(items)} items: {texts} distinct texts, {tokens} tokens, {len(batches)} batches")
+    print(f"{len(items)} items: {describe(batches)}")
     metric_s = fastest(lambda: scored(items), args.repeat)
     floor_s = fastest(lambda: bare_passes(bert, batches), args.repeat)
-    ratio = metric_s / floor_s
-    print(f"metric {metric_s:.2f} s CPU, its forward passes alone {floor_s:.2f} s: {ratio:.2f}x")
-    print_goal_row(
-        GOAL.work,
-        f"{metric_s:.3g} s ({ratio:.2f}x its floor)",
-        metric_s,
-        floor_s,
-        "its forward passes alone",
-        GOAL.stated(floor_s),
-        GOAL.met(ratio, floor_s=1.0),
-    )
+    print_floor_rows(GOAL, metric_s, floor_s)
 
 
 if __name__ == "__main__":

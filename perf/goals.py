@@ -114,6 +114,24 @@ GOALS = (
         clock="x",
         floor="its forward-pass floor",
     ),
+    Goal(
+        "context-cosine, 300 usr-topical items",
+        "encoders.py",
+        "CPU of `context-cosine` on 300 items against the encoder's forward passes over their "
+        "texts alone",
+        1.15,
+        clock="x",
+        floor="its forward-pass floor",
+    ),
+    Goal(
+        "dialogue-coherence, 125 fed-dialogue dialogues",
+        "encoders.py",
+        "CPU of `dialogue-coherence` on every fed-dialogue dialogue against the encoder's "
+        "forward passes over their turns alone",
+        1.15,
+        clock="x",
+        floor="its forward-pass floor",
+    ),
 )
 BY_WORK = {goal.work: goal for goal in GOALS}
 

@@ -373,6 +373,15 @@ class WordVectorMetric(Metric):
         return scores
 
 
+def _mean_pooled(model: Any, ids: Sequence[list[int]], pad_id: int) -> np.ndarray:
+    """One forward pass over token id lists: their last-layer vectors averaged over the tokens
+    (sentence-transformers' mean pooling), one row each; the caller sets inference mode."""
+    tokens, mask = right_padded(ids, pad_id)
+    hidden = model(input_ids=tokens, attention_mask=mask).last_hidden_state
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    return ((hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)).numpy()
+
+
 class ContextCosine(Metric):
     """Reference-free: cosine of the sentence embeddings of the last context turn and the response."""
 
@@ -412,11 +421,8 @@ class ContextCosine(Metric):
         vectors: list[np.ndarray] = [None] * len(texts)  # type: ignore[list-item]
         with torch.inference_mode():
             for rows in length_batches([len(i) for i in ids]):
-                tokens, mask = right_padded([ids[r] for r in rows], tokenizer.pad_token_id)
-                hidden = model(input_ids=tokens, attention_mask=mask).last_hidden_state
-                weights = mask.unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-                for row, vector in zip(rows, pooled.numpy(), strict=True):
+                pooled = _mean_pooled(model, [ids[r] for r in rows], tokenizer.pad_token_id)
+                for row, vector in zip(rows, pooled, strict=True):
                     vectors[row] = vector
         return np.stack(vectors)
 
