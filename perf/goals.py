@@ -133,6 +133,26 @@ GOALS = (
         floor="its forward-pass floor",
     ),
 )
+COLD = "an empty cache and minutes of CPU: run it apart"
+GOALS += (
+    Goal(
+        "cold `evaluate --benchmark all`: the encoder metrics",
+        "cold.py",
+        "CPU of BERTScore, context-cosine and dialogue-coherence in the one-process run against "
+        "their models' forward passes over the same batches alone",
+        1.15,
+        clock="x",
+        floor="their forward-pass floor",
+        needs=COLD,
+    ),
+    Goal(
+        "cold `evaluate --benchmark all`: all but the encoder metrics",
+        "cold.py",
+        "CPU of the one-process run with its worker processes, less the encoder metrics'",
+        60.0,
+        needs=COLD,
+    ),
+)
 BY_WORK = {goal.work: goal for goal in GOALS}
 
 
