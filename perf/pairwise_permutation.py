@@ -3,7 +3,7 @@
 On a real benchmark (default dstc7: 10,000 responses in 1,000 contexts), two metrics, acc-eq within
 each context with each metric's own calibrated epsilon, 1,000 permutations. Ours builds each
 metric's verdict on every within-context pair once and scores a block of permutations as one
-matrix product (`comperbench.stats.metric_comparison.significance.pairwise_permutation`). The reference is the
+matrix product (`comperbench.stats.metric_tests.significance.permutation_test`). The reference is the
 algorithm of mt-metrics-eval's `PairwisePermutationSigDiff`: per permutation and per context, a
 random symmetric 0/1 matrix chooses which metric's pairwise difference and tie matrices each pair
 takes, and acc23 is counted from the combined matrices, then averaged over contexts. It runs the
@@ -29,8 +29,9 @@ import numpy as np
 from comperbench import load_benchmark
 from comperbench.metrics.cache import ScoreCache
 from comperbench.metrics.runner import resolve_metrics, run_metrics
-from comperbench.stats.metric_comparison.significance import pairwise_permutation
 from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_tests.significance import permutation_test
+from comperbench.stats.settings import Resampling
 from comperbench.stats.vectorised import Groups
 
 
@@ -134,8 +135,9 @@ def main() -> None:
         f"{layout.n_pairs} within-context pairs; {args.permutations} permutations "
         f"(reference: {args.loop_permutations}, scaled)\n"
     )
-    options = {"method": "acc-eq", "groups": contexts, "n_resamples": args.permutations}
-    ours_s, result = timed(lambda: pairwise_permutation(a, b, human, **options))
+    options = {"statistic": "acc-eq", "groups": contexts}
+    options["resampling"] = Resampling(args.permutations)
+    ours_s, result = timed(lambda: permutation_test(a, b, human, **options))
     statistic = get_statistic("acc-eq")
     eps = [statistic.chosen(v, human, layout)["epsilon"] for v in (a, b)]
     setup_s, reference = timed(lambda: Reference(a, b, human, layout, *eps))

@@ -1,7 +1,7 @@
 """Speed of soft pairwise accuracy (SPA) against mt-metrics-eval's `pce`, in one process.
 
 On a real benchmark (default dstc7: 1,000 contexts, 10 systems) with 10 metrics and 1,000
-permutations: every metric's value (`correlation_table(..., method="spa", ci=None)`), then every
+permutations: every metric's value (`correlation_table(..., statistic="spa", resampling=Resampling(0))`), then every
 value with its percentile interval over 1,000 resampled contexts. The reference is
 google-research/mt-metrics-eval's `mt_metrics_eval/pce.py` as its `PairwiseConfidenceError`
 runs it (the human and the metric p-values, then 1 - PCE, per metric), loaded from a checkout of
@@ -46,6 +46,7 @@ from threadpoolctl import threadpool_limits
 from comperbench.stats.metric_correlation.contexts import SystemContexts
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices
+from comperbench.stats.settings import Resampling
 
 sys.path.insert(0, str(Path(__file__).parent))
 from rows import print_row
@@ -178,14 +179,14 @@ def main() -> None:
     human, metrics = data.human[:, complete], data.metrics[:, :, complete]
     n = human.shape[1]
     scores = dict(zip(d.names, d.X, strict=True))
-    table = {"level": "system", "method": "spa", "groups": d.groups, "systems": d.systems}
+    table = {"level": "system", "statistic": "spa", "groups": d.groups, "systems": d.systems}
     print(f"{n} contexts every system answered, {human.shape[0]} systems, {PERMUTATIONS} perms")
 
     def reference_values() -> list[float]:
         return [reference_spa(pce, m, human) for m in metrics]
 
     def our_values() -> object:
-        return correlation_table(scores, d.y, ci=None, **table)
+        return correlation_table(scores, d.y, resampling=Resampling(0), **table)
 
     theirs_s, theirs = fastest(reference_values, args.repeat)
     ours_s, ours = fastest(our_values, args.repeat)
@@ -214,7 +215,7 @@ def main() -> None:
     theirs_s = loop_s * args.resamples / args.loop_resamples + theirs_s
     spa.shared_signs.cache_clear()
     ours_s, _ = cpu_timed(
-        lambda: correlation_table(scores, d.y, n_resamples=args.resamples, **table)
+        lambda: correlation_table(scores, d.y, resampling=Resampling(args.resamples), **table)
     )
     print_row(
         f"SPA with its interval, {args.resamples} resamples of {n} contexts",

@@ -29,10 +29,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from comperbench import load_benchmark
-from comperbench.stats.metric_comparison.significance import significance_matrix
 from comperbench.stats.metric_correlation.correlation import correlation_table
 from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_tests.significance import significance_matrix
 from comperbench.stats.resampling import bootstrap_indices, counts_from_indices, swap_masks
+from comperbench.stats.settings import Resampling
 
 sys.path.insert(0, str(Path(__file__).parent))
 from rows import print_row
@@ -135,7 +136,7 @@ def time_perm_both(d: Inputs, method: str, k: int, loop_k: int) -> tuple[tuple, 
     """All pairwise PERM-BOTH tests, vectorised and as a loop over scipy."""
     sig, fast_s = timed(
         lambda: significance_matrix(
-            dict(zip(d.names, d.X, strict=True)), d.y, method=method, n_resamples=k, seed=1
+            dict(zip(d.names, d.X, strict=True)), d.y, statistic=method, resampling=Resampling(k, 1)
         )
     )
     Z = np.vstack([(x - x.mean()) / x.std() for x in d.X])
@@ -152,7 +153,9 @@ def time_bootstraps(d: Inputs, method: str, k: int, loop_k: int) -> list[tuple]:
     """Bootstrap intervals of every metric at turn, grouped turn and system level."""
     f, scores = _scipy(method), scores_of(d.names, d.X)
     rows = []
-    _, fast_s = timed(lambda: correlation_table(scores, d.y, method=method, n_resamples=k))
+    _, fast_s = timed(
+        lambda: correlation_table(scores, d.y, statistic=method, resampling=Resampling(k))
+    )
     idx = bootstrap_indices(d.y.size, k, 0)
     loop, loop_s = timed(lambda: loop_bootstrap(d.X, d.y, idx, f, loop_k))
     W = counts_from_indices(idx[:loop_k], d.y.size)
@@ -167,7 +170,9 @@ def time_bootstraps(d: Inputs, method: str, k: int, loop_k: int) -> list[tuple]:
         30,
     )
     _, fast_s = timed(
-        lambda: correlation_table(scores, d.y, method=method, groups=d.groups, n_resamples=k)
+        lambda: correlation_table(
+            scores, d.y, statistic=method, groups=d.groups, resampling=Resampling(k)
+        )
     )
     gidx = bootstrap_indices(len(np.unique(d.groups)), k, 0)
     group_k = max(1, loop_k // 10)
@@ -175,7 +180,7 @@ def time_bootstraps(d: Inputs, method: str, k: int, loop_k: int) -> list[tuple]:
         warnings.simplefilter("ignore")
         _, loop_s = timed(lambda: loop_grouped(d.X, d.y, d.groups, gidx, f, group_k))
     rows.append(("bootstrap, turn level grouped by context", fast_s, loop_s * k / group_k))
-    options = dict(level="system", method=method, systems=d.systems, n_resamples=k)
+    options = dict(level="system", statistic=method, systems=d.systems, resampling=Resampling(k))
     _, fast_s = timed(lambda: correlation_table(scores, d.y, **options))
     frame = pd.DataFrame(np.vstack([d.X, d.y]).T).groupby(d.systems).mean()
     sx, sy = frame.to_numpy()[:, :-1].T, frame.to_numpy()[:, -1]

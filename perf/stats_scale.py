@@ -29,9 +29,10 @@ import numpy as np
 from stats import _scipy, loop_bootstrap, loop_perm_both  # perf/stats.py, beside this file
 from usage import resident_mb
 
-from comperbench.stats.metric_comparison.significance import significance_matrix
 from comperbench.stats.metric_correlation.correlation import correlation_table
+from comperbench.stats.metric_tests.significance import significance_matrix
 from comperbench.stats.resampling import bootstrap_indices, swap_masks
+from comperbench.stats.settings import Resampling
 
 METRICS = 10
 METHODS = "pearson,spearman,kendall-b"
@@ -54,9 +55,9 @@ def run_stage(stage: str, n: int, k: int) -> dict[str, float]:
     before = resident_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     if stage == "perm-both":
-        significance_matrix(scores, human, method="pearson", n_resamples=k, seed=1)
+        significance_matrix(scores, human, statistic="pearson", resampling=Resampling(k, 1))
     else:
-        correlation_table(scores, human, method=stage, n_resamples=k)
+        correlation_table(scores, human, statistic=stage, resampling=Resampling(k))
     return {
         "wall": time.perf_counter() - wall,
         "cpu": time.process_time() - cpu,
@@ -101,18 +102,20 @@ def report_ratios(n: int, methods: list[str], k: int, loop_k: int) -> None:
     X = np.vstack(list(scores.values()))
     small = {name: v[:200] for name, v in scores.items()}
     for method in methods:  # load the compiled kernels before timing
-        correlation_table(small, human[:200], method=method, n_resamples=2)
+        correlation_table(small, human[:200], statistic=method, resampling=Resampling(2))
     idx = bootstrap_indices(n, k, 0)
     print(f"\n{n:,} items, {k} resamples, loop over scipy on {loop_k} and scaled x{k / loop_k:g}")
     print(f"{'stage':<24}{'vectorised s':>14}{'scipy loop s':>14}{'ratio':>9}")
     rows = []
     for method in methods:
-        fast = timed(lambda m=method: correlation_table(scores, human, method=m, n_resamples=k))
+        fast = timed(
+            lambda m=method: correlation_table(scores, human, statistic=m, resampling=Resampling(k))
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             loop = timed(lambda m=method: loop_bootstrap(X, human, idx, _scipy(m), loop_k))
         rows.append((f"intervals, {method}", fast, loop * k / loop_k))
-    fast = timed(lambda: significance_matrix(scores, human, n_resamples=k, seed=1))
+    fast = timed(lambda: significance_matrix(scores, human, resampling=Resampling(k, 1)))
     Z = np.vstack([(x - x.mean()) / x.std() for x in X])
     swaps = swap_masks(n, k, 1)
     loop = timed(lambda: loop_perm_both(Z, human, swaps, _scipy("pearson"), loop_k))

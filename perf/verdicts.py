@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 from scipy import stats as sps
 
-from comperbench.stats.metric_comparison import significance
 from comperbench.stats.metric_correlation.statistics import get_statistic
+from comperbench.stats.metric_tests import significance
 from comperbench.stats.resampling import swap_row_source, zscore
 
 ROWS = 4000
