@@ -39,7 +39,9 @@ def test_a_list_gives_each_benchmark_the_table_it_gets_alone(data_root: Path) ->
     rows = {row[0]: row for row in together.summary_rows()}
     assert rows["usr-topical"][1:5] == ["turn", "overall", 40, 2]
     pearson = together["fed-turn"].table.rows[0]["pearson"]
-    assert rows["fed-turn"][5] == f"pearson {pearson:.3f}"
+    assert rows["fed-turn"][5:7] == [f"{pearson:.3f}"] * 2 and together.statistic() == "pearson"
+    values = [r["pearson"] for r in together["usr-topical"].table.rows]
+    assert rows["usr-topical"][5:7] == [f"{min(values):.3f}", f"{max(values):.3f}"]
     assert "Evaluations of 2 benchmarks" in repr(together)
     assert "<table>" in together._repr_html_()
 

@@ -323,8 +323,10 @@ class Evaluation:
         return Path(path)
 
 
-SUMMARY_HEADERS = ("benchmark", "level", "aspect", "items", "metrics", "range", "human ceiling")
-"""The columns of `Evaluations.summary_rows` ("range" is of the first statistic)."""
+SUMMARY_HEADERS = ("benchmark", "level", "aspect", "items", "metrics", "lowest", "highest")
+SUMMARY_HEADERS += ("human ceiling",)
+"""The columns of `Evaluations.summary_rows`: the lowest and highest value of the first statistic
+over the metrics (a range, not a ranking), and its human ceiling."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -353,20 +355,26 @@ class Evaluations(Mapping[str, Evaluation]):
 
     def _repr_html_(self) -> str:
         """The summary as an HTML table."""
+        caption = html.escape(f"lowest and highest {self.statistic()} over the metrics")
         head = "".join(f"<th>{html.escape(h)}</th>" for h in SUMMARY_HEADERS)
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
             for row in self.summary_rows()
         )
-        return f"<table><tr>{head}</tr>{body}</table>"
+        return f"<table><caption>{caption}</caption><tr>{head}</tr>{body}</table>"
+
+    def statistic(self) -> str:
+        """The statistic the summary shows: the first one computed ("" when none was)."""
+        tables = [e.table for e in self.values()]
+        return next((t.statistics[0] for t in tables if t.statistics), "")
 
     def summary_rows(self) -> list[list[object]]:
         """One row per benchmark in the columns of `SUMMARY_HEADERS`.
 
         Returns:
-            Name, level, aspect, items, metrics run, the range of the first statistic's
-            values over the metrics (a range, not a ranking: which differences are real is
-            each table's to say), and its human ceiling ("-" where there is none).
+            Name, level, aspect, items, metrics run, the lowest and the highest value of
+            `statistic()` over the metrics (a range, not a ranking: which differences are
+            real is each table's to say), and its human ceiling ("-" where there is none).
         """
         return [summary_row(name, e) for name, e in self.items()]
 
@@ -396,7 +404,6 @@ def summary_row(name: str, evaluation: Evaluation) -> list[object]:
     values = [float(row[first]) for row in table.rows if first and row.get(first) is not None]
     values = [v for v in values if v == v]  # NaN is no value
     low, high = (number(min(values)), number(max(values))) if values else ("-", "-")
-    spread = f"{first} {low}" if low == high else f"{first} {low} to {high}"
     ceiling = table.ceilings.get(first) if first else None
     shown = ceiling is not None and ceiling.assignment is not None
     return [
@@ -405,6 +412,7 @@ def summary_row(name: str, evaluation: Evaluation) -> list[object]:
         table.aspect,
         len(evaluation.benchmark),
         len(table.rows),
-        spread,
+        low,
+        high,
         number(ceiling.value) if shown else "-",
     ]

@@ -13,6 +13,7 @@ from typing import Any
 from comperbench.cli.common import format_table
 from comperbench.cli.evaluate.output import Job, all_nan_status, print_evaluation, write_job
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.textutil import wrap
 from comperbench.evaluation.result import SUMMARY_HEADERS, Evaluation, Evaluations
 
 
@@ -41,9 +42,10 @@ def evaluate_each(
         status |= all_nan_status(evaluation.result)
     if not done:
         raise ComperbenchError("no metric could run on any of the benchmarks")
-    summary = _write_summary(Evaluations(done), Path(args.out or "results"))
+    folder = Path(args.out or "results")
+    summary = _write_summary(Evaluations(done), folder)
     if not args.json:
-        _print_summary(Evaluations(done), jobs, summary, left_out)
+        _print_summary(Evaluations(done), folder, summary, left_out)
     else:
         print(
             json.dumps({"evaluations": documents, "summary": str(summary)}, indent=2, default=str)
@@ -59,12 +61,15 @@ def _write_summary(evaluations: Evaluations, folder: Path) -> Path:
 
 
 def _print_summary(
-    evaluations: Evaluations, jobs: Mapping[str, Job], path: Path, left_out: Mapping[str, str]
+    evaluations: Evaluations, folder: Path, path: Path, left_out: Mapping[str, str]
 ) -> None:
-    rows = [[*row, jobs[str(row[0])].out] for row in evaluations.summary_rows()]
     print(f"\n== summary of {len(evaluations)} benchmarks ==")
-    print(format_table([*SUMMARY_HEADERS, "folder"], rows))
-    print("range: of the metrics' values, not a ranking; each table above says which differ")
+    print(format_table(SUMMARY_HEADERS, evaluations.summary_rows()))
+    note = (
+        f"lowest, highest: {evaluations.statistic()} over the benchmark's metrics (a range, not a "
+        f"ranking: each table above says which differ); each benchmark's folder is in {folder}"
+    )
+    print(wrap(note, indent="  "))
     for name, why in left_out.items():
         print(f"left out {name}: {why}")
     print(f"wrote {path}")
