@@ -13,7 +13,7 @@ from comperbench.stats.metric_tests.verdicts import (
     smallest_adjusted,
     smallest_p,
 )
-from comperbench.stats.resampling import swap_row_source, zscore
+from comperbench.stats.resampling import swap_row_source, transposed_swaps, zscore
 
 
 def test_permutations_needed_reach_half_alpha():
@@ -108,7 +108,7 @@ def test_compiled_spearman_null_matches_scipy():
     a[:20] = 0.0  # ties within and across the two metrics
     za, zb = zscore(a), zscore(b)
     swaps = swap_row_source(n, 40, 0)
-    null = _spearman_null(za, zb, sps.rankdata(human), swaps)(0, 40)
+    null = _spearman_null(za, zb, sps.rankdata(human), transposed_swaps(swaps))(0, 40)
     rows = np.concatenate(list(swaps(0, 40)))
     expected = [
         sps.spearmanr(np.where(s, zb, za), human)[0] - sps.spearmanr(np.where(s, za, zb), human)[0]

@@ -166,7 +166,7 @@ def perm_both_spearman(
     The 2n candidate scores (A's z-scores, then B's) are sorted once: `order` and the tie
     groups `starts` (with a final 2n). Candidate c of item i = c mod n belongs to A' when it is
     B's score and the item is swapped, or A's and it is not; B' takes the other. `swaps_t` holds
-    the swap rows transposed (items x rows, 1.0 where swapped), so that `lanes` rows are counted
+    the swap rows transposed (items x rows, 1 where swapped, uint8), so that `lanes` rows are counted
     at once. Every item is in A' and in B' exactly once, so the human side never changes; B's
     tie-group counts are the group's totals less A's."""
     n = human_ranks.size
@@ -202,7 +202,7 @@ def perm_both_spearman(
                 swapped = swaps_t[item]
                 if c >= n:
                     for j in range(b):
-                        w = swapped[l0 + j]
+                        w = float(swapped[l0 + j])
                         size_a[j] += w
                         human_a[j] += w * h
                 else:

@@ -158,6 +158,28 @@ def swap_row_source(
     return chunks
 
 
+def transposed_swaps(
+    swaps: Callable[[int, int], Iterator[np.ndarray]], kept_bytes: int | None = None
+) -> Callable[[int, int], list[np.ndarray]]:
+    """(start, stop) -> the chunks of `swaps(start, stop)` transposed (units x rows, 1 where
+    swapped, uint8), as the compiled kernels read them; each asked range is transposed once and
+    kept for the next pair of metrics while the kept blocks fit in `kept_bytes` (default
+    `CHUNK_BYTES`)."""
+    kept: dict[tuple[int, int], list[np.ndarray]] = {}
+    budget = kept_bytes or CHUNK_BYTES
+
+    def blocks(start: int, stop: int) -> list[np.ndarray]:
+        found = kept.get((start, stop))
+        if found is None:
+            found = [np.ascontiguousarray(s.T).view(np.uint8) for s in swaps(start, stop)]
+            held = sum(block.nbytes for done in kept.values() for block in done)
+            if held + sum(block.nbytes for block in found) <= budget:
+                kept[start, stop] = found
+        return found
+
+    return blocks
+
+
 def over_chunks(
     chunks: Iterable[np.ndarray], scores: list[Callable[[np.ndarray], np.ndarray]]
 ) -> list[np.ndarray]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from comperbench.stats.metric_correlation.contexts import SystemContexts, undefined_reason
 from comperbench.stats.metric_correlation.statistics import Statistic
+from comperbench.stats.metric_tests.pair_memo import PairInputs
 from comperbench.stats.metric_tests.sequential import (
     NullOf,
     TestSettings,
@@ -86,7 +87,8 @@ def context_p_values(
     def pair_null(i: int, j: int) -> tuple[float, NullOf]:
         return values[i] - values[j], _null(statistic, Z[i], Z[j], units.human, human_side, swaps)
 
-    return permutation_p_matrix(len(values), pair_null, settings, units.human.size)
+    inputs = PairInputs([units.human], [(metric,) for metric in units.metrics])
+    return permutation_p_matrix(len(values), pair_null, settings, units.human.size, inputs)
 
 
 def _null(

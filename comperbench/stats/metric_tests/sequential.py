@@ -17,6 +17,7 @@ import numpy as np
 
 from comperbench.stats.averaging import Conventions, PValueCount, p_at_least
 from comperbench.stats.metric_correlation.statistics import Statistic
+from comperbench.stats.metric_tests.pair_memo import PAIRS, PairInputs
 from comperbench.stats.resampling import exact_swaps
 
 
@@ -117,21 +118,29 @@ PairNull = Callable[[int, int], tuple[float, NullOf]]
 
 
 def permutation_p_matrix(
-    m: int, pair_null: PairNull, settings: TestSettings, n_units: int
+    m: int, pair_null: PairNull, settings: TestSettings, n_units: int, inputs: PairInputs
 ) -> tuple[np.ndarray, np.ndarray]:
     """p[i, j] of "metric i better than metric j" by a permutation test swapping `n_units`
     units, and the permutations each used (see `permutation_plan`); the null of each pair is
-    computed once and serves both directions."""
+    computed once and serves both directions. A pair tested before in this process on the same
+    `inputs` and settings is read from `pair_memo.PAIRS`."""
     k, early, count = permutation_plan(
         n_units, settings.n_resamples, settings.early, settings.conventions.p_value
     )
+    key = inputs.keys((settings, n_units))
     p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
     for i in range(m):
         for j in range(i + 1, m):
-            delta, null_of = pair_null(i, j)
-            shared = SharedNull(null_of)
-            p[i, j], used[i, j] = sequential_p(shared.direction(1.0), k, delta, early, count)
-            p[j, i], used[j, i] = sequential_p(shared.direction(-1.0), k, -delta, early, count)
+            tested = PAIRS.get(key(i, j))
+            if tested is None:
+                delta, null_of = pair_null(i, j)
+                shared = SharedNull(null_of)
+                tested = (
+                    *sequential_p(shared.direction(1.0), k, delta, early, count),
+                    *sequential_p(shared.direction(-1.0), k, -delta, early, count),
+                )
+                PAIRS.put(key(i, j), tested)
+            p[i, j], used[i, j], p[j, i], used[j, i] = tested
     return p, used
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Literal
 
 import numpy as np
@@ -48,6 +49,7 @@ from comperbench.stats.metric_tests.context_tests import (
     ContextUnits,
     context_p_values,
 )
+from comperbench.stats.metric_tests.pair_memo import PairInputs
 from comperbench.stats.metric_tests.sequential import (
     EarlyStopping,
     NullOf,
@@ -64,6 +66,7 @@ from comperbench.stats.resampling import (
     exact_swaps,
     over_chunks,
     swap_row_source,
+    transposed_swaps,
     zscore,
 )
 from comperbench.stats.settings import DEFAULT_RESAMPLING, Resampling, takes_resampling
@@ -444,38 +447,48 @@ def _permutation_p(
         def verdict_null(i: int, j: int) -> tuple[float, NullOf]:
             return _verdict_null(verdicts[i], verdicts[j], settings.seed, settings.n_resamples)
 
-        return permutation_p_matrix(m, verdict_null, settings, pair_layout.n_pairs)
+        inputs = PairInputs(_layout_arrays(pair_layout), verdicts)
+        return permutation_p_matrix(m, verdict_null, settings, pair_layout.n_pairs, inputs)
     Z = np.vstack([zscore(x) for x in X]) if m else X
     swaps = swap_row_source(y.size, settings.n_resamples, settings.seed)
-    fast = (
-        _perm_both_pearson_all(Z, y, swaps(0, settings.n_resamples))
-        if statistic.name == PEARSON.name and layout is None
-        else {}
-    )
+    pearson_all = statistic.name == PEARSON.name and layout is None
+
+    @cache
+    def fast() -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+        """Every pair's Pearson null at once, computed when a first pair is not kept."""
+        return _perm_both_pearson_all(Z, y, swaps(0, settings.n_resamples))
 
     ranked = statistic.name == SPEARMAN.name and layout is None and _compiled(y.size)
     human_ranks = sps.rankdata(y) if ranked else None
+    swaps_t = transposed_swaps(swaps)
 
     def perm_both_null(i: int, j: int) -> tuple[float, NullOf]:
-        if (i, j) in fast:
-            r_i, r_j = fast[i, j]
+        if pearson_all:
+            r_i, r_j = fast()[i, j]
             return values[i] - values[j], _stored_null(r_i - r_j)
         if human_ranks is not None:
-            return values[i] - values[j], _spearman_null(Z[i], Z[j], human_ranks, swaps)
+            return values[i] - values[j], _spearman_null(Z[i], Z[j], human_ranks, swaps_t)
         scorer = _swap_scorer(Z[i], Z[j], y, statistic, layout)
         return values[i] - values[j], _perm_both_null(scorer, swaps)
 
-    return permutation_p_matrix(m, perm_both_null, settings, y.size)
+    shared = [y, *(_layout_arrays(layout) if layout is not None else ())]
+    inputs = PairInputs(shared, [(x,) for x in X])
+    return permutation_p_matrix(m, perm_both_null, settings, y.size, inputs)
+
+
+def _layout_arrays(layout: Groups) -> tuple[np.ndarray, ...]:
+    return layout.order, layout.starts, layout.sizes
 
 
 def _spearman_null(
     a: np.ndarray,
     b: np.ndarray,
     human_ranks: np.ndarray,
-    swaps: Callable[[int, int], Iterator[np.ndarray]],
+    swaps_t: Callable[[int, int], list[np.ndarray]],
 ) -> NullOf:
     """PERM-BOTH null differences of Spearman's rho from the compiled kernel: the candidates
-    sorted once per pair, the human ranks fixed (every item is in A' and in B' once)."""
+    sorted once per pair, the human ranks fixed (every item is in A' and in B' once); `swaps_t`
+    gives the swap rows transposed (`transposed_swaps`), shared by every pair."""
     from comperbench.stats.rank_kernels import perm_both_spearman
 
     candidates = np.r_[a, b]
@@ -485,10 +498,8 @@ def _spearman_null(
 
     def null_of(start: int, stop: int) -> np.ndarray:
         rows = [
-            perm_both_spearman(
-                order, starts, human_ranks, np.ascontiguousarray(s.T, dtype=float), LANES
-            )
-            for s in swaps(start, stop)
+            perm_both_spearman(order, starts, human_ranks, block, LANES)
+            for block in swaps_t(start, stop)
         ]
         return np.concatenate([np.empty(0), *(r[0] - r[1] for r in rows)])
 
