@@ -3,20 +3,33 @@ with one metric more runs only the new pairs, and gives what a fresh computation
 
 from __future__ import annotations
 
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from comperbench.data import keyed_digest
+from comperbench.stats.metric_correlation.statistics import OnScores, get_statistic
 from comperbench.stats.metric_tests import sequential
-from comperbench.stats.metric_tests.pair_memo import PAIRS, PairMemo
+from comperbench.stats.metric_tests.pair_memo import PairMemo
 from comperbench.stats.metric_tests.significance import significance_matrix
 from comperbench.stats.resampling import swap_row_source, transposed_swaps
 from comperbench.stats.settings import Resampling
 
 
 @pytest.fixture
-def tested_pairs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the pairs whose permutation test runs (two directions each), the memo empty."""
-    PAIRS.clear()
+def memo(monkeypatch: pytest.MonkeyPatch) -> PairMemo:
+    """An empty memo of this test's own, in memory."""
+    own = PairMemo()
+    monkeypatch.setattr(sequential, "PAIRS", own)
+    return own
+
+
+@pytest.fixture
+def tested_pairs(memo: PairMemo, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the pairs whose permutation test runs (two directions each)."""
     runs: list[int] = []
     run_test = sequential.sequential_p
 
@@ -25,8 +38,7 @@ def tested_pairs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return run_test(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(sequential, "sequential_p", counted)
-    yield runs
-    PAIRS.clear()
+    return runs
 
 
 def _scores(n: int, m: int, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray]:
@@ -52,7 +64,7 @@ def _matrix(scores: dict[str, np.ndarray], human: np.ndarray, **kwargs: object):
     ],
 )
 def test_a_matrix_with_one_metric_more_tests_only_the_new_pairs(
-    tested_pairs: list[int], statistic: str, test: str, n: int
+    memo: PairMemo, tested_pairs: list[int], statistic: str, test: str, n: int
 ) -> None:
     scores, human = _scores(n, 4)
     three = {name: scores[name] for name in ("m0", "m1", "m2")}
@@ -60,7 +72,7 @@ def test_a_matrix_with_one_metric_more_tests_only_the_new_pairs(
     assert len(tested_pairs) == 2 * 3
     grown = _matrix(scores, human, statistic=statistic, test=test)
     assert len(tested_pairs) == 2 * (3 + 3)  # m3 against each of the three
-    PAIRS.clear()
+    memo.forget()
     fresh = _matrix(scores, human, statistic=statistic, test=test)
     assert len(tested_pairs) == 2 * (6 + 6)
     np.testing.assert_array_equal(grown.p_values, fresh.p_values)
@@ -80,16 +92,55 @@ def test_other_human_scores_or_settings_test_every_pair_again(tested_pairs: list
     assert len(tested_pairs) == 4 * 2 * 3  # the first again: every pair kept
 
 
-def test_a_metric_missing_items_changes_every_pair_tested() -> None:
+def test_a_metric_missing_items_changes_every_pair_tested(memo: PairMemo) -> None:
     """Items without every metric's score are dropped, so the old pairs' units change."""
-    PAIRS.clear()
     scores, human = _scores(80, 3)
     _matrix(scores, human, statistic="pearson")
-    kept = len(PAIRS)
+    kept = len(memo)
     scores["m3"] = np.where(np.arange(80) < 5, np.nan, human)
     _matrix(scores, human, statistic="pearson")
-    assert len(PAIRS) == kept + 6  # all six pairs on the 75 items
-    PAIRS.clear()
+    assert len(memo) == kept + 6  # all six pairs on the 75 items
+
+
+def test_another_packages_statistic_is_tested_every_time(tested_pairs: list[int]) -> None:
+    spearman = get_statistic("spearman")
+    scorer = spearman.capability(OnScores)
+    theirs = replace(
+        spearman,
+        capabilities=(replace(scorer, analytic=lambda x, y: scorer.analytic(x, y)),),
+    )
+    scores, human = _scores(80, 3)
+    for _ in range(2):
+        _matrix(scores, human, statistic=theirs)
+    assert len(tested_pairs) == 2 * 2 * 3
+
+
+def test_pairs_kept_in_a_file_serve_another_process_and_a_forged_row_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "pairs.sqlite"
+    first = PairMemo()
+    first.keep_in(path, keyed_digest)
+    monkeypatch.setattr(sequential, "PAIRS", first)
+    scores, human = _scores(100, 3)
+    tested = _matrix(scores, human, statistic="spearman")
+    later = PairMemo()  # as in a process started later
+    later.keep_in(path, keyed_digest)
+    monkeypatch.setattr(sequential, "PAIRS", later)
+    monkeypatch.setattr(sequential, "sequential_p", _never_run)
+    read = _matrix(scores, human, statistic="spearman")
+    np.testing.assert_array_equal(read.p_values, tested.p_values)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE pairs SET row = replace(row, '[0.', '[0.9')")
+    forged = PairMemo()
+    forged.keep_in(path, keyed_digest)
+    monkeypatch.setattr(sequential, "PAIRS", forged)
+    with pytest.raises(AssertionError, match="tested again"):
+        _matrix(scores, human, statistic="spearman")
+
+
+def _never_run(*args: object, **kwargs: object) -> tuple[float, int]:
+    raise AssertionError("a kept pair was tested again")
 
 
 def test_the_memo_forgets_the_least_recently_used_pairs() -> None:

@@ -10,7 +10,6 @@ cache key is a miss, and the table is computed again.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import pickle
@@ -25,7 +24,7 @@ from comperbench.common.arrow_arrays import float_values, list_offsets
 from comperbench.common.version import package_digest
 from comperbench.evaluation.table import EvaluationTable
 from comperbench.metrics.runner import RunResult
-from comperbench.stats.metric_correlation.statistics import Statistic, get_statistic
+from comperbench.stats.metric_correlation.statistics import get_statistic, own_code_identity
 
 LIBRARIES = ("numpy", "scipy", "numba")
 
@@ -39,7 +38,7 @@ def memoised_table(
     """The table kept for `result` and `settings` (everything else that changes it), else
     `compute()`, kept; always `compute()` when a statistic is another package's (its code may
     change while this package's digest does not)."""
-    if not all(_ours(get_statistic(name)) for name in statistics):
+    if any(own_code_identity(get_statistic(name)) is None for name in statistics):
         return compute()
     path = data.cache_dir() / "tables" / f"{table_key(result, settings)}.pickle"
     kept = data.read_verified(path)
@@ -50,18 +49,6 @@ def memoised_table(
     table = compute()
     data.write_verified(path, pickle.dumps(table))
     return table
-
-
-def _ours(statistic: Statistic) -> bool:
-    """Whether every function of the statistic's capabilities is this package's code."""
-    for capability in statistic.capabilities:
-        for field in dataclasses.fields(capability):  # type: ignore[arg-type]
-            value = getattr(capability, field.name)
-            function = getattr(value, "func", value)  # a functools.partial's function
-            module = getattr(function, "__module__", None) or ""
-            if callable(function) and module.split(".")[0] != "comperbench":
-                return False
-    return True
 
 
 def table_key(result: RunResult, settings: dict[str, object]) -> str:

@@ -5,7 +5,8 @@ every page are read from this one object.
 
 A view's verdicts are kept in memory and on disk (verified), keyed by the rows' stored scores,
 so that a page computes them once per set of rows; the store only adds rows, so a new
-submission makes a new key."""
+submission makes a new key. Each pair's test is kept as well (`pair_memo`, in the cache folder),
+so that the verdicts with a new row test only its pairs, in this process or another."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from comperbench.leaderboard.items import scored_items, source_level
 from comperbench.leaderboard.scoring import stats_code
 from comperbench.leaderboard.store import Row, Store
 from comperbench.stats.metric_correlation.statistics import supports
+from comperbench.stats.metric_tests.pair_memo import PAIRS
 from comperbench.stats.metric_tests.significance import SignificanceMatrix
 from comperbench.stats.metric_tests.verdicts import Resolution, Verdicts, metric_verdicts
 from comperbench.stats.settings import SETTINGS, Resampling
@@ -107,6 +109,7 @@ def _computed(
         except (ValueError, KeyError, TypeError):
             pass  # another layout: computed again below
     over_contexts = supports(statistic, "over_contexts")
+    PAIRS.keep_in(data.cache_dir() / "leaderboard" / "pairs.sqlite", data.keyed_digest)
     verdicts = metric_verdicts(
         scores,
         items.human_scores(aspect),

@@ -444,6 +444,25 @@ _LACKS = {
 }
 
 
+def own_code_identity(statistic: Statistic) -> str | None:
+    """The statistic described alike in every process running this code (its fields, and its
+    capabilities' functions by qualified name and bound arguments), or None when a function of
+    it is another package's (its code may change while this package's does not)."""
+    described: list[object] = [replace(statistic, capabilities=())]
+    for capability in statistic.capabilities:
+        for value in vars(capability).values():
+            function = getattr(value, "func", value)  # a functools.partial's function
+            module = getattr(function, "__module__", None) or ""
+            if not callable(function):
+                described.append(value)
+            elif module.split(".")[0] != "comperbench":
+                return None
+            else:
+                bound = (getattr(value, "args", ()), getattr(value, "keywords", {}))
+                described.append((capability.kind, module, function.__qualname__, bound))
+    return repr(described)
+
+
 def supports(statistic: str | Statistic, kind: str) -> bool:
     """Whether a statistic declares the capability `kind`.
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from comperbench.stats.averaging import Conventions, PValueCount, p_at_least
-from comperbench.stats.metric_correlation.statistics import Statistic
+from comperbench.stats.metric_correlation.statistics import Statistic, own_code_identity
 from comperbench.stats.metric_tests.pair_memo import PAIRS, PairInputs
 from comperbench.stats.resampling import exact_swaps
 
@@ -127,11 +127,14 @@ def permutation_p_matrix(
     k, early, count = permutation_plan(
         n_units, settings.n_resamples, settings.early, settings.conventions.p_value
     )
-    key = inputs.keys((settings, n_units))
+    identity = own_code_identity(settings.statistic)
+    plan = (settings.test, settings.n_resamples, settings.seed, settings.early, n_units)
+    context = repr((identity, plan, settings.conventions))
+    key = None if identity is None else inputs.keys(context)
     p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
     for i in range(m):
         for j in range(i + 1, m):
-            tested = PAIRS.get(key(i, j))
+            tested = None if key is None else PAIRS.get(key(i, j))
             if tested is None:
                 delta, null_of = pair_null(i, j)
                 shared = SharedNull(null_of)
@@ -139,7 +142,8 @@ def permutation_p_matrix(
                     *sequential_p(shared.direction(1.0), k, delta, early, count),
                     *sequential_p(shared.direction(-1.0), k, -delta, early, count),
                 )
-                PAIRS.put(key(i, j), tested)
+                if key is not None:
+                    PAIRS.put(key(i, j), tested)
             p[i, j], used[i, j], p[j, i], used[j, i] = tested
     return p, used
 
