@@ -149,3 +149,27 @@ def test_a_warm_evaluate_loads_no_heavy_library(data_root: Path, tmp_path: Path)
     found = loaded_after(run, env)
     assert found == []  # the points and p-values need scipy.special, not scipy.stats
     assert (tmp_path / "out" / "table.json").is_file()
+
+
+@pytest.mark.slow
+def test_a_submission_and_its_ranking_load_no_heavy_library(
+    data_root: Path, tmp_path: Path
+) -> None:
+    from comperbench.leaderboard.items import cached_benchmark
+
+    ids = cached_benchmark("dstc7", "turn").item_ids  # ten systems: no exact system p-value
+    files = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    for step, path in enumerate(files, start=2):
+        path.write_text("item_id,score\n" + "".join(f"{i},{k % step}\n" for k, i in enumerate(ids)))
+
+    def run(db: Path) -> str:
+        return (
+            "from comperbench.cli import main\n"
+            f"for k, path in enumerate({[str(f) for f in files]!r}):\n"
+            f"    assert main(['submit', path, '--name', f'm{{k}}', '--db', {str(db)!r}, '--create']) == 0"
+        )
+
+    env = {"COMPERBENCH_CACHE": str(tmp_path / "cache"), "COMPERBENCH_DATA": str(data_root)}
+    loaded_after(run(tmp_path / "cold.sqlite"), env)  # cold: fills the caches
+    found = loaded_after(run(tmp_path / "warm.sqlite"), env)
+    assert found == []  # the second is ranked: its verdicts need scipy.special alone

@@ -62,7 +62,7 @@ def pearsonr(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(r), float(p_value)
 
 
-def _average_ranks(v: np.ndarray) -> np.ndarray:
+def average_ranks(v: np.ndarray) -> np.ndarray:
     """`scipy.stats.rankdata(v)`: 1-based ranks, ties given their average (exact half-integers)."""
     order = np.argsort(v, kind="stable")
     ordered = v[order]
@@ -79,7 +79,7 @@ def spearmanr(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
         return _quiet("spearmanr", x, y)
     if (x[0] == x).all() or (y[0] == y).all():
         return np.nan, np.nan
-    ranked = np.column_stack((_average_ranks(x), _average_ranks(y)))
+    ranked = np.column_stack((average_ranks(x), average_ranks(y)))
     rs = np.corrcoef(ranked, rowvar=False)
     dof = x.size - 2
     with np.errstate(divide="ignore"):

@@ -21,13 +21,14 @@ from functools import cache
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 from comperbench.common.deprecation import renamed_names
 from comperbench.stats.averaging import (
     WilliamsSign,
     p_at_least,
 )
+from comperbench.stats.metric_correlation.analytic import average_ranks
 from comperbench.stats.metric_correlation.correlation import (
     Level,
     StatisticLike,
@@ -311,7 +312,7 @@ def williams_test(
     mean = (r_ah + r_bh) / 2
     t = (r_ah - r_bh) * np.sqrt((n - 1) * (1 + r_ab))
     t /= np.sqrt(2 * det * (n - 1) / (n - 3) + mean**2 * (1 - r_ab) ** 3)
-    p = float(sps.t.sf(abs(t) if sign == "absolute" else t, n - 3))
+    p = float(special.stdtr(n - 3, -(abs(t) if sign == "absolute" else t)))  # t.sf, as scipy
     return p if one_sided else float(2 * min(p, 1 - p))
 
 
@@ -459,7 +460,7 @@ def _permutation_p(
         return _perm_both_pearson_all(Z, y, swaps(0, settings.n_resamples))
 
     ranked = statistic.name == SPEARMAN.name and layout is None and _compiled(y.size)
-    human_ranks = sps.rankdata(y) if ranked else None
+    human_ranks = average_ranks(y) if ranked else None
     swaps_t = transposed_swaps(swaps)
 
     def perm_both_null(i: int, j: int) -> tuple[float, NullOf]:
