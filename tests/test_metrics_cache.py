@@ -209,3 +209,62 @@ def test_rows_written_before_tags_are_scored_again_then_served(tmp_path: Path) -
     cache.store(metric, {"k": 3.0, "n": math.nan})
     found = cache.lookup(metric, ["k", "n"])
     assert found["k"] == 3.0 and math.isnan(found["n"])
+
+
+def _snapshots(cache: ScoreCache, metric: Metric) -> int:
+    with closing(_rows(cache, metric)) as connection:
+        (count,) = connection.execute("SELECT count(*) FROM snapshots").fetchone()
+    return int(count)
+
+
+def test_a_lookup_found_whole_is_read_again_from_one_signed_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from comperbench.metrics import cache as cache_module
+
+    cache, metric = ScoreCache(tmp_path), get("length")
+    cache.store(metric, {"a": 1.0, "b": math.nan, "c": 3.0})
+    assert _snapshots(cache, metric) == 0
+    assert cache.lookup(metric, ["a", "x"]) == {"a": 1.0}  # not found whole: no snapshot
+    assert _snapshots(cache, metric) == 0
+    first = cache.lookup(metric, ["c", "a", "b", "a"])
+    assert _snapshots(cache, metric) == 1
+
+    def rows_read(*args: object) -> dict[str, float]:
+        raise AssertionError("the rows were verified again")
+
+    monkeypatch.setattr(cache_module, "_verified", rows_read)
+    again = cache.lookup(metric, ["c", "a", "b", "a"])
+    assert again.keys() == first.keys() == {"a", "b", "c"}
+    assert again["a"] == 1.0 and again["c"] == 3.0 and math.isnan(again["b"])
+
+
+def test_an_edited_snapshot_is_not_served_and_a_stored_score_drops_the_snapshots(
+    tmp_path: Path,
+) -> None:
+    cache, metric = ScoreCache(tmp_path), get("length")
+    cache.store(metric, {"a": 1.0, "b": 2.0})
+    cache.lookup(metric, ["a", "b"])
+    forged = np.array([5.0, 6.0]).tobytes()
+    with closing(_rows(cache, metric)) as connection, connection:
+        connection.execute("UPDATE snapshots SET scores = ?", (forged,))
+    assert cache.lookup(metric, ["a", "b"]) == {"a": 1.0, "b": 2.0}  # the rows, verified
+    cache.lookup(metric, ["a", "b"])  # the snapshot written again
+    cache.store(metric, {"a": 7.0})
+    assert _snapshots(cache, metric) == 0
+    assert cache.lookup(metric, ["a", "b"]) == {"a": 7.0, "b": 2.0}
+
+
+def test_only_the_newest_snapshots_are_kept(tmp_path: Path) -> None:
+    from comperbench.metrics.cache import _Snapshot
+
+    cache, metric = ScoreCache(tmp_path), get("length")
+    keys = [f"k{n}" for n in range(_Snapshot.KEPT + 3)]
+    cache.store(metric, dict.fromkeys(keys, 1.0))
+    for key in keys:
+        cache.lookup(metric, [key])
+    assert _snapshots(cache, metric) == _Snapshot.KEPT
+    with closing(_rows(cache, metric)) as connection:
+        newest = _Snapshot(metric, [keys[-1]]).digest
+        kept = {row[0] for row in connection.execute("SELECT keys FROM snapshots")}
+    assert newest in kept and _Snapshot(metric, [keys[0]]).digest not in kept

@@ -5,7 +5,8 @@ file, and sha256(the item fields the metric reads) -> row, so a changed input or
 is never served a stale score, and an unrelated change (e.g. the context, for BLEU) keeps its
 scores.
 Lookups are done in bulk (chunked `IN` queries, or one pass over a file holding little more than
-the keys asked) so a cached re-run over 10,000 items is instant.
+the keys asked), and the scores of a list of keys found whole are kept as one signed array (a
+snapshot), so a cached re-run over 10,000 items reads one row per metric.
 
 Every row carries a tag, a keyed MAC of (file, row key, score) under `comperbench.data.cache_key`,
 since the cache folder may be writable by others than the key's owner: a row whose tag does not
@@ -24,6 +25,8 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
+
+import numpy as np
 
 from comperbench import data
 from comperbench.metrics.base import (
@@ -126,6 +129,9 @@ class ScoreCache:
         connection.execute(
             "CREATE TABLE IF NOT EXISTS metric (name TEXT PRIMARY KEY, identity TEXT)"
         )
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS snapshots (keys BLOB UNIQUE, scores BLOB, tag BLOB)"
+        )
         return connection
 
     def lookup(self, metric: Metric, keys: Sequence[str]) -> dict[str, float]:
@@ -133,6 +139,10 @@ class ScoreCache:
         returned as NaN); a row that does not verify is left out, with a warning."""
         unique = list(dict.fromkeys(keys))
         with closing(self._connect(metric)) as connection:
+            snapshot = _Snapshot(metric, unique)
+            kept = snapshot.read(connection)
+            if kept is not None:
+                return kept
             (stored,) = connection.execute("SELECT count(*) FROM scores").fetchone()
             if stored <= SCAN_RATIO * len(unique):  # one pass over the file beats the lookups
                 wanted = set(unique)
@@ -145,7 +155,10 @@ class ScoreCache:
                     marks = ",".join("?" * len(chunk))
                     query = f"SELECT key, score, tag FROM scores WHERE key IN ({marks})"
                     found += connection.execute(query, chunk)
-        return _verified(metric, found)
+            verified = _verified(metric, found)
+            if len(verified) == len(unique):
+                snapshot.write(connection, verified)
+        return verified
 
     def store(self, metric: Metric, scores: Mapping[str, float]) -> None:
         identity = json.dumps(
@@ -155,6 +168,7 @@ class ScoreCache:
             connection.execute(
                 "INSERT OR REPLACE INTO metric VALUES (?, ?)", (metric.name, identity)
             )
+            connection.execute("DELETE FROM snapshots")  # they may hold a replaced score
             signing = _Signer(metric)
             connection.executemany(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?)",
@@ -177,9 +191,51 @@ class _Signer:
         self.base.update(metric_key(metric).encode() + b"\0")
 
     def tag(self, key: str, score: float) -> bytes:
+        return self.tag_bytes(key.encode() + b"\0" + repr(score).encode())
+
+    def tag_bytes(self, message: bytes) -> bytes:
         mac = self.base.copy()
-        mac.update(key.encode() + b"\0" + repr(score).encode())
+        mac.update(message)
         return mac.digest()
+
+
+class _Snapshot:
+    """Every score of one list of keys as one signed array: a lookup of the same keys again
+    (a warm re-run) reads one row and checks one tag instead of one per key. It is written
+    when every key had a verified row, and the file's snapshots are deleted whenever a score is
+    stored; the newest `KEPT` stay."""
+
+    KEPT = 16
+
+    def __init__(self, metric: Metric, keys: list[str]) -> None:
+        self.signing, self.keys = _Signer(metric), keys
+        self.digest = hashlib.blake2b("\n".join(keys).encode(), digest_size=16).digest()
+
+    def _tag(self, scores: bytes) -> bytes:
+        return self.signing.tag_bytes(b"\0snapshot\0" + self.digest + scores)
+
+    def read(self, connection: sqlite3.Connection) -> dict[str, float] | None:
+        query = "SELECT scores, tag FROM snapshots WHERE keys = ?"
+        row = connection.execute(query, (self.digest,)).fetchone()
+        if row is None or not hmac.compare_digest(row[1], self._tag(row[0])):
+            return None
+        scores = np.frombuffer(row[0], dtype=np.float64)
+        if scores.size != len(self.keys):
+            return None
+        return dict(zip(self.keys, scores.tolist(), strict=True))
+
+    def write(self, connection: sqlite3.Connection, found: Mapping[str, float]) -> None:
+        scores = np.array([found[key] for key in self.keys], dtype=np.float64).tobytes()
+        with connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)",
+                (self.digest, scores, self._tag(scores)),
+            )
+            connection.execute(
+                "DELETE FROM snapshots WHERE rowid NOT IN"
+                " (SELECT rowid FROM snapshots ORDER BY rowid DESC LIMIT ?)",
+                (self.KEPT,),
+            )
 
 
 def _verified(
