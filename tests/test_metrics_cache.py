@@ -268,3 +268,36 @@ def test_only_the_newest_snapshots_are_kept(tmp_path: Path) -> None:
         newest = _Snapshot(metric, [keys[-1]]).digest
         kept = {row[0] for row in connection.execute("SELECT keys FROM snapshots")}
     assert newest in kept and _Snapshot(metric, [keys[0]]).digest not in kept
+
+
+def _never_keyed(*args: object) -> list[str]:
+    raise AssertionError("the keys were computed again")
+
+
+def test_a_benchmark_s_item_keys_are_kept_and_follow_its_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+
+    from comperbench.metrics import cache as cache_module
+
+    items = _items(6)
+    table = pa.table(
+        {
+            "response": [i.response for i in items],
+            "references": [list(i.references) for i in items],
+        }
+    )
+    cache, needs = ScoreCache(tmp_path), {"response", "references"}
+    first = cache.table_item_keys(table, items, needs)
+    assert first == item_keys(items, needs)
+    with monkeypatch.context() as patched:
+        patched.setattr(cache_module, "item_keys", _never_keyed)
+        assert cache.table_item_keys(table, items, needs) == first  # read back
+    sliced = table.slice(1)  # other rows of the same buffers: another digest
+    assert cache.table_item_keys(sliced, items[1:], needs) == first[1:]
+    edited = table.set_column(0, "response", pa.array(["new", *table["response"].to_pylist()[1:]]))
+    changed = [dataclasses.replace(items[0], response="new"), *items[1:]]
+    assert cache.table_item_keys(edited, changed, needs) == item_keys(changed, needs)
+    encoded = table.set_column(0, "response", table["response"].dictionary_encode())
+    assert cache_module._columns_digest(encoded, ["response"], sorted(needs)) is None

@@ -27,8 +27,10 @@ from contextlib import closing
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from comperbench import data
+from comperbench.common.version import package_digest
 from comperbench.metrics.base import (
     DialogueItem,
     Item,
@@ -160,6 +162,23 @@ class ScoreCache:
                 snapshot.write(connection, verified)
         return verified
 
+    def table_item_keys(
+        self, table: pa.Table, items: Sequence[Item], needs: Iterable[str]
+    ) -> list[str]:
+        """`item_keys` of the items made from the rows of `table` (a benchmark's), kept in a
+        verified file under a digest of the columns items are made of and of this code."""
+        needs = sorted(needs)
+        digest = _columns_digest(table, ITEM_COLUMNS, needs)
+        if digest is None:
+            return item_keys(items, needs)
+        path = self.root / "item-keys" / f"{digest}.txt"
+        kept = data.read_verified(path)
+        if kept is not None and len(keys := kept.decode().split("\n")) == len(items):
+            return keys
+        keys = item_keys(items, needs)
+        data.write_verified(path, "\n".join(keys).encode())
+        return keys
+
     def store(self, metric: Metric, scores: Mapping[str, float]) -> None:
         identity = json.dumps(
             {"config": metric.config(), "library": metric.cache_version()}, default=str
@@ -178,6 +197,28 @@ class ScoreCache:
                     if metric.cache_nan or not math.isnan(v)
                 ],
             )
+
+
+ITEM_COLUMNS = ("response", "references", "grounding", "context", "turns")
+"""The columns of a benchmark table that items (and so their keys) are made of."""
+
+
+def _columns_digest(table: pa.Table, columns: Sequence[str], needs: Sequence[str]) -> str | None:
+    """A digest of the table's `columns` (those present) as stored (Arrow buffers, offsets and
+    lengths: the same buffers always hold the same values), `needs` and this package's code;
+    None for a dictionary-encoded column, whose buffers leave out its dictionary."""
+    present = {name: table.column(name) for name in columns if name in table.column_names}
+    if any("dictionary" in str(column.type) for column in present.values()):
+        return None
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(json.dumps([package_digest(), needs, table.num_rows]).encode())
+    for name, column in present.items():
+        digest.update(f"\0{name}\0{column.type}".encode())
+        for chunk in column.chunks:
+            digest.update(f"{chunk.offset},{len(chunk)}".encode())
+            for buffer in chunk.buffers():
+                digest.update(b"-" if buffer is None else memoryview(buffer))
+    return digest.hexdigest()
 
 
 class _Signer:

@@ -453,7 +453,11 @@ def run_metrics(
         else:
             needs = frozenset(metric.needs)
             if needs not in keys:
-                keys[needs] = item_keys(items, needs)
+                keys[needs] = (
+                    cache.table_item_keys(bench.table, items, needs)
+                    if cache
+                    else item_keys(items, needs)
+                )
             pendings.append(_lookup(metric, items, cache, keys[needs]))
     shared = _scored_elsewhere(pendings, workers, client)
     if shared:
