@@ -131,7 +131,7 @@ def test_pairs_kept_in_a_file_serve_another_process_and_a_forged_row_is_a_miss(
     read = _matrix(scores, human, statistic="spearman")
     np.testing.assert_array_equal(read.p_values, tested.p_values)
     with sqlite3.connect(path) as connection:
-        connection.execute("UPDATE pairs SET row = replace(row, '[0.', '[0.9')")
+        connection.execute("UPDATE pairs SET tested = replace(tested, '[0.', '[0.9')")
     forged = PairMemo()
     forged.keep_in(path, keyed_digest)
     monkeypatch.setattr(sequential, "PAIRS", forged)

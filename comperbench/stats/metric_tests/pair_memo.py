@@ -80,7 +80,9 @@ class PairMemo:
                 return
             path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(path, timeout=60, check_same_thread=False)
-            connection.execute("CREATE TABLE IF NOT EXISTS pairs (key BLOB PRIMARY KEY, row TEXT)")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS pairs (key BLOB PRIMARY KEY, tested TEXT, tag TEXT)"
+            )
             connection.commit()
             if self._file is not None:
                 self._file[1].close()
@@ -103,8 +105,8 @@ class PairMemo:
             if self._file is not None:
                 _, connection, sign = self._file
                 payload = json.dumps(tested)
-                row = json.dumps([payload, sign(key + payload.encode())])
-                connection.execute("INSERT OR REPLACE INTO pairs VALUES (?, ?)", (key, row))
+                row = (key, payload, sign(key + payload.encode()))
+                connection.execute("INSERT OR REPLACE INTO pairs VALUES (?, ?, ?)", row)
                 connection.commit()
 
     def _remember(self, key: bytes, tested: PairPValues) -> None:
@@ -117,16 +119,14 @@ class PairMemo:
         if self._file is None:
             return None
         _, connection, sign = self._file
-        found = connection.execute("SELECT row FROM pairs WHERE key = ?", (key,)).fetchone()
+        query = "SELECT tested, tag FROM pairs WHERE key = ?"
+        found = connection.execute(query, (key,)).fetchone()
         if found is None:
             return None
-        try:
-            payload, signature = json.loads(found[0])
-            p_ij, used_ij, p_ji, used_ji = json.loads(payload)
-        except (ValueError, TypeError):
-            return None  # another layout, or damaged: tested again
-        if not hmac.compare_digest(str(signature), sign(key + str(payload).encode())):
-            return None
+        payload, tag = (str(value) for value in found)
+        if not hmac.compare_digest(tag, sign(key + payload.encode())):
+            return None  # edited, or damaged: tested again
+        p_ij, used_ij, p_ji, used_ji = json.loads(payload)  # as signed: written by `put`
         return float(p_ij), int(used_ij), float(p_ji), int(used_ji)
 
     def forget(self) -> None:

@@ -134,7 +134,8 @@ def permutation_p_matrix(
     p, used = np.full((m, m), np.nan), np.zeros((m, m), dtype=int)
     for i in range(m):
         for j in range(i + 1, m):
-            tested = None if key is None else PAIRS.get(key(i, j))
+            pair_key = None if key is None else key(i, j)
+            tested = None if pair_key is None else PAIRS.get(pair_key)
             if tested is None:
                 delta, null_of = pair_null(i, j)
                 shared = SharedNull(null_of)
@@ -142,8 +143,8 @@ def permutation_p_matrix(
                     *sequential_p(shared.direction(1.0), k, delta, early, count),
                     *sequential_p(shared.direction(-1.0), k, -delta, early, count),
                 )
-                if key is not None:
-                    PAIRS.put(key(i, j), tested)
+                if pair_key is not None:
+                    PAIRS.put(pair_key, tested)
             p[i, j], used[i, j], p[j, i], used[j, i] = tested
     return p, used
 
