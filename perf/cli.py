@@ -71,6 +71,8 @@ def cli_run(argv: list[str], every: bool) -> tuple[str, dict[str, object]]:
 
 FLOOR = """
 import time
+from comperbench.common.blas import one_thread_by_default
+one_thread_by_default()  # as the CLI does
 import numpy as np, scipy.special
 from comperbench.stats.vectorised import kendall_resampler, spearman_resampler
 X, y, W = np.arange(200.0)[None], np.arange(200.0) % 7, np.ones((2, 200))
@@ -80,8 +82,8 @@ print(time.process_time())
 
 
 def floor() -> float:
-    """CPU seconds of an interpreter that imports numpy and scipy.special and loads the
-    compiled rank kernels (numba), and does nothing else."""
+    """CPU seconds of an interpreter that imports numpy (with one BLAS thread, as the CLI) and
+    scipy.special and loads the compiled rank kernels (numba), and does nothing else."""
     done = subprocess.run([sys.executable, "-c", FLOOR], capture_output=True, text=True)
     return float(done.stdout)
 

@@ -20,6 +20,10 @@ from pathlib import Path
 
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
+from comperbench.common.blas import THREADS_VARIABLE
+
+os.environ.setdefault(THREADS_VARIABLE, "1")  # as in the server `leaderboard serve` starts
+
 
 import numpy as np
 from goals import BY_WORK

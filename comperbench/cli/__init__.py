@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
 from comperbench.cli.verbs import Parser, Verb, Verbs, verb_table
+from comperbench.common.blas import one_thread_by_default
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
 
@@ -81,6 +82,7 @@ def build_parser(every: bool = True) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    one_thread_by_default()
     # model loading bars of transformers and huggingface_hub would bury the tables (set it to 0
     # to see them)
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")

@@ -14,11 +14,11 @@ the swaps, so every resample is tested with the same permutations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import Any
+from functools import lru_cache
 
 import numpy as np
 
+from comperbench.common.blas import blas_threads
 from comperbench.stats.averaging import PValueCount
 from comperbench.stats.resampling import (
     Interval,
@@ -34,9 +34,9 @@ from comperbench.stats.signature import Signature
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
 SMALL_PRODUCT = 2**28
-"""Multiply-adds below which the permuted sums run on one BLAS thread: waking the others costs
-more CPU than they save (the values alone, one row of weights for a stack of metrics, are
-such a product)."""
+"""Multiply-adds from which the permuted sums run on every BLAS thread (`common.blas`): below
+it, waking the others costs more CPU than they save (the values alone, one row of weights for a
+stack of metrics, are such a product)."""
 _NULL_CHUNK_FLOATS = 2 * 2**20
 """Permuted sums held at once (16 MB as float64, 8 MB as float32): a block of resamples x
 systems x permutations; a submission's peak memory grows with it."""
@@ -193,19 +193,10 @@ def _float32_margin(n_units: int, centred: np.ndarray, scale: np.ndarray) -> np.
 
 
 def _permuted_sums(weighted: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """weighted @ signs.T, on one BLAS thread when the product is small."""
-    if weighted.size * signs.shape[0] >= SMALL_PRODUCT:
+    """weighted @ signs.T, on every BLAS thread when the product is large, else on one."""
+    large = weighted.size * signs.shape[0] >= SMALL_PRODUCT
+    with blas_threads(None if large else 1):
         return weighted @ signs.T
-    with _blas().limit(limits=1, user_api="blas"):
-        return weighted @ signs.T
-
-
-@cache
-def _blas() -> Any:
-    """The BLAS thread pools of this process (threadpoolctl)."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
 
 
 @lru_cache(maxsize=4)
