@@ -488,3 +488,27 @@ def test_the_shown_table_formats_and_the_frame_keeps_the_numbers(store: Store) -
     assert frame["value"].tolist() == [
         r.row.value for r in ranking(store, "usr-topical", "turn", "overall", "pearson")
     ]
+
+
+def test_a_warmed_app_has_drawn_the_opening_figures_and_keeps_them(store: Store) -> None:
+    from comperbench.leaderboard.web import plots
+
+    for drawing in (plots._forest_html, plots._heatmap_html, plots._scatter_html):
+        drawing.cache_clear()
+    build(store.path, warmed=True)
+    drawn = [d.cache_info().currsize for d in (plots._forest_html, plots._heatmap_html)]
+    assert drawn == [1, 1] and plots._scatter_html.cache_info().currsize == 1
+    shown = overall_table(store, "spearman", ["usr-topical"])
+    assert plots._heatmap_html.cache_info().hits == 1  # the same heatmap, not drawn again
+    assert '<figure id="overall-heatmap"' in shown.heatmap
+
+
+def test_figures_with_missing_cells_are_kept_too() -> None:
+    from comperbench.leaderboard.web.plots import Matrix, _heatmap_html, heatmap_html
+
+    matrix = Matrix(["a", "b"], ["x"], np.array([[0.5], [np.nan]]), [["0.50"], [""]])
+    first = heatmap_html(matrix, "spearman")
+    hits = _heatmap_html.cache_info().hits
+    again = Matrix(["a", "b"], ["x"], np.array([[0.5], [float("nan")]]), [["0.50"], [""]])
+    assert heatmap_html(again, "spearman") == first
+    assert _heatmap_html.cache_info().hits == hits + 1

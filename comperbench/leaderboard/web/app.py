@@ -53,10 +53,11 @@ TEMP_FILES_KEPT = (900, 3600)
 hour; uploads never submitted are deleted sooner (`uploads.UPLOAD_LIFE`), a handled one at once."""
 
 
-def build(db: str | os.PathLike[str] | None = None) -> Blocks:
+def build(db: str | os.PathLike[str] | None = None, warmed: bool = False) -> Blocks:
     """The Gradio Blocks app on the store at `db` (restored in the background from the results
     folder when it is empty): the view controls above the tabs, and the events that redraw the
-    tabs when the view changes, a submission is stored or the restore is done."""
+    tabs when the view changes, a submission is stored or the restore is done; `warmed`: the
+    opening page drawn once first (`warm`), as `serve` does."""
     with requires_extra("the leaderboard app"):
         import gradio as gr
 
@@ -87,6 +88,10 @@ def build(db: str | os.PathLike[str] | None = None) -> Blocks:
         if local:
             gr.Markdown(local_banner(local), elem_id="local-sign-in")
         page = view_controls(store, restoring, sign_in_required(), app.upload_file_set)
+        if warmed:
+            from comperbench.leaderboard.web.warm import warm
+
+            warm(page)
         gr.Markdown(f"Statistics: {SETTINGS.describe()}.", elem_id="statistical-setting")
         timer = gr.Timer(POLL_SECONDS, active=False)
         with gr.Tabs() as tabs:
@@ -203,7 +208,7 @@ def serve(
 
     os.environ.setdefault("GRADIO_TEMP_DIR", str(own_folder()))
     local = sign_in_checked(host)
-    app = build(db)
+    app = build(db, warmed=True)
     app.launch(
         server_name=host, server_port=port, quiet=True, prevent_thread_lock=True, **launch_options()
     )

@@ -9,6 +9,7 @@ tests, sharp at any zoom), and nothing is rasterised or fetched. The figures com
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -115,6 +116,16 @@ def _ceiling_caption(ceiling: Ceiling | None) -> str:
     return html.escape(text + (f" {ceiling.note}." if ceiling.note else ""))
 
 
+def _key(values: Sequence[float]) -> tuple[float | None, ...]:
+    """`values` as a cache key: NaN (never equal to itself, so never found) as None."""
+    return tuple(None if math.isnan(v) else float(v) for v in values)
+
+
+def _values(key: tuple[float | None, ...]) -> list[float]:
+    """The values a `_key` was made of."""
+    return [math.nan if v is None else v for v in key]
+
+
 @dataclass(frozen=True)
 class Matrix:
     """Correlations of metrics (rows) on benchmarks (columns) with each cell's text."""
@@ -127,26 +138,46 @@ class Matrix:
 
 def heatmap_html(matrix: Matrix, statistic: str, note: str = "") -> str:
     """The metric x benchmark heatmap at its own size: each cell's correlation and interval,
-    grey where the metric is not ranked on the benchmark; `note` ends the caption."""
+    grey where the metric is not ranked on the benchmark; `note` ends the caption. Drawn once
+    per content: the Overall tab redraws the same heatmap on every opening."""
     if not matrix.metrics or not matrix.benchmarks:
         return "<p>No ranked metric on the chosen benchmarks.</p>"
+    return _heatmap_html(
+        tuple(matrix.metrics),
+        tuple(matrix.benchmarks),
+        tuple(map(_key, matrix.values.tolist())),
+        tuple(map(tuple, matrix.text)),
+        statistic,
+        note,
+    )
+
+
+@lru_cache(maxsize=64)
+def _heatmap_html(
+    metrics: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+    values: tuple[tuple[float | None, ...], ...],
+    text: tuple[tuple[str, ...], ...],
+    statistic: str,
+    note: str,
+) -> str:
     figure = heatmap(
-        matrix.values,
-        matrix.metrics,
-        matrix.benchmarks,
-        cell_text=matrix.text,
+        np.array(values, dtype=float).reshape(len(metrics), len(benchmarks)),
+        list(metrics),
+        list(benchmarks),
+        cell_text=[list(line) for line in text],
         colorbar_label=statistic,
         vmin=-1.0,
         vmax=1.0,
         cmap="RdBu",
         text_size=_CELL_POINTS,
     )
-    rows, cols = matrix.values.shape
-    lines = max(text.count("\n") + 1 for line in matrix.text for text in line)
-    labels = max(map(len, matrix.metrics))
+    rows, cols = len(metrics), len(benchmarks)
+    lines = max(cell.count("\n") + 1 for line in text for cell in line)
+    labels = max(map(len, metrics))
     figure.set_size_inches(  # type: ignore[attr-defined]
         max(7.5, 2.2 + 0.085 * labels + _CELL_INCHES * cols),
-        1.8 + (0.14 + _LINE_INCHES * lines) * rows + 0.07 * max(map(len, matrix.benchmarks)),
+        1.8 + (0.14 + _LINE_INCHES * lines) * rows + 0.07 * max(map(len, benchmarks)),
     )
     caption = (
         f"{statistic} of each metric on each benchmark's headline cell, its "
@@ -166,12 +197,27 @@ def scatter_html(
 ) -> str:
     """System means of a metric against the human means, the systems the protocol leaves out
     drawn hollow and labelled apart; headed "your submission" when the metric is the
-    visitor's own."""
+    visitor's own. Drawn once per content, as the forest plot."""
     if not systems:
         return "<p>No system means to plot.</p>"
+    return _scatter_html(
+        tuple(systems), _key(metric), _key(human), tuple(left_out), annotation, names, own
+    )
+
+
+@lru_cache(maxsize=256)
+def _scatter_html(
+    systems: tuple[str, ...],
+    metric: tuple[float | None, ...],
+    human: tuple[float | None, ...],
+    left_out: tuple[bool, ...],
+    annotation: str,
+    names: tuple[str, str],
+    own: bool,
+) -> str:
     figure = scatter_plot(
-        list(metric),
-        list(human),
+        _values(metric),
+        _values(human),
         labels=list(systems),
         left_out=list(left_out),
         xlabel=f"{names[0]} (system mean)",
