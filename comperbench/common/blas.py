@@ -3,8 +3,8 @@ core for the few products large enough to gain from them.
 
 OpenBLAS wakes its threads for every product and keeps them spinning after it: with numpy's
 small products between Python steps, a submission of 10,000 items spent about 0.5 s of CPU on
-them in a server and 0.8 s in a fresh process, with no shorter wait, and the import of numpy
-0.2 s more."""
+them in a server and 0.8 s in a fresh process, and the import of numpy 0.2 s more; the products
+large enough to gain from more threads ask for them (`blas_threads(None)`)."""
 
 from __future__ import annotations
 
