@@ -1,6 +1,6 @@
 """Hugging Face Space entry point: the comperbench leaderboard (database: $COMPERBENCH_LEADERBOARD_DB)."""
 
-from comperbench.common.blas import one_thread_by_default
+from comperbench.stats.blas import one_thread_by_default
 
 one_thread_by_default()  # before numpy is loaded
 

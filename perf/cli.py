@@ -71,7 +71,7 @@ def cli_run(argv: list[str], every: bool) -> tuple[str, dict[str, object]]:
 
 FLOOR = """
 import time
-from comperbench.common.blas import one_thread_by_default
+from comperbench.stats.blas import one_thread_by_default
 one_thread_by_default()  # as the CLI does
 import numpy as np, scipy.special
 from comperbench.stats.vectorised import kendall_resampler, spearman_resampler

@@ -20,7 +20,7 @@ from pathlib import Path
 
 os.environ.setdefault("COMPERBENCH_OFFLINE", "1")
 os.environ["COMPERBENCH_CACHE"] = tempfile.mkdtemp(prefix="comperbench-bench-")
-from comperbench.common.blas import THREADS_VARIABLE
+from comperbench.stats.blas import THREADS_VARIABLE
 
 os.environ.setdefault(THREADS_VARIABLE, "1")  # as in the server `leaderboard serve` starts
 

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from comperbench.cli.human_commands import ACTIONS as HUMAN_ACTIONS
 from comperbench.cli.verbs import Parser, Verb, Verbs, verb_table
-from comperbench.common.blas import one_thread_by_default
 from comperbench.common.errors import ComperbenchError
 from comperbench.common.version import __version__
+from comperbench.stats.blas import one_thread_by_default
 
 _COMMANDS = {
     "card": Verb(

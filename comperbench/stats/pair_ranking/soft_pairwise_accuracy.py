@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from comperbench.common.blas import blas_threads
 from comperbench.stats.averaging import PValueCount
+from comperbench.stats.blas import blas_threads
 from comperbench.stats.resampling import (
     Interval,
     bootstrap_indices,
@@ -34,7 +34,7 @@ from comperbench.stats.signature import Signature
 DEFAULT_PERMUTATIONS = 1000
 _TOLERANCE = 1e-9
 SMALL_PRODUCT = 2**28
-"""Multiply-adds from which the permuted sums run on every BLAS thread (`common.blas`): below
+"""Multiply-adds from which the permuted sums run on every BLAS thread (`stats.blas`): below
 it, waking the others costs more CPU than they save (the values alone, one row of weights for a
 stack of metrics, are such a product)."""
 _NULL_CHUNK_FLOATS = 2 * 2**20

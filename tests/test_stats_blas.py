@@ -10,14 +10,14 @@ import sys
 
 import pytest
 
-from comperbench.common.blas import THREADS_VARIABLE
+from comperbench.stats.blas import THREADS_VARIABLE
 
 REPORT = """
 import json, os, sys
 {before}
 import numpy as np
 from threadpoolctl import threadpool_info
-from comperbench.common.blas import blas_threads
+from comperbench.stats.blas import blas_threads
 
 def threads():
     return max(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
@@ -65,7 +65,7 @@ def test_a_count_the_environment_names_is_kept() -> None:
 
 
 def test_numpy_loaded_first_keeps_its_threads() -> None:
-    before = "import numpy\nfrom comperbench.common.blas import one_thread_by_default\n"
+    before = "import numpy\nfrom comperbench.stats.blas import one_thread_by_default\n"
     report = _report(before + "one_thread_by_default()", variable=None)
     assert report["variable"] is None
 
