@@ -7,7 +7,6 @@ from __future__ import annotations
 from comperbench.benchmark import get_metadata
 from comperbench.leaderboard.overall import HEADLINE_STATISTIC
 from comperbench.leaderboard.seeding.verdicts import OPENING_STATISTIC
-from comperbench.leaderboard.service import ranking
 from comperbench.leaderboard.web.page import Page
 from comperbench.leaderboard.web.views import (
     FAMILIES,
@@ -28,8 +27,7 @@ def warm(page: Page) -> None:
     statistic = ranked_view.statistic
     shown = shown_rows(ranked_view.frame, "", "all", FAMILIES).tolist()
     forest(ranked_view.ranked, statistic, shown, None, ranked_view.ceiling)
-    ranked = ranking(page.store, *view, statistic)
-    if ranked:
+    if ranked := ranked_view.ranked:
         metric_numbers(page.store, *view, statistic, ranked[0].row.metric_id)
         comparison(page.store, ranked, *view, statistic)
     ranked_benchmarks = page.store.ranked_benchmarks()
