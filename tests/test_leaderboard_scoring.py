@@ -340,3 +340,28 @@ def test_best_places_are_scipys_minimum_ranks(shape: tuple[int, ...]) -> None:
         values.flat[0] = np.nan
         with pytest.raises(ValueError, match="a value is NaN"):
             scoring.best_places(values)
+
+
+def test_item_counts_are_kept_on_disk_and_drawn_again_when_altered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The item-level counts of a submission are those drawn for it, read back from the cache
+    folder by a process that has not drawn them; a kept file altered since is not used."""
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path))
+    scoring._kept_counts.cache_clear()
+    drawn = np.vstack(list(scoring.bootstrap_count_chunks(500, 40, 3, scoring.CHUNK_BYTES)))
+    first = np.vstack(list(scoring._item_count_chunks(500, 40, 3)))
+    np.testing.assert_array_equal(first, drawn)
+    (kept,) = (tmp_path / "leaderboard" / "resample-counts").glob("*.npy")
+    scoring._kept_counts.cache_clear()
+    monkeypatch.setattr(scoring, "compact_counts", lambda *_: pytest.fail("drawn again"))
+    np.testing.assert_array_equal(np.vstack(list(scoring._item_count_chunks(500, 40, 3))), drawn)
+    altered = bytearray(kept.read_bytes())
+    altered[-1] ^= 0x40  # the last count, 64 more or fewer
+    kept.write_bytes(bytes(altered))
+    scoring._kept_counts.cache_clear()
+    monkeypatch.undo()
+    monkeypatch.setenv("COMPERBENCH_CACHE", str(tmp_path))
+    redrawn = np.vstack(list(scoring._item_count_chunks(500, 40, 3)))
+    np.testing.assert_array_equal(redrawn, drawn)
+    scoring._kept_counts.cache_clear()

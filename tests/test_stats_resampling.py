@@ -9,7 +9,14 @@ import pytest
 from scipy.stats._resampling import _bca_interval as scipy_bca
 
 from comperbench.stats.metric_correlation.correlation import correlate
-from comperbench.stats.resampling import bca_interval, bootstrap_indices, jackknife_weights
+from comperbench.stats.resampling import (
+    bca_interval,
+    bootstrap_count_chunks,
+    bootstrap_indices,
+    compact_counts,
+    count_chunks_of,
+    jackknife_weights,
+)
 from comperbench.stats.settings import Resampling
 
 
@@ -69,3 +76,18 @@ def test_bca_counts_half_the_resamples_equal_to_the_estimate_below_it() -> None:
     boot = np.array([1.0, 2, 2, 2, 3])
     interval = bca_interval(2.0, boot, np.array([-1.0, 0, 1]), 0.95)
     assert (interval.low, interval.high) == pytest.approx((1.1, 2.9))
+
+
+@pytest.mark.parametrize("n_units", [1, 37, 300])
+def test_compact_counts_give_the_drawn_chunks(n_units: int) -> None:
+    """The kept integer matrix, cut again, is the float chunks as drawn: the same rows at the
+    same boundaries (chunks of 2 KB: several of them)."""
+    counts = compact_counts(n_units, 50, 7)
+    assert counts.dtype == np.uint8 and counts.shape == (50, n_units)
+    drawn = list(bootstrap_count_chunks(n_units, 50, 7, chunk_bytes=2048))
+    again = list(count_chunks_of(counts, chunk_bytes=2048))
+    assert [c.shape for c in again] == [c.shape for c in drawn] and len(drawn) > (n_units > 1)
+    for a, b in zip(again, drawn, strict=True):
+        assert a.dtype == b.dtype == np.float64
+        np.testing.assert_array_equal(a, b)
+

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -47,6 +47,8 @@ from comperbench.stats.metric_correlation.statistics import (
 from comperbench.stats.resampling import (
     bootstrap_count_chunks,
     bootstrap_indices,
+    compact_counts,
+    count_chunks_of,
     counts_from_indices,
     over_chunks,
     percentile_interval,
@@ -59,6 +61,9 @@ CONFIDENCE = SETTINGS.confidence
 RESAMPLING = "bootstrap-percentile"
 CHUNK_BYTES = 8 * 2**20
 """Item-level resample counts held at once (about 100 resamples of 10,000 items)."""
+KEPT_COUNTS = 32 * 2**20
+"""Most items x resamples whose counts are kept (in memory and in the cache folder, one byte or
+two each) rather than drawn again for every submission."""
 MIN_UNITS = 3
 """Fewest items or systems a correlation is computed on."""
 SCORING_VERSION = 3
@@ -107,9 +112,34 @@ def _item_replicates(
         valid = ~np.isnan(human[aspects[0]])
         keys = [(a, s.name) for a in aspects for s in statistics]
         scorers = [s.resampler(X[:, valid], human[a][valid]) for a in aspects for s in statistics]
-        chunks = bootstrap_count_chunks(int(valid.sum()), n_resamples, seed, CHUNK_BYTES)
+        chunks = _item_count_chunks(int(valid.sum()), n_resamples, seed)
         out.update(zip(keys, over_chunks(chunks, scorers), strict=True))
     return out
+
+
+def _item_count_chunks(n: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """The item-level resample counts in chunks of CHUNK_BYTES: drawn again above KEPT_COUNTS,
+    else read from the kept matrix."""
+    if n * n_resamples > KEPT_COUNTS:
+        return bootstrap_count_chunks(n, n_resamples, seed, CHUNK_BYTES)
+    return count_chunks_of(_kept_counts(n, n_resamples, seed), CHUNK_BYTES)
+
+
+@lru_cache(maxsize=4)
+def _kept_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """`compact_counts`, read from the cache folder when drawn before (its digest verified)."""
+    name = f"{n}-{n_resamples}-{seed}-{stats_code()[:16]}.npy"
+    path = data.cache_dir() / "leaderboard" / "resample-counts" / name
+    kept = data.read_verified(path)
+    if kept is not None:
+        counts = np.load(io.BytesIO(kept), allow_pickle=False)
+    else:
+        counts = compact_counts(n, n_resamples, seed)
+        out = io.BytesIO()
+        np.save(out, counts, allow_pickle=False)
+        data.write_verified(path, out.getvalue())
+    counts.setflags(write=False)
+    return counts
 
 
 @cache

@@ -104,6 +104,24 @@ def bootstrap_count_chunks(
         yield counts_from_indices(_draw_indices(rng, n_units, rows), n_units)
 
 
+def compact_counts(n_units: int, n_resamples: int, seed: int) -> np.ndarray:
+    """Every row of `bootstrap_count_chunks(n_units, n_resamples, seed)` in one matrix of
+    the smallest unsigned integer type that holds every count (uint8 but for a unit drawn over
+    255 times), to be kept and read again by `count_chunks_of`: an eighth of the float matrix."""
+    wide = np.min_scalar_type(n_units)  # no count exceeds n_units
+    chunks = [c.astype(wide) for c in bootstrap_count_chunks(n_units, n_resamples, seed)]
+    counts = np.vstack([np.empty((0, n_units), dtype=wide), *chunks])
+    return counts.astype(np.min_scalar_type(counts.max(initial=0)))
+
+
+def count_chunks_of(counts: np.ndarray, chunk_bytes: int | None = None) -> Iterator[np.ndarray]:
+    """The float rows of a `compact_counts` matrix in the chunks `bootstrap_count_chunks` gives
+    for the same `chunk_bytes` (the same numbers, cut at the same rows)."""
+    step = chunk_rows(counts.shape[1], chunk_bytes)
+    for start in range(0, len(counts), step):
+        yield counts[start : start + step].astype(float)
+
+
 def exact_swaps(n_items: int, n_resamples: int) -> bool:
     """Whether all 2^n_items swap patterns are no more than the permutations asked for: a
     paired permutation test then enumerates them instead of drawing (its p-value is b / k,
