@@ -6,12 +6,14 @@ metric missing a few unreadable items, ROUGE on DSTC7, is ranked on the items it
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 import comperbench
 from comperbench.benchmark import get_metadata, load_benchmark
+from comperbench.leaderboard.comparison import view_verdicts
 from comperbench.leaderboard.seeding.baselines import seed
 from comperbench.leaderboard.service import ranking, unranked
 from comperbench.leaderboard.store import Store
@@ -62,3 +64,22 @@ def test_rouge_on_dstc7_is_ranked_on_the_items_it_scored(seeded: Store) -> None:
     ranked = ranking(seeded, "dstc7", "turn", get_metadata("dstc7").default_aspect, "spearman")
     n = {r.row.metric: r.row.n for r in ranked}
     assert n["rouge-l"] == 9_538 and n["bleu-4"] == 9_540 and n["length"] == 10_000
+
+
+@pytest.mark.parametrize("level", ["turn", "system"])
+def test_the_leader_shown_is_the_leader_of_every_verdict(seeded: Store, level: str) -> None:
+    """length is correlated on USR's ground truth too, the reference-based metrics without it,
+    and their tests on the items all share: the row ranked first has no p vs leader, and the
+    verdicts place every row where the ranking does."""
+    for statistic in STATISTICS:
+        view = (seeded, "usr-topical", level, "overall", statistic)
+        ranked = ranking(*view)
+        verdicts = view_verdicts(*view, [r.row for r in ranked])
+        assert verdicts.metrics == [str(r.row.metric_id) for r in ranked]
+        for r in ranked:
+            assert verdicts.ranks[verdicts.index(str(r.row.metric_id))] == r.rank
+            assert math.isnan(r.p_vs_leader) == (r.rank == 1), (statistic, r.row.metric)
+    n = {
+        r.row.metric: r.row.n for r in ranking(seeded, "usr-topical", "turn", "overall", "spearman")
+    }
+    assert n["length"] == 360 and n["bleu-4"] == 300

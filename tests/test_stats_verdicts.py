@@ -115,3 +115,32 @@ def test_compiled_spearman_null_matches_scipy():
         for s in rows
     ]
     np.testing.assert_allclose(null, expected, atol=1e-12)
+
+
+def test_ordered_by_the_values_shown_keeps_every_test():
+    """Values shown on more units than the tests ran on may order the metrics otherwise: the
+    leader, ranks and clusters follow them, every pair's p-value stays the one tested."""
+    scores, human = _board()
+    tested = metric_verdicts(scores, human, statistic="pearson")
+    shown = tested.ordered_by({"noise": 0.9, "good": 0.5, "twin": 0.4})
+    assert shown.metrics == ["noise", "good", "twin"]
+    np.testing.assert_array_equal(shown.values, [0.9, 0.5, 0.4])
+    for a in scores:
+        for b in scores:
+            i, j = tested.index(a), tested.index(b)
+            k, m = shown.index(a), shown.index(b)
+            np.testing.assert_array_equal(shown.adjusted[k, m], tested.adjusted[i, j])
+            np.testing.assert_array_equal(shown.matrix.deltas[k, m], tested.matrix.deltas[i, j])
+    assert shown.ranks == [1, 2, 3]
+    assert np.isnan(shown.p_vs_leader(0)) and shown.p_vs_leader(1) > 0.05
+    # no metric is significantly better than the leader shown, which is worse than both others
+    assert shown.tied_with_leader == [True, True, True]
+    assert (
+        shown.rank_ranges
+        == [(3, 3), (1, 2), (1, 2)]
+        == [tested.rank_ranges[tested.index(n)] for n in shown.metrics]
+    )
+    # MTME's clusters in the order shown: a cluster ends at a metric significantly worse than
+    # one in it, and neither good nor twin is worse than noise
+    assert shown.clusters() == [["noise", "good", "twin"]]
+    assert tested.clusters() == [tested.metrics[:2], ["noise"]]

@@ -1,7 +1,8 @@
 """The verdicts of a leaderboard view: `metric_verdicts` (the test, correction and resolution of
 `stats.settings`, as `comperbench compare` runs it) between its ranked rows, on the items every
-one of them scored. Rank ranges, "tied with leader", the comparison matrix and the clusters of
-every page are read from this one object.
+one of them scored, ordered and led by the values the rows show (a reference-free row's value is
+on more items than the tests with a reference-based one). Rank ranges, "tied with leader", the
+comparison matrix and the clusters of every page are read from this one object.
 
 A view's verdicts are kept in memory and on disk (verified), keyed by the rows' stored scores,
 so that a page computes them once per set of rows; the store only adds rows, so a new
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from comperbench import data
-from comperbench.leaderboard.items import scored_items, source_level
+from comperbench.leaderboard.items import LevelItems, scored_items, source_level
 from comperbench.leaderboard.scoring import stats_code
 from comperbench.leaderboard.store import Row, Store
 from comperbench.stats.metric_correlation.statistics import supports
@@ -32,10 +33,18 @@ FORMAT = 1
 """Version of the kept verdicts' file layout."""
 
 
-def _scores(store: Store, benchmark: str, level: str, rows: Sequence[Row]) -> dict[str, np.ndarray]:
-    """Each row's stored item scores on the items the view is correlated on, by metric id."""
-    item_level = source_level(benchmark, level)
-    positions = scored_items(benchmark, item_level).positions
+def _shared_items(benchmark: str, level: str, rows: Sequence[Row]) -> LevelItems:
+    """The items every row is correlated on: all of them for reference-free metrics only, else
+    those of a reference-based metric (`items.scored_items`)."""
+    reference_free = all(r.reference_free for r in rows)
+    return scored_items(benchmark, source_level(benchmark, level), reference_free)
+
+
+def _scores(
+    store: Store, benchmark: str, items: LevelItems, rows: Sequence[Row]
+) -> dict[str, np.ndarray]:
+    """Each row's stored item scores on `items`, by metric id."""
+    item_level, positions = items.level, items.positions
     scores = {}
     for row in rows:
         found = store.item_scores(row.metric_id, benchmark, item_level)
@@ -99,8 +108,23 @@ def _computed(
 ) -> Verdicts:
     rows = {r.metric_id: r for r in store.view(benchmark, level, aspect, statistic)}
     chosen = [rows[i] for i in ids]
-    items = scored_items(benchmark, source_level(benchmark, level))
-    scores = _scores(store, benchmark, level, chosen)
+    return _tested(store, benchmark, level, aspect, statistic, chosen, tag).ordered_by(
+        {str(r.metric_id): r.value for r in chosen}
+    )
+
+
+def _tested(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    chosen: Sequence[Row],
+    tag: str,
+) -> Verdicts:
+    """The verdicts of the tests between `chosen` on the items they all share (kept on disk)."""
+    items = _shared_items(benchmark, level, chosen)
+    scores = _scores(store, benchmark, items, chosen)
     path = _path(benchmark, _key((benchmark, level, aspect, statistic), scores, tag))
     kept = data.read_verified(path)
     if kept is not None:

@@ -383,7 +383,8 @@ class SignificanceMatrix:
     metrics: list[str]
     values: np.ndarray
     deltas: np.ndarray
-    """deltas[i, j] = values[i] - values[j]."""
+    """deltas[i, j] = values[i] - values[j] as tested (on the `n` units; `values` may be those
+    shown, on more units: see `Verdicts.ordered_by`)."""
     p_values: np.ndarray
     """p_values[i, j]: p-value of "metric i correlates better than metric j" (NaN on the diagonal)."""
     ranks: list[int]

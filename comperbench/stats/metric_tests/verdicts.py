@@ -172,6 +172,25 @@ class Verdicts:
             return math.nan
         return float(min(self.adjusted[k, i] for k, r in enumerate(self.ranks) if r == 1))
 
+    def ordered_by(self, values: Mapping[str, float]) -> Verdicts:
+        """These verdicts with the metrics placed, and led, by `values` (what a page shows of
+        each, where the tests ran on fewer units: those all metrics share), best first; the
+        tests, their deltas and p-values are unchanged, and the clusters follow the new order."""
+        shown = np.array([values[name] for name in self.metrics], dtype=float)
+        order = np.argsort(-shown, kind="stable")
+        pick = np.ix_(order, order)
+        m = self.matrix
+        matrix = replace(
+            m,
+            metrics=[m.metrics[k] for k in order],
+            values=shown[order],
+            deltas=m.deltas[pick],
+            p_values=m.p_values[pick],
+            ranks=assign_ranks(m.p_values[pick], m.alpha),
+            resamples_used=m.resamples_used[pick] if m.resamples_used.size else m.resamples_used,
+        )
+        return replace(self, matrix=matrix, adjusted=self.adjusted[pick])
+
     @cached_property
     def cluster_ranks(self) -> list[int]:
         """The significance cluster of each metric (1 = the best cluster), on adjusted p."""
