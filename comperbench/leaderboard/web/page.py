@@ -120,6 +120,11 @@ class Page:
         """The view controls, in the order of the handlers' view arguments."""
         return [self.benchmark, self.level, self.aspect, self.statistic]
 
+    def ranked_benchmarks(self) -> list[str]:
+        """The benchmarks with a ranked metric, in the page's order (the Overall tab's default)."""
+        ranked = self.store.ranked_benchmarks()
+        return [b for b in self.benchmarks if b in ranked]
+
     def choose(self, benchmark: str, level: str, aspect: str, statistic: str) -> tuple[Any, ...]:
         """The view the controls ask for, in one round trip: the benchmark's levels and aspects
         (a level or aspect it lacks is replaced by its first level or its default aspect) and

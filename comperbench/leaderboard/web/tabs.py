@@ -226,7 +226,7 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
             )
             benchmarks = gr.CheckboxGroup(
                 page.benchmarks,
-                value=[b for b in page.benchmarks if b in page.store.ranked_benchmarks()],
+                value=page.ranked_benchmarks(),
                 label="benchmarks (none chosen: every benchmark with a ranked metric)",
                 elem_id="overall-benchmarks",
                 scale=4,

@@ -30,7 +30,4 @@ def warm(page: Page) -> None:
     if ranked := ranked_view.ranked:
         metric_numbers(page.store, *view, statistic, ranked[0].row.metric_id)
         comparison(page.store, ranked, *view, statistic)
-    ranked_benchmarks = page.store.ranked_benchmarks()
-    overall_table(
-        page.store, HEADLINE_STATISTIC, [b for b in page.benchmarks if b in ranked_benchmarks]
-    )
+    overall_table(page.store, HEADLINE_STATISTIC, page.ranked_benchmarks())
