@@ -67,6 +67,7 @@ def build(db: str | os.PathLike[str] | None = None, warmed: bool = False) -> Blo
 
     from comperbench.leaderboard.web.page import FAST, view_controls
     from comperbench.leaderboard.web.tabs import (
+        CLOSED,
         about_tab,
         comparison_tab,
         dataset_tab,
@@ -96,7 +97,7 @@ def build(db: str | os.PathLike[str] | None = None, warmed: bool = False) -> Blo
         timer = gr.Timer(POLL_SECONDS, active=False)
         with gr.Tabs() as tabs:
             ranked = ranking_tab(page)
-            overall, _ = overall_tab(page)  # drawn when opened
+            overall, draw_overall = overall_tab(page)  # drawn once loaded, and when opened
             metric = metric_tab(page)
             compared = comparison_tab(page)
             dataset, show_item = dataset_tab(page)
@@ -118,9 +119,9 @@ def build(db: str | os.PathLike[str] | None = None, warmed: bool = False) -> Blo
             **FAST,
         )
         for other in (ranked.tab, overall, compared.tab, dataset, upload, about):
-            other.select(lambda: False, None, metric.is_open, **FAST)
+            other.select(outputs=metric.is_open, **CLOSED)
         for other in (ranked.tab, overall, metric.tab, dataset, upload, about):
-            other.select(lambda: False, None, compared.is_open, **FAST)
+            other.select(outputs=compared.is_open, **CLOSED)
         polled = timer.tick(page.poll, None, timer, **FAST).then(
             page.redrawn, page.view, outputs, **FAST
         )
@@ -144,7 +145,7 @@ def build(db: str | os.PathLike[str] | None = None, warmed: bool = False) -> Blo
             ],
             **FAST,
         )
-        loaded.then(**ranked.plot, **FAST).then(**show_item, **FAST)
+        loaded.then(**ranked.plot, **FAST).then(**show_item, **FAST).then(**draw_overall, **FAST)
         app.load(page.polling, None, timer, **FAST)
         loaded.then(**metric.redraw_listener)  # a Metric tab opened before the page loaded
         loaded.then(

@@ -274,7 +274,7 @@ class MetricTab:
     numbers: gr.HTML
     scatter: gr.ScatterPlot
     means: gr.Dataframe
-    is_open: gr.State
+    is_open: gr.Checkbox
 
     @property
     def redraw_listener(self) -> Listener:
@@ -338,6 +338,16 @@ class MetricTab:
         return (True, *self.drawn(benchmark, level, aspect, statistic, metric, request))
 
 
+def open_flag() -> gr.Checkbox:
+    """Whether a tab is open: a hidden checkbox, not a `gr.State`, so that the other tabs clear it
+    in the browser (`CLOSED`) rather than by a request on every switch."""
+    return gr.Checkbox(False, visible="hidden")
+
+
+CLOSED: dict[str, Any] = {"fn": None, "inputs": None, "js": "() => false", **FAST}
+"""An event that clears an `open_flag` (its output) in the browser."""
+
+
 def metric_tab(page: Page) -> MetricTab:
     """The metric page: drawn on opening it and on choosing its metric (which is only done on
     the open page, so it is drawn whether or not the drawing on opening is done)."""
@@ -352,7 +362,7 @@ def metric_tab(page: Page) -> MetricTab:
             label=SCATTER_LABEL,
         )
         means = gr.Dataframe(label="per-system means", interactive=False)
-        is_open = gr.State(False)
+        is_open = open_flag()
     shown = MetricTab(page, tab, metric, details, numbers, scatter, means, is_open)
     drawn = [details, numbers, scatter, means]
     metric.input(shown.drawn, [*page.view, metric], drawn)  # chosen on the open page
@@ -369,7 +379,7 @@ class ComparisonTab:
     tab: gr.Tab
     heatmap: gr.HTML
     download: gr.DownloadButton
-    is_open: gr.State
+    is_open: gr.Checkbox
 
     def drawn(self, *view: str) -> tuple[str, str | None]:
         check_view(self.page.benchmarks, *view)
@@ -389,7 +399,7 @@ def comparison_tab(page: Page) -> ComparisonTab:
     with gr.Tab("Comparison", id="comparison") as tab:
         heatmap = gr.HTML(elem_id="heatmap")
         download = gr.DownloadButton("Download CSV", elem_id="comparison-csv", size="sm")
-        is_open = gr.State(False)
+        is_open = open_flag()
     shown = ComparisonTab(page, tab, heatmap, download, is_open)
     tab.select(lambda *view: (True, *shown.drawn(*view)), page.view, [is_open, heatmap, download])
     return shown
