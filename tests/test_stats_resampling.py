@@ -16,6 +16,9 @@ from comperbench.stats.resampling import (
     compact_counts,
     count_chunks_of,
     jackknife_weights,
+    kept_swap_masks,
+    swap_masks,
+    swap_row_source,
 )
 from comperbench.stats.settings import Resampling
 
@@ -91,3 +94,11 @@ def test_compact_counts_give_the_drawn_chunks(n_units: int) -> None:
         assert a.dtype == b.dtype == np.float64
         np.testing.assert_array_equal(a, b)
 
+
+def test_swap_masks_are_drawn_once_per_process_and_read_only() -> None:
+    kept = kept_swap_masks(40, 30, 5)
+    np.testing.assert_array_equal(kept, swap_masks(40, 30, 5))
+    assert kept_swap_masks(40, 30, 5) is kept and not kept.flags.writeable
+    chunks = list(swap_row_source(40, 30, 5, chunk_bytes=8 * 40 * 7)(0, 30))
+    assert len(chunks) == 5 and all(np.shares_memory(c, kept) for c in chunks)
+    np.testing.assert_array_equal(np.vstack(chunks), kept)

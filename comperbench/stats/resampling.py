@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Literal
 
 import numpy as np
@@ -144,6 +144,15 @@ def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
     return rng.random((n_resamples, n_items)) < 0.5
 
 
+@lru_cache(maxsize=2)
+def kept_swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
+    """`swap_masks`, drawn once per process and shared (read-only): a leaderboard server tests
+    every new row's pairs with the same swaps."""
+    masks = swap_masks(n_items, n_resamples, seed)
+    masks.setflags(write=False)
+    return masks
+
+
 def swap_mask_chunks(
     n_items: int, seed: int, start: int, stop: int, chunk_bytes: int | None = None
 ) -> Iterator[np.ndarray]:
@@ -166,7 +175,7 @@ def swap_row_source(
         n_items, n_resamples
     ):
         return partial(swap_mask_chunks, n_items, seed, chunk_bytes=chunk_bytes)
-    whole = swap_masks(n_items, n_resamples, seed)
+    whole = kept_swap_masks(n_items, n_resamples, seed)
     step = chunk_rows(n_items, chunk_bytes)
 
     def chunks(start: int, stop: int) -> Iterator[np.ndarray]:
