@@ -394,14 +394,6 @@ class ComparisonTab:
         inputs = [self.is_open, *self.page.view]
         return {"fn": self.redraw, "inputs": inputs, "outputs": [self.heatmap, self.download]}
 
-    @property
-    def draw_listener(self) -> Listener:
-        return {
-            "fn": self.drawn,
-            "inputs": self.page.view,
-            "outputs": [self.heatmap, self.download],
-        }
-
 
 def comparison_tab(page: Page) -> ComparisonTab:
     """The tab, its heatmap of pairwise p-values between the ranked metrics and their CSV."""
