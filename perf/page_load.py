@@ -7,7 +7,9 @@
    and Gradio take on this machine as loaded now);
 2. tab switch: a click on a tab to its content drawn (Overall, Metric, Comparison, Dataset,
    back to Ranking), from a page done loading (`settled`); goal under 0.5 s each (the row:
-   the slowest). The floor beside it: a switch between the floor page's two tabs;
+   the slowest), one after the other as a visitor clicks through, then each of the first three
+   alone in fresh pages (printed beside the row: no earlier tab still drawing). The floor
+   beside it: a switch between the floor page's two tabs;
 3. an idle server: its CPU seconds over `--idle` seconds with no client connected, before any
    page was opened and after every page was closed; goal 0 (under 1% of one core).
 
@@ -52,6 +54,8 @@ TABS = {
 """Each tab and what shows that it is drawn."""
 SETTLE_MS = 1000
 """From the forest plot drawn to the first switch."""
+ALONE_PAGES = 3
+"""Fresh pages whose one first switch to a tab is timed alone (printed, not in the row)."""
 
 
 def _free_port() -> int:
@@ -161,6 +165,19 @@ def floor_switch_seconds(browser: Any, floor_url: str) -> float:
     return statistics.median(times)
 
 
+def alone_switch_seconds(browser: Any, url: str, tab: str, pages: int) -> float:
+    """The median first switch to `tab` in `pages` fresh, settled pages: a switch with no
+    earlier tab's drawing still under way."""
+    times = []
+    for _ in range(pages):
+        _, context = load_seconds(browser, url)
+        page = context.pages[0]
+        settled(page)
+        times.append(switch_seconds(page, tab, TABS[tab]))
+        context.close()
+    return statistics.median(times)
+
+
 def verdict(seconds: float, goal: float) -> str:
     return "met" if seconds < goal else "not met"
 
@@ -206,6 +223,11 @@ def measure(url: str, floor_url: str, loads: int) -> None:
                     f"tab switch to {tab} ({rounds}): {seconds:.2f} s (goal < {SWITCH_GOAL_S} s):"
                     f" {verdict(seconds, SWITCH_GOAL_S)}"
                 )
+        for tab in ("Overall", "Metric", "Comparison"):
+            alone = alone_switch_seconds(browser, url, tab, ALONE_PAGES)
+            print(
+                f"tab switch to {tab} alone (first, median of {ALONE_PAGES} fresh pages): {alone:.2f} s"
+            )
         switch_floor = floor_switch_seconds(browser, floor_url)
         print(f"tab switch floor (two bare Gradio tabs, median): {switch_floor:.2f} s")
         print_goal_row(
