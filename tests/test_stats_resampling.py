@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats._resampling import _bca_interval as scipy_bca
 
+from comperbench.stats import resampling
 from comperbench.stats.metric_correlation.correlation import correlate
 from comperbench.stats.resampling import (
     bca_interval,
@@ -95,10 +96,16 @@ def test_compact_counts_give_the_drawn_chunks(n_units: int) -> None:
         np.testing.assert_array_equal(a, b)
 
 
-def test_swap_masks_are_drawn_once_per_process_and_read_only() -> None:
+def test_swap_masks_are_drawn_once_per_process_and_read_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     kept = kept_swap_masks(40, 30, 5)
     np.testing.assert_array_equal(kept, swap_masks(40, 30, 5))
     assert kept_swap_masks(40, 30, 5) is kept and not kept.flags.writeable
     chunks = list(swap_row_source(40, 30, 5, chunk_bytes=8 * 40 * 7)(0, 30))
     assert len(chunks) == 5 and all(np.shares_memory(c, kept) for c in chunks)
     np.testing.assert_array_equal(np.vstack(chunks), kept)
+    monkeypatch.setattr(resampling, "KEPT_SWAPS", 40 * 30 - 1)  # above it: drawn, not kept
+    (whole,) = swap_row_source(40, 30, 5)(0, 30)
+    np.testing.assert_array_equal(whole, kept)
+    assert not np.shares_memory(whole, kept)

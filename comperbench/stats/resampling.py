@@ -144,6 +144,10 @@ def swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
     return rng.random((n_resamples, n_items)) < 0.5
 
 
+KEPT_SWAPS = 32 * 2**20
+"""Most items x permutations whose swap masks (a byte each) `kept_swap_masks` keeps."""
+
+
 @lru_cache(maxsize=2)
 def kept_swap_masks(n_items: int, n_resamples: int, seed: int) -> np.ndarray:
     """`swap_masks`, drawn once per process and shared (read-only): a leaderboard server tests
@@ -169,13 +173,15 @@ def swap_row_source(
     n_items: int, n_resamples: int, seed: int, chunk_bytes: int | None = None
 ) -> Callable[[int, int], Iterator[np.ndarray]]:
     """(start, stop) -> rows start..stop-1 of `swap_masks(n_items, n_resamples, seed)` in
-    chunks, as often as asked: cut from the whole matrix when its booleans fit in `chunk_bytes`,
-    else drawn again each time; all 2^n_items patterns when they are no more (`exact_swaps`)."""
+    chunks, as often as asked: cut from the whole matrix when its booleans fit in `chunk_bytes`
+    (kept for the process up to KEPT_SWAPS: `kept_swap_masks`), else drawn again each time; all
+    2^n_items patterns when they are no more (`exact_swaps`)."""
     if n_items * n_resamples > (chunk_bytes or CHUNK_BYTES) and not exact_swaps(
         n_items, n_resamples
     ):
         return partial(swap_mask_chunks, n_items, seed, chunk_bytes=chunk_bytes)
-    whole = kept_swap_masks(n_items, n_resamples, seed)
+    kept = n_items * n_resamples <= KEPT_SWAPS
+    whole = (kept_swap_masks if kept else swap_masks)(n_items, n_resamples, seed)
     step = chunk_rows(n_items, chunk_bytes)
 
     def chunks(start: int, stop: int) -> Iterator[np.ndarray]:
