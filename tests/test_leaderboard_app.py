@@ -512,11 +512,3 @@ def test_figures_with_missing_cells_are_kept_too() -> None:
     again = Matrix(["a", "b"], ["x"], np.array([[0.5], [float("nan")]]), [["0.50"], [""]])
     assert heatmap_html(again, "spearman") == first
     assert _heatmap_html.cache_info().hits == hits + 1
-
-
-def test_a_view_chosen_behind_the_comparison_tab_empties_it() -> None:
-    """The closed tab keeps no heatmap of another view to show on opening, before its redraw."""
-    from comperbench.leaderboard.web.tabs import ComparisonTab
-
-    closed = ComparisonTab(*(None,) * 5)  # type: ignore[arg-type]
-    assert closed.redraw(False, "usr-topical", "turn", "overall", "spearman") == ("", None)

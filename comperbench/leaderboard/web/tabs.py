@@ -373,8 +373,9 @@ def metric_tab(page: Page) -> MetricTab:
 @dataclass(frozen=True)
 class ComparisonTab:
     """The heatmap of pairwise tests between the view's ranked metrics and their CSV, drawn
-    while the tab is open (the tests take seconds on large views); a view chosen while it is
-    closed empties it, so that on opening it never shows the tests of another view."""
+    while the tab is open (the tests take seconds on large views). A view chosen while it is
+    closed leaves it as it is: that redraw may be answered after the tab has opened and drawn
+    the view, and must not undo it."""
 
     page: Page
     tab: gr.Tab
@@ -387,7 +388,7 @@ class ComparisonTab:
         return comparison(self.page.store, ranking(self.page.store, *view), *view)
 
     def redraw(self, is_open: bool, *view: str) -> tuple[Any, ...]:
-        return self.drawn(*view) if is_open else ("", None)
+        return self.drawn(*view) if is_open else (gr.update(), gr.update())
 
     @property
     def redraw_listener(self) -> Listener:
