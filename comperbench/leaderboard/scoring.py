@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -130,16 +130,22 @@ def _kept_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """`compact_counts`, read from the cache folder when drawn before (its digest verified)."""
     name = f"{n}-{n_resamples}-{seed}-{stats_code()[:16]}.npy"
     path = data.cache_dir() / "leaderboard" / "resample-counts" / name
-    kept = data.read_verified(path)
-    if kept is not None:
-        counts = np.load(io.BytesIO(kept), allow_pickle=False)
-    else:
-        counts = compact_counts(n, n_resamples, seed)
-        out = io.BytesIO()
-        np.save(out, counts, allow_pickle=False)
-        data.write_verified(path, out.getvalue())
+    counts = _kept_array(path, lambda: compact_counts(n, n_resamples, seed))
     counts.setflags(write=False)
     return counts
+
+
+def _kept_array(path: Path, computed: Callable[[], np.ndarray]) -> np.ndarray:
+    """The array kept at `path` (written by `data.write_verified`, not altered since), else
+    `computed()`, kept there."""
+    kept = data.read_verified(path)
+    if kept is not None:
+        return np.load(io.BytesIO(kept), allow_pickle=False)
+    array = np.asarray(computed())
+    out = io.BytesIO()
+    np.save(out, array, allow_pickle=False)
+    data.write_verified(path, out.getvalue())
+    return array
 
 
 @cache
@@ -186,15 +192,12 @@ def _cached_context_side(
     """The humans' side of `statistic` over contexts, read from disk when computed before (and
     not altered since: its digest is verified)."""
     path = _context_side_path(items, aspect, statistic, n_resamples, seed)
-    kept = data.read_verified(path)  # a file altered since it was written is computed again
-    if kept is not None:
-        return np.load(io.BytesIO(kept), allow_pickle=False)
-    _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
-    side = np.asarray(statistic.context_side(human[:, np.isfinite(human).all(axis=0)], W))
-    out = io.BytesIO()
-    np.save(out, side, allow_pickle=False)
-    data.write_verified(path, out.getvalue())
-    return side
+
+    def side() -> np.ndarray:
+        _, human = system_unit_matrix(items.human_scores(aspect), items.systems, items.contexts)
+        return np.asarray(statistic.context_side(human[:, np.isfinite(human).all(axis=0)], W))
+
+    return _kept_array(path, side)  # a file altered since it was written is computed again
 
 
 @lru_cache(maxsize=8)
