@@ -33,6 +33,7 @@ from comperbench.leaderboard.web.dataset_view import (
     system_choices,
 )
 from comperbench.leaderboard.web.page import row_link
+from comperbench.leaderboard.web.plots import SCATTER_LABEL
 from comperbench.leaderboard.web.views import (
     FAMILIES,
     RANKING_COLUMNS,
@@ -44,6 +45,7 @@ from comperbench.leaderboard.web.views import (
     family,
     metric_choices,
     metric_details,
+    metric_scatter,
     metric_view,
     overall_table,
     p_colour,
@@ -181,6 +183,14 @@ def test_metric_view_and_items(store: Store) -> None:
     assert "Original Ground Truth" not in set(scatter["system"])
     left_out = means.loc[means["in the correlation"] != "yes", "system"].tolist()
     assert left_out == ["Original Ground Truth"]
+    figure = metric_scatter(store, "usr-topical", "turn", "overall", "pearson", noisy)
+    assert figure.startswith('<figure id="item-scatter"') and figure.count("<image") == 1
+    correlated = sorted(set(scatter["system"]))
+    assert len(correlated) == 5 and all(f">{s}</text>" in figure for s in correlated)
+    assert ">Original Ground Truth</text>" not in figure and "your submission" not in figure
+    mine = next(r.row.submission_id for r in ranked if r.row.metric == "noisy")
+    own = metric_scatter(store, "usr-topical", "turn", "overall", "pearson", noisy, mine)
+    assert "your submission: noisy" in own and f"{SCATTER_LABEL}: your submission." in own
     page, counter = item_view("usr-topical", "turn", ALL_SYSTEMS, 3)
     bench = cached_benchmark("usr-topical", "turn")
     row = bench.table.slice(3, 1).to_pylist()[0]
@@ -493,11 +503,12 @@ def test_the_shown_table_formats_and_the_frame_keeps_the_numbers(store: Store) -
 def test_a_warmed_app_has_drawn_the_opening_figures_and_keeps_them(store: Store) -> None:
     from comperbench.leaderboard.web import plots
 
-    for drawing in (plots._forest_html, plots._heatmap_html, plots._scatter_html):
+    drawings = (plots._forest_html, plots._heatmap_html, plots._scatter_html)
+    for drawing in (*drawings, plots._item_scatter_html):
         drawing.cache_clear()
     build(store.path, warmed=True)
-    drawn = [d.cache_info().currsize for d in (plots._forest_html, plots._heatmap_html)]
-    assert drawn == [1, 1] and plots._scatter_html.cache_info().currsize == 1
+    assert [d.cache_info().currsize for d in drawings] == [1, 1, 1]
+    assert plots._item_scatter_html.cache_info().currsize == 1
     shown = overall_table(store, "spearman", ["usr-topical"])
     assert plots._heatmap_html.cache_info().hits == 1  # the same heatmap, not drawn again
     assert '<figure id="overall-heatmap"' in shown.heatmap

@@ -32,7 +32,7 @@ from deadlines import DEADLINE_MS
 from oauth_mock import ACCOUNT, SESSION_SECRET
 
 from comperbench.leaderboard.web.access.sign_in import LOCAL_LOGIN_ENV
-from comperbench.leaderboard.web.tabs import SCATTER_LABEL
+from comperbench.leaderboard.web.plots import SCATTER_LABEL
 from comperbench.leaderboard.web.views import DEFAULT_COLUMNS, RANKING_COLUMNS
 
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
@@ -664,6 +664,13 @@ def test_metric_tab_shows_its_numbers_and_the_left_out_system_apart(page: Any) -
     assert "no (protocol)" in means
     page.locator("#metric-numbers").scroll_into_view_if_needed()
     _shot(page, "metric-system-scatter.png")
+    items = page.locator("#item-scatter")
+    text = items.inner_text()
+    assert "f1 (item score)" in text and "Original Ground Truth" not in text
+    assert items.locator("image").count() == 1  # the points: one picture in the SVG
+    assert items.evaluate("(figure) => figure.getBoundingClientRect().height") > 200
+    items.scroll_into_view_if_needed()
+    _shot(page, "metric-item-scatter.png")
 
 
 def test_an_upload_shows_its_value_interval_and_rank_and_links_to_its_row(

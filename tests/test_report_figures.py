@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 from matplotlib.collections import LineCollection, PathCollection
 
-from comperbench.report.figures import forest_plot, heatmap, png, scatter_plot, svg, verdicts_figure
+from comperbench.report.figures import (
+    SYSTEM_COLOURS,
+    forest_plot,
+    heatmap,
+    item_scatter,
+    png,
+    scatter_plot,
+    svg,
+    verdicts_figure,
+)
 from comperbench.stats.metric_tests.verdicts import metric_verdicts
 
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
@@ -105,6 +114,37 @@ def test_scatter_plot_keeps_long_notes_and_labels_inside_the_figure():
     assert rightmost.get_horizontalalignment() == "right"
 
 
+def test_item_scatter_colours_each_system_and_draws_every_point_once():
+    systems = ["b", "a", "b", "c", "a", "b"]
+    x, y = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    figure = item_scatter(x, y, systems, xlabel="metric", ylabel="human", title="yours")
+    ax = figure.axes[0]
+    (points,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    offsets, colours = points.get_offsets(), points.get_facecolors()
+    drawn = {tuple(p): tuple(c) for p, c in zip(offsets, colours, strict=True)}
+    assert len(offsets) == 6 and sorted(drawn) == sorted(zip(x, y, strict=True))  # each once
+    colour = {s: drawn[(x[i], y[i])] for i, s in enumerate(systems)}  # one colour per system
+    assert all(drawn[(x[i], y[i])] == colour[s] for i, s in enumerate(systems))
+    assert len(set(colour.values())) == 3
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "c"]
+    assert points.get_rasterized() and ax.get_title(loc="left") == "yours"
+    text = svg(figure)  # the points one raster, the names and labels text
+    assert text.count("<image") == 1
+    assert all(f">{name}</text>" in text for name in ("a", "b", "c", "metric", "human"))
+
+
+def test_item_scatter_of_many_systems_draws_one_colour_and_counts_them():
+    n = SYSTEM_COLOURS + 1
+    systems = [f"s{i}" for i in range(n)]
+    figure = item_scatter(range(n), range(n), systems, xlabel="m", ylabel="h")
+    (points,) = [c for c in figure.axes[0].collections if isinstance(c, PathCollection)]
+    assert len({tuple(c) for c in points.get_facecolors()}) == 1
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert legend == [f"{n} systems, one colour"]
+    with pytest.raises(ValueError, match="one length"):
+        item_scatter([1.0], [1.0, 2.0], ["a"], xlabel="m", ylabel="h")
+
+
 def test_heatmap_greys_nan_cells_and_marks_them():
     values = np.array([[math.nan, 0.01], [0.4, math.nan]])
     figure = heatmap(
@@ -176,6 +216,7 @@ def test_every_figure_draws_names_full_of_mathtext_as_the_plain_text_given():
             range(n), range(n), labels=names, xlabel=r"$\x$", ylabel="_^", annotation=r"$\y$"
         ),
         heatmap(np.zeros((n, n)), names, names, cell_text=[names] * n, colorbar_label="$\\z$"),
+        item_scatter(range(n), range(n), names, xlabel=r"$\x$", ylabel="_^", title="$"),
         verdicts_figure(
             metric_verdicts(
                 dict(zip(names, np.eye(n, 12) + np.arange(12), strict=True)), np.arange(12.0)

@@ -233,6 +233,78 @@ def scatter_plot(
     return figure
 
 
+SYSTEM_COLOURS = 10
+"""Systems from which an item scatter draws every point in one colour: more than the distinct
+colours a legend can tell apart."""
+
+
+def item_scatter(
+    x: Sequence[float],
+    y: Sequence[float],
+    systems: Sequence[str],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str | None = None,
+) -> Figure:
+    """Many points (x, y), each of a system: one colour per system, with a legend of them, up
+    to `SYSTEM_COLOURS` systems; beyond, one colour, the legend counting the systems. The points
+    are drawn in a seeded shuffled order, so that no system hides under the others, and
+    as one embedded raster while axes and text stay vector: thousands cost a picture."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    labels = np.asarray(systems, dtype=str)
+    if not xs.shape == ys.shape == labels.shape or xs.ndim != 1:
+        raise ValueError("item_scatter: x, y and systems must be sequences of one length")
+    names, which = np.unique(labels, return_inverse=True)
+    colours = _system_colours(len(names))
+    order = np.random.default_rng(0).permutation(len(xs))
+    figure = _figure(4.8)
+    ax = figure.add_subplot()
+    ax.scatter(
+        xs[order],
+        ys[order],
+        c=colours[which[order] % len(colours)],
+        s=9,
+        alpha=0.55,
+        linewidths=0,
+        rasterized=True,
+    )
+    _system_legend(ax, names, colours)
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
+    ax.grid(color="#eeeeee")
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(plain(title), loc="left")
+    return figure
+
+
+def _system_colours(n_systems: int) -> np.ndarray:
+    """(colours, 4) RGBA: tab10's first `n_systems`, or POINT alone for more than SYSTEM_COLOURS."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_rgba
+
+    if n_systems > SYSTEM_COLOURS:
+        return np.array([to_rgba(POINT)])
+    return np.array(colormaps["tab10"].colors[: max(n_systems, 1)], dtype=float)
+
+
+def _system_legend(ax: Axes, names: np.ndarray, colours: np.ndarray) -> None:
+    """A legend beside the axes: one marker per system, or one saying how many share one colour."""
+    from matplotlib.lines import Line2D
+
+    def marker(colour: np.ndarray, label: str) -> Line2D:
+        return Line2D([], [], linestyle="", marker="o", color=colour, label=plain(label))
+
+    if len(colours) < len(names) or len(names) == 0:
+        handles = [marker(colours[0], f"{len(names)} systems, one colour")]
+    else:
+        handles = [marker(c, str(k)) for c, k in zip(colours, names, strict=True)]
+    ax.legend(
+        handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", frameon=False
+    )
+
+
 def _label_points(
     ax: Axes, xs: np.ndarray, ys: np.ndarray, labels: Sequence[str] | None, out: np.ndarray
 ) -> None:

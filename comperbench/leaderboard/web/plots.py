@@ -1,5 +1,5 @@
 """The leaderboard's figures as inline SVG for `gr.HTML`: the ranking's forest plot, the overall
-metric x benchmark heatmap and the metric page's system-level scatter.
+metric x benchmark heatmap and the metric page's two scatters (per item, per system).
 
 SVG rather than `gr.Plot`: its text stays text (selectable, found by search and by the browser
 tests, sharp at any zoom), and nothing is rasterised or fetched. The figures come from
@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from comperbench.report.figures import Reference, forest_plot, heatmap, scatter_plot, svg
+from comperbench.report.figures import (
+    Reference,
+    forest_plot,
+    heatmap,
+    item_scatter,
+    scatter_plot,
+    svg,
+)
 from comperbench.stats.settings import SETTINGS
 
 if TYPE_CHECKING:
@@ -29,6 +36,7 @@ _CELL_POINTS = 8.5
 """The heatmap's cell text: 11.3 px in a figure drawn at its own size (1 pt = 4/3 px)."""
 _LINE_INCHES = 0.16
 """Height of one line of cell text, with its leading."""
+SCATTER_LABEL = "metric vs human per item (the items the protocol correlates)"
 
 
 def _html(figure: object, element_id: str, caption: str, fit: bool = True) -> str:
@@ -230,3 +238,43 @@ def _scatter_html(
         "benchmark's protocol leaves out: drawn for reference, not in the correlation."
     )
     return _html(figure, "system-scatter", caption)
+
+
+def item_scatter_html(
+    systems: Sequence[str],
+    metric: Sequence[float],
+    human: Sequence[float],
+    names: tuple[str, str],
+    own: bool = False,
+) -> str:
+    """Each item's metric score against its human score, coloured by its system, under
+    SCATTER_LABEL ("your submission" added when the metric is the visitor's own). A static
+    figure, not a browser-drawn plot: thousands of points cost the page one picture. Drawn
+    once per content, as the forest plot."""
+    if not systems:
+        return "<p>No item scores to plot.</p>"
+    return _item_scatter_html(tuple(systems), _key(metric), _key(human), names, own)
+
+
+@lru_cache(maxsize=32)
+def _item_scatter_html(
+    systems: tuple[str, ...],
+    metric: tuple[float | None, ...],
+    human: tuple[float | None, ...],
+    names: tuple[str, str],
+    own: bool,
+) -> str:
+    figure = item_scatter(
+        _values(metric),
+        _values(human),
+        list(systems),
+        xlabel=f"{names[0]} (item score)",
+        ylabel=f"human {names[1]}",
+        title=f"your submission: {names[0]}" if own else None,
+    )
+    heading = f"{SCATTER_LABEL}: your submission" if own else SCATTER_LABEL
+    caption = (
+        f"{heading}. One point per item, coloured by its system; the systems the benchmark's "
+        "protocol leaves out are not drawn."
+    )
+    return _html(figure, "item-scatter", html.escape(caption))

@@ -21,6 +21,7 @@ from comperbench.leaderboard.service import ranking, submissions_per_day
 from comperbench.leaderboard.submission import METRIC_FAMILIES
 from comperbench.leaderboard.web.dataset_view import ALL_SYSTEMS, item_view, system_choices
 from comperbench.leaderboard.web.page import FAST, Listener, Page, check_view
+from comperbench.leaderboard.web.plots import SCATTER_LABEL
 from comperbench.leaderboard.web.views import (
     COLUMN_TYPES,
     DEFAULT_COLUMNS,
@@ -35,9 +36,9 @@ from comperbench.leaderboard.web.views import (
     glossary,
     metric_details,
     metric_numbers,
+    metric_scatter,
     metric_view,
     overall_table,
-    ranked_row,
     shown_ranking,
     shown_rows,
     template_file,
@@ -48,7 +49,6 @@ with requires_extra("the leaderboard app"):
     import gradio as gr
     from gradio.events import Dependency
 
-SCATTER_LABEL = "metric vs human per item (the items the protocol correlates)"
 TABLE_HEIGHT = 620
 """The ranking table's height before it scrolls within its box: 15 rows."""
 
@@ -262,9 +262,9 @@ def overall_tab(page: Page) -> tuple[gr.Tab, Listener]:
 class MetricTab:
     """One metric against the human scores: a scatter per item and the per-system means.
 
-    The scatter is drawn while the page is open (on opening it, choosing its metric, or changing
-    the view while it is open), not on every ranking refresh behind another tab: thousands of
-    points would slow every switch down.
+    The page is drawn while it is open (on opening it, choosing its metric, or changing the view
+    while it is open), not on every ranking refresh behind another tab. Its item scatter is a
+    static figure: thousands of points drawn by the browser slowed the next switch down.
     """
 
     page: Page
@@ -272,7 +272,7 @@ class MetricTab:
     metric: gr.Dropdown
     details: gr.HTML
     numbers: gr.HTML
-    scatter: gr.ScatterPlot
+    scatter: gr.HTML
     means: gr.Dataframe
     is_open: gr.Checkbox
 
@@ -314,15 +314,11 @@ class MetricTab:
         store = self.page.store
         view = (store, benchmark, level, aspect, statistic, metric)
         mine = self.page.mine(request)
-        row = ranked_row(*view)
-        own = row is not None and row.submission_id == mine
-        items, means = metric_view(*view)
-        label = f"{SCATTER_LABEL}: your submission" if own else SCATTER_LABEL
         return (
             metric_details(*view),
             metric_numbers(*view, mine),
-            gr.ScatterPlot(items, label=label),
-            means,
+            metric_scatter(*view, mine),
+            metric_view(*view)[1],
         )
 
     def open_metric(
@@ -355,12 +351,7 @@ def metric_tab(page: Page) -> MetricTab:
         metric = gr.Dropdown([], label="metric", elem_id="metric-choice")
         details = gr.HTML(elem_id="submission-details")
         numbers = gr.HTML(elem_id="metric-numbers")
-        scatter = gr.ScatterPlot(
-            x="metric score",
-            y="human score",
-            color="system",
-            label=SCATTER_LABEL,
-        )
+        scatter = gr.HTML(label=SCATTER_LABEL, elem_id="metric-items")
         means = gr.Dataframe(label="per-system means", interactive=False)
         is_open = open_flag()
     shown = MetricTab(page, tab, metric, details, numbers, scatter, means, is_open)

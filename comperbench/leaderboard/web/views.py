@@ -45,7 +45,13 @@ from comperbench.leaderboard.service import (
 from comperbench.leaderboard.store import Row, Store
 from comperbench.leaderboard.submission import MAX_FILE_BYTES, METRIC_FAMILIES
 from comperbench.leaderboard.web.access.downloads import download
-from comperbench.leaderboard.web.plots import Matrix, forest_html, heatmap_html, scatter_html
+from comperbench.leaderboard.web.plots import (
+    Matrix,
+    forest_html,
+    heatmap_html,
+    item_scatter_html,
+    scatter_html,
+)
 from comperbench.stats.metric_correlation.statistics import LEVELS, get_statistic, resampled_unit
 from comperbench.stats.multiplicity import NAMES
 from comperbench.stats.resampling import MIN_BOOTSTRAP_UNITS, bootstrap_note
@@ -641,6 +647,28 @@ def metric_numbers(
         f'<p id="metric-placing"><strong>{html.escape(row.metric)}</strong> on '
         f"{html.escape(benchmark)}, {html.escape(level)} level, {html.escape(aspect)}: "
         f"{html.escape(view)}.</p>{figure}"
+    )
+
+
+def metric_scatter(
+    store: Store,
+    benchmark: str,
+    level: str,
+    aspect: str,
+    statistic: str,
+    metric: int | str | None,
+    mine: int | None = None,
+) -> str:
+    """The chosen metric's item scores against the humans' on the items the protocol correlates,
+    headed "your submission" when the metric is of submission `mine` (escaped HTML)."""
+    row = ranked_row(store, benchmark, level, aspect, statistic, metric)
+    items, _ = metric_view(store, benchmark, level, aspect, statistic, metric)
+    return item_scatter_html(
+        items["system"].astype(str).tolist(),
+        items["metric score"].tolist(),
+        items["human score"].tolist(),
+        ("" if row is None else row.metric, aspect),
+        own=row is not None and row.submission_id == mine,
     )
 
 

@@ -1,6 +1,7 @@
 """The first visitor's wait paid before the app serves: the opening view's ranking, table,
-forest plot, its first metric's numbers and comparison, and the Overall tab, drawn once, so
-that the libraries they load are loaded and the drawings they make are kept (`plots`)."""
+forest plot, its first metric's numbers, scatters and comparison, and the Overall tab, drawn
+once, so that the libraries they load are loaded and the drawings they make are kept
+(`plots`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from comperbench.leaderboard.web.views import (
     comparison,
     forest,
     metric_numbers,
+    metric_scatter,
     overall_table,
     shown_rows,
     view_levels,
@@ -29,5 +31,6 @@ def warm(page: Page) -> None:
     forest(ranked_view.ranked, statistic, shown, None, ranked_view.ceiling)
     if ranked := ranked_view.ranked:
         metric_numbers(page.store, *view, statistic, ranked[0].row.metric_id)
+        metric_scatter(page.store, *view, statistic, ranked[0].row.metric_id)
         comparison(page.store, ranked, *view, statistic)
     overall_table(page.store, HEADLINE_STATISTIC, page.ranked_benchmarks())
