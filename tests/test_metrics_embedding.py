@@ -37,6 +37,16 @@ def test_vector_formulas_by_hand() -> None:
     assert _vector_extrema(negative, np.array([[1.0, -2.0]])) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_greedy_matching_is_numpy_s_own_means_to_the_last_bit(dtype: type) -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        x, y = (rng.normal(size=(rng.integers(1, 30), 16)).astype(dtype) for _ in range(2))
+        similarity = embedding._unit(x) @ embedding._unit(y).T
+        expected = (similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2
+        assert _greedy_matching(x, y) == float(expected)
+
+
 def test_batches_of_like_token_count_longest_first(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batching, "BATCH_TOKENS", 12)
     lengths = [3, 5, 20, 5, 4, 3, 1]

@@ -59,9 +59,22 @@ def test_missing_distribution_version_names_the_extra(monkeypatch: pytest.Monkey
     def absent(name: str) -> str:
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(extras, "version", absent)
+    monkeypatch.setattr(extras, "distribution_version", absent)
     with pytest.raises(MissingExtraError, match=r"^BERTScore needs bert_score, .*\[models\]"):
         installed_version("bert-score", "BERTScore")
+
+
+def test_a_distribution_version_is_read_once_per_process() -> None:
+    from importlib.metadata import version
+
+    from comperbench.common.version import distribution_version
+
+    distribution_version.cache_clear()
+    assert distribution_version("numpy") == version("numpy")
+    assert distribution_version("numpy") == version("numpy")
+    assert distribution_version.cache_info().hits == 1
+    with pytest.raises(PackageNotFoundError):  # an absent one is not remembered as present
+        distribution_version("comperbench-no-such-distribution")
 
 
 def test_model_metrics_without_the_models_extra(no_models: None, tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
 
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import distribution_version
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "models": (
@@ -63,6 +64,6 @@ def requires_extra(feature: str) -> Iterator[None]:
 def installed_version(distribution: str, feature: str) -> str:
     """The version of an installed optional distribution (`bert-score`), or `MissingExtraError`."""
     try:
-        return version(distribution)
+        return distribution_version(distribution)
     except PackageNotFoundError:
         raise missing_extra(feature, distribution.replace("-", "_")) from None

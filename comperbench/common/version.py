@@ -28,6 +28,14 @@ def sources_digest(package: Path) -> str:
 
 
 @functools.cache
+def distribution_version(name: str) -> str:
+    """`importlib.metadata.version(name)`, read once per process: each read parses the
+    distribution's metadata file (a few ms), and metrics name their libraries' versions in every
+    batch's cache key."""
+    return version(name)
+
+
+@functools.cache
 def package_digest() -> str:
     """`sources_digest` of this package, computed once per process."""
     return sources_digest(PACKAGE)

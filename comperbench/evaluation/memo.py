@@ -14,14 +14,13 @@ import hashlib
 import json
 import pickle
 from collections.abc import Callable, Iterator, Sequence
-from importlib.metadata import version
 
 import numpy as np
 import pyarrow as pa
 
 from comperbench import data
 from comperbench.common.arrow_arrays import float_values, list_offsets
-from comperbench.common.version import package_digest
+from comperbench.common.version import distribution_version, package_digest
 from comperbench.evaluation.table import EvaluationTable
 from comperbench.metrics.runner import RunResult
 from comperbench.stats.metric_correlation.statistics import get_statistic, own_code_identity
@@ -60,7 +59,7 @@ def table_key(result: RunResult, settings: dict[str, object]) -> str:
         "split": result.benchmark.split,
         "level": result.level,
         "code": package_digest(),
-        "libraries": {name: version(name) for name in LIBRARIES},
+        "libraries": {name: distribution_version(name) for name in LIBRARIES},
         "metrics": [[r.metric.name, sorted(r.metric.needs), r.metric.corpus] for r in result.runs],
         "items": [list(result.item_ids), list(result.item_systems), list(result.systems)],
     }

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from importlib.metadata import version
 from typing import Any
 
+from comperbench.common.version import distribution_version
 from comperbench.metrics.about import citations
 from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, check_turn_items, nonblank_references
@@ -28,7 +28,7 @@ class CorpusBleu(Metric):
     )
 
     def library_version(self) -> str:
-        return f"sacrebleu=={version('sacrebleu')}"
+        return f"sacrebleu=={distribution_version('sacrebleu')}"
 
     def config(self) -> dict[str, Any]:
         return {

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib.metadata import version
 from typing import Any
 
+from comperbench.common.version import distribution_version
 from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, check_turn_items
 from comperbench.metrics.lexical.common.tokens import UNSEGMENTED_SPLIT, word_counts
@@ -23,7 +23,7 @@ class Length(Metric):
         return {"unit": "sacrebleu 13a tokens", "unsegmented_scripts": UNSEGMENTED_SPLIT}
 
     def library_version(self) -> str:
-        return f"sacrebleu=={version('sacrebleu')}"
+        return f"sacrebleu=={distribution_version('sacrebleu')}"
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)

@@ -22,11 +22,11 @@ import warnings
 import weakref
 from collections.abc import Sequence
 from functools import lru_cache
-from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
 from comperbench.common.errors import ComperbenchError
+from comperbench.common.version import distribution_version
 from comperbench.metrics.about import citations
 from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.base import Item, Metric, check_turn_items, nonblank_references
@@ -80,7 +80,7 @@ class NltkBleu(_SpaceTokens):
     def config(self) -> dict[str, Any]:
         return {
             "implementation": "nltk.translate.bleu_score.sentence_bleu",
-            "library": f"nltk=={version('nltk')}",
+            "library": f"nltk=={distribution_version('nltk')}",
             "max_ngram_order": self.order,
             "weights": list(WEIGHTS[self.order - 1]),
             "smoothing": "none (method0, a zero n-gram count gives ~1e-77, no unigram match 0)",
@@ -125,7 +125,7 @@ class CocoBleu(_CocoMetric):
     def config(self) -> dict[str, Any]:
         return {
             "implementation": "pycocoevalcap BleuScorer, one item per scorer (nlg-eval)",
-            "library": f"pycocoevalcap=={version('pycocoevalcap')}",
+            "library": f"pycocoevalcap=={distribution_version('pycocoevalcap')}",
             "max_ngram_order": self.order,
             "weights": list(WEIGHTS[self.order - 1]),
             "smoothing": "none; each precision is (matches + 1e-15) / (n-grams + 1e-9)",
@@ -149,7 +149,7 @@ class CocoRougeL(_CocoMetric):
     def config(self) -> dict[str, Any]:
         return {
             "implementation": "pycocoevalcap Rouge.calc_score (nlg-eval ROUGE_L)",
-            "library": f"pycocoevalcap=={version('pycocoevalcap')}",
+            "library": f"pycocoevalcap=={distribution_version('pycocoevalcap')}",
             "beta": 1.2,
             "tokenize": 'str.split(" "), texts stripped',
             "lowercase": False,
@@ -259,12 +259,12 @@ class CocoMeteor(Metric):
         self._jar = MeteorJar()
 
     def library_version(self) -> str:
-        return f"pycocoevalcap=={version('pycocoevalcap')};meteor-1.5.jar"
+        return f"pycocoevalcap=={distribution_version('pycocoevalcap')};meteor-1.5.jar"
 
     def config(self) -> dict[str, Any]:
         return {
             "implementation": "METEOR 1.5 jar from pycocoevalcap, SCORE/EVAL lines (nlg-eval)",
-            "library": f"pycocoevalcap=={version('pycocoevalcap')}",
+            "library": f"pycocoevalcap=={distribution_version('pycocoevalcap')}",
             "command": " ".join(("java -jar", *METEOR_ARGS)),
             "language": "en",
             "normalize": "-norm (lowercase, tokenize, punctuation)",

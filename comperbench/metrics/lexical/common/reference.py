@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from importlib.metadata import version
 from typing import ClassVar
 
+from comperbench.common.version import distribution_version
 from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
 
 REFS: frozenset[Need] = frozenset({"response", "references"})
@@ -30,7 +30,7 @@ class ReferenceMetric(Metric):
     implementation = 2  # 2: blank references ignored, all-blank references score NaN
 
     def library_version(self) -> str:
-        return f"{self.library}=={version(self.library)}"
+        return f"{self.library}=={distribution_version(self.library)}"
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)

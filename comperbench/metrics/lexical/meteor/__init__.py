@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from importlib.metadata import version
 from typing import Any
 
+from comperbench.common.version import distribution_version
 from comperbench.metrics.about import citations
 from comperbench.metrics.about.info import MetricInfo
 from comperbench.metrics.lexical.common.reference import REFS, ReferenceMetric
@@ -40,7 +40,7 @@ class Meteor(ReferenceMetric):
         }
 
     def library_version(self) -> str:
-        return f"nltk=={version('nltk')};wn=={version('wn')}"
+        return f"nltk=={distribution_version('nltk')};wn=={distribution_version('wn')}"
 
     def score_set(self, responses: list[str], references: tuple[str, ...]) -> list[float]:
         wordnet = meteor_wordnet()
