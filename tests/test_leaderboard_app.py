@@ -45,7 +45,7 @@ from comperbench.leaderboard.web.views import (
     family,
     metric_choices,
     metric_details,
-    metric_scatter,
+    metric_page,
     metric_view,
     overall_table,
     p_colour,
@@ -183,13 +183,13 @@ def test_metric_view_and_items(store: Store) -> None:
     assert "Original Ground Truth" not in set(scatter["system"])
     left_out = means.loc[means["in the correlation"] != "yes", "system"].tolist()
     assert left_out == ["Original Ground Truth"]
-    figure = metric_scatter(store, "usr-topical", "turn", "overall", "pearson", noisy)
+    _, figure, _ = metric_page(store, "usr-topical", "turn", "overall", "pearson", noisy)
     assert figure.startswith('<figure id="item-scatter"') and figure.count("<image") == 1
     correlated = sorted(set(scatter["system"]))
     assert len(correlated) == 5 and all(f">{s}</text>" in figure for s in correlated)
     assert ">Original Ground Truth</text>" not in figure and "your submission" not in figure
     mine = next(r.row.submission_id for r in ranked if r.row.metric == "noisy")
-    own = metric_scatter(store, "usr-topical", "turn", "overall", "pearson", noisy, mine)
+    _, own, _ = metric_page(store, "usr-topical", "turn", "overall", "pearson", noisy, mine)
     assert "your submission: noisy" in own and f"{SCATTER_LABEL}: your submission." in own
     page, counter = item_view("usr-topical", "turn", ALL_SYSTEMS, 3)
     bench = cached_benchmark("usr-topical", "turn")

@@ -224,12 +224,7 @@ def scatter_plot(
             framealpha=0.9,
         )
         legend.get_title().set_multialignment("left")
-    ax.set_xlabel(plain(xlabel))
-    ax.set_ylabel(plain(ylabel))
-    ax.grid(color="#eeeeee")
-    ax.set_axisbelow(True)
-    if title:
-        ax.set_title(plain(title), loc="left")
+    _scatter_axes(ax, xlabel, ylabel, title)
     return figure
 
 
@@ -270,12 +265,7 @@ def item_scatter(
         rasterized=True,
     )
     _system_legend(ax, names, colours)
-    ax.set_xlabel(plain(xlabel))
-    ax.set_ylabel(plain(ylabel))
-    ax.grid(color="#eeeeee")
-    ax.set_axisbelow(True)
-    if title:
-        ax.set_title(plain(title), loc="left")
+    _scatter_axes(ax, xlabel, ylabel, title)
     return figure
 
 
@@ -303,6 +293,16 @@ def _system_legend(ax: Axes, names: np.ndarray, colours: np.ndarray) -> None:
     ax.legend(
         handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", frameon=False
     )
+
+
+def _scatter_axes(ax: Axes, xlabel: str, ylabel: str, title: str | None) -> None:
+    """A scatter's axis labels, light grid under the points and, if given, its title."""
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
+    ax.grid(color="#eeeeee")
+    ax.set_axisbelow(True)
+    if title:
+        ax.set_title(plain(title), loc="left")
 
 
 def _label_points(

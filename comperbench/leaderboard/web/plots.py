@@ -2,8 +2,9 @@
 metric x benchmark heatmap and the metric page's two scatters (per item, per system).
 
 SVG rather than `gr.Plot`: its text stays text (selectable, found by search and by the browser
-tests, sharp at any zoom), and nothing is rasterised or fetched. The figures come from
-`comperbench.report.figures`; this module only chooses what they show.
+tests, sharp at any zoom), and nothing is fetched; only the item scatter's thousands of points
+are one raster inside its SVG. The figures come from `comperbench.report.figures`; this module
+only chooses what they show.
 """
 
 from __future__ import annotations

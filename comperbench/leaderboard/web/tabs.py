@@ -35,9 +35,7 @@ from comperbench.leaderboard.web.views import (
     csv_file,
     glossary,
     metric_details,
-    metric_numbers,
-    metric_scatter,
-    metric_view,
+    metric_page,
     overall_table,
     shown_ranking,
     shown_rows,
@@ -314,12 +312,7 @@ class MetricTab:
         store = self.page.store
         view = (store, benchmark, level, aspect, statistic, metric)
         mine = self.page.mine(request)
-        return (
-            metric_details(*view),
-            metric_numbers(*view, mine),
-            metric_scatter(*view, mine),
-            metric_view(*view)[1],
-        )
+        return metric_details(*view), *metric_page(*view, mine)
 
     def open_metric(
         self,

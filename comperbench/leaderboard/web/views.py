@@ -615,7 +615,7 @@ def _placing(ranked: list[Ranked], metric_id: int) -> str:
     return "not ranked at this level"
 
 
-def metric_numbers(
+def metric_page(
     store: Store,
     benchmark: str,
     level: str,
@@ -623,17 +623,39 @@ def metric_numbers(
     statistic: str,
     metric: int | str | None,
     mine: int | None = None,
-) -> str:
-    """The chosen metric's correlation, interval, rank and rank range in the view and at system
-    level, and the system-level scatter of its system means against the humans', headed "your
-    submission" when the metric is of submission `mine` (escaped HTML)."""
+) -> tuple[str, str, pd.DataFrame]:
+    """The chosen metric's numbers (its correlation, interval, rank and rank range in the view
+    and at system level, with the scatter of its system means against the humans'), the scatter
+    of its item scores against the humans' on the items the protocol correlates, and its
+    per-system means, from one read of its scores; both scatters are headed "your submission"
+    when the metric is of submission `mine` (escaped HTML)."""
     row = ranked_row(store, benchmark, level, aspect, statistic, metric)
+    items, means = metric_view(store, benchmark, level, aspect, statistic, metric)
+    own = row is not None and row.submission_id == mine
+    figure = item_scatter_html(
+        items["system"].astype(str).tolist(),
+        items["metric score"].tolist(),
+        items["human score"].tolist(),
+        ("" if row is None else row.metric, aspect),
+        own=own,
+    )
     if row is None:
-        return ""
-    view = _placing(ranking(store, benchmark, level, aspect, statistic), row.metric_id)
+        return "", figure, means
+    return (
+        _metric_numbers(store, row, (benchmark, level, aspect, statistic), means, own),
+        figure,
+        means,
+    )
+
+
+def _metric_numbers(
+    store: Store, row: Row, view: tuple[str, str, str, str], means: pd.DataFrame, own: bool
+) -> str:
+    """The row's placing in the view and at system level, and its system-level scatter."""
+    benchmark, level, aspect, statistic = view
+    placed = _placing(ranking(store, *view), row.metric_id)
     system = statistic if scored_at(get_statistic(statistic), "system") else "spearman"
     at_system = _placing(ranking(store, benchmark, "system", aspect, system), row.metric_id)
-    _, means = metric_view(store, benchmark, level, aspect, statistic, metric)
     figure = scatter_html(
         means["system"].astype(str).tolist(),
         means["metric"].tolist(),
@@ -641,34 +663,12 @@ def metric_numbers(
         (means["in the correlation"] != "yes").tolist(),
         f"system level: {at_system}",
         (row.metric, aspect),
-        own=row.submission_id == mine,
+        own=own,
     )
     return (
         f'<p id="metric-placing"><strong>{html.escape(row.metric)}</strong> on '
         f"{html.escape(benchmark)}, {html.escape(level)} level, {html.escape(aspect)}: "
-        f"{html.escape(view)}.</p>{figure}"
-    )
-
-
-def metric_scatter(
-    store: Store,
-    benchmark: str,
-    level: str,
-    aspect: str,
-    statistic: str,
-    metric: int | str | None,
-    mine: int | None = None,
-) -> str:
-    """The chosen metric's item scores against the humans' on the items the protocol correlates,
-    headed "your submission" when the metric is of submission `mine` (escaped HTML)."""
-    row = ranked_row(store, benchmark, level, aspect, statistic, metric)
-    items, _ = metric_view(store, benchmark, level, aspect, statistic, metric)
-    return item_scatter_html(
-        items["system"].astype(str).tolist(),
-        items["metric score"].tolist(),
-        items["human score"].tolist(),
-        ("" if row is None else row.metric, aspect),
-        own=row is not None and row.submission_id == mine,
+        f"{html.escape(placed)}.</p>{figure}"
     )
 
 

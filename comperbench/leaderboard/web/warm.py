@@ -13,8 +13,7 @@ from comperbench.leaderboard.web.views import (
     FAMILIES,
     comparison,
     forest,
-    metric_numbers,
-    metric_scatter,
+    metric_page,
     overall_table,
     shown_rows,
     view_levels,
@@ -30,7 +29,6 @@ def warm(page: Page) -> None:
     shown = shown_rows(ranked_view.frame, "", "all", FAMILIES).tolist()
     forest(ranked_view.ranked, statistic, shown, None, ranked_view.ceiling)
     if ranked := ranked_view.ranked:
-        metric_numbers(page.store, *view, statistic, ranked[0].row.metric_id)
-        metric_scatter(page.store, *view, statistic, ranked[0].row.metric_id)
+        metric_page(page.store, *view, statistic, ranked[0].row.metric_id)
         comparison(page.store, ranked, *view, statistic)
     overall_table(page.store, HEADLINE_STATISTIC, page.ranked_benchmarks())
