@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from comperbench.metrics import TurnItem, get
 from comperbench.metrics.embeddings import batching, embedding
@@ -45,6 +47,49 @@ def test_greedy_matching_is_numpy_s_own_means_to_the_last_bit(dtype: type) -> No
         similarity = embedding._unit(x) @ embedding._unit(y).T
         expected = (similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2
         assert _greedy_matching(x, y) == float(expected)
+
+
+def _greedy_pair(x: np.ndarray, y: np.ndarray) -> float:
+    """Greedy matching of two texts' unit vectors with ndarray's own methods."""
+    similarity = x @ (y.copy() if y is x else y).T
+    return float((similarity.max(axis=1).mean() + similarity.max(axis=0).mean()) / 2)
+
+
+@st.composite
+def _unit_texts(draw: st.DrawFn) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A response and its references as unit token vectors: one-token texts, references of many
+    lengths, and the response among its own references."""
+    dtype = draw(st.sampled_from([np.float32, np.float64]))
+    width = draw(st.sampled_from([1, 3, 16, 384]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+
+    def text(tokens: int) -> np.ndarray:
+        return embedding._unit(rng.normal(size=(tokens, width)).astype(dtype))
+
+    x = text(draw(st.integers(1, 40)))
+    references = [text(n) for n in draw(st.lists(st.integers(1, 150), min_size=1, max_size=12))]
+    if draw(st.booleans()):
+        references.insert(draw(st.integers(0, len(references))), x)
+    return x, references
+
+
+@settings(max_examples=150, deadline=None)
+@given(_unit_texts())
+def test_greedy_matching_of_many_references_at_once_is_each_pair_s_to_the_bit(
+    texts: tuple[np.ndarray, list[np.ndarray]],
+) -> None:
+    x, references = texts
+    assert embedding._best_greedy_of_units(x, references) == max(
+        _greedy_pair(x, r) for r in references
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 49), min_size=1, max_size=30))
+def test_unit_rows_of_the_table_are_each_text_s_unit_vectors(seed: int, ids: list[int]) -> None:
+    table = np.random.default_rng(seed).normal(size=(50, 384)).astype(np.float32)
+    table[7] = 0.0  # a zero row stays zero
+    assert np.array_equal(embedding._unit(table)[ids], embedding._unit(table[ids]))
 
 
 def test_batches_of_like_token_count_longest_first(monkeypatch: pytest.MonkeyPatch) -> None:

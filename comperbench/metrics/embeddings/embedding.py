@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -274,40 +275,87 @@ def _extrema_of(vectors: np.ndarray) -> Normed:
 def _greedy_of_units(x: np.ndarray, y: np.ndarray) -> float:
     """Mean of the best cosine of each token in the other text, averaged over both directions,
     from the texts' unit token vectors."""
-    # one text on both sides is copied: numpy would multiply it by its own transpose with
-    # another BLAS routine (syrk), whose last bits differ from the general product's
-    similarity = x @ (y.copy() if y is x else y).T
-    best_of_x, best_of_y = (
-        np.maximum.reduce(similarity, axis=1),
-        np.maximum.reduce(similarity, axis=0),
+    return _best_greedy_of_units(x, [y])
+
+
+def _best_greedy_of_units(x: np.ndarray, references: Sequence[np.ndarray]) -> float:
+    """The largest greedy matching of unit vectors `x` with each of `references`, from one
+    buffer of their cosines: each reference's product is written in place, by the very BLAS call
+    a product of the two alone makes (one product of all the references would round otherwise),
+    and the maxima and sums run over all the references at once, to the per-pair bits."""
+    sizes = [len(r) for r in references]
+    ends = list(accumulate(sizes))
+    starts = [0, *ends[:-1]]
+    similarity = np.empty((len(x), ends[-1]), dtype=x.dtype)
+    for reference, start, end in zip(references, starts, ends, strict=True):
+        # one text on both sides is copied: numpy would multiply it by its own transpose with
+        # another BLAS routine (syrk), whose last bits differ from the general product's
+        y = reference.copy() if reference is x else reference
+        np.matmul(x, y.T, out=similarity[:, start:end])
+    # a row's sum is the sum of that row alone; add.reduceat would sum in another order
+    sums_x = np.add.reduce(np.maximum.reduceat(similarity, starts, axis=1).T.copy(), axis=1)
+    best_of_y = np.maximum.reduce(similarity, axis=0)
+    sums_y = np.fromiter(
+        (np.add.reduce(best_of_y[start:end]) for start, end in zip(starts, ends, strict=True)),
+        x.dtype,
+        len(references),
     )
-    return float((_mean(best_of_x) + _mean(best_of_y)) / 2)
+    means = _means(sums_x, len(x)) + _means(sums_y, sizes)
+    return float(np.maximum.reduce(means / x.dtype.type(2)))
 
 
-def _mean(values: np.ndarray) -> np.floating:
-    """`values.mean()` to the last bit (its sum in the array's float type, divided in float64,
-    rounded back), without its Python overhead: it runs twice for every pair of texts."""
-    return values.dtype.type(float(np.add.reduce(values)) / values.size)
+def _means(sums: np.ndarray, sizes: Any) -> np.ndarray:
+    """`values.mean()` of each summed array to the last bit: its sum (in the array's float type)
+    divided in float64, rounded back."""
+    return (sums.astype(np.float64) / sizes).astype(sums.dtype)
 
 
 @dataclass(frozen=True)
 class PairMeasure:
-    """A word-vector measure of two texts: what it keeps of each text's token vectors
-    (`prepare`, once per text) and how it compares two prepared texts (`compare`)."""
+    """A word-vector measure of two texts: what it makes of each token vector (`per_token`,
+    once per row of the encoder's table), what it keeps of each text's token vectors (`prepare`,
+    once per text), how it compares two prepared texts (`compare`) and, where it can compare one
+    text with many at once, the best of those comparisons (`best`)."""
 
     prepare: Callable[[np.ndarray], Any]
     compare: Callable[[Any, Any], float]
+    best: Callable[[Any, Sequence[Any]], float] | None = None
+    per_token: Callable[[np.ndarray], np.ndarray] | None = None
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
-        return self.compare(self.prepare(x), self.prepare(y))
+        return self.compare(self._prepared(x), self._prepared(y))
+
+    def _prepared(self, vectors: np.ndarray) -> Any:
+        return self.prepare(vectors if self.per_token is None else self.per_token(vectors))
+
+    def best_of(self, x: Any, references: Sequence[Any]) -> float:
+        """The largest comparison of prepared `x` with each of the prepared `references`."""
+        if self.best is not None:
+            return self.best(x, references)
+        return max(self.compare(x, r) for r in references)
+
+
+def _as_is(vectors: np.ndarray) -> np.ndarray:
+    return vectors
 
 
 _embedding_average = PairMeasure(_mean_of, _cosine_of)
 _vector_extrema = PairMeasure(_extrema_of, _cosine_of)
-_greedy_matching = PairMeasure(_unit, _greedy_of_units)
+# a token's unit vector is its row of the table's unit rows, to the bit (each row is normed alone)
+_greedy_matching = PairMeasure(_as_is, _greedy_of_units, _best_greedy_of_units, per_token=_unit)
 
 TOKEN_MEMO_TEXTS = 1 << 17
 """Texts whose token ids are kept per encoder between calls (emptied when past)."""
+
+
+@cache
+def _token_table(
+    path: str, provenance: str, per_token: Callable[[np.ndarray], np.ndarray] | None
+) -> np.ndarray:
+    """The encoder's input token embeddings, one row per token id, made by `per_token`."""
+    model, _ = _load_encoder(path, provenance)
+    table = model.get_input_embeddings().weight.detach().numpy()
+    return table if per_token is None else per_token(table)
 
 
 @cache
@@ -347,10 +395,13 @@ class WordVectorMetric(Metric):
         return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
 
     def _vectors(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
-        """Each text's input token embeddings, one at a time; each text is tokenized once per
-        process (the three word-vector metrics share the token ids)."""
-        model, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
-        table = model.get_input_embeddings().weight.detach().numpy()
+        """Each text's input token embeddings (made by the measure's `per_token`), one at a
+        time; each text is tokenized once per process (the three word-vector metrics share the
+        token ids)."""
+        _, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
+        table = _token_table(
+            str(self.encoder.path), self.encoder.provenance, self._measure.per_token
+        )
         memo = _token_memo(str(self.encoder.path), self.encoder.provenance)
         missing = [t for t in dict.fromkeys(texts) if t not in memo]
         if len(memo) + len(missing) > TOKEN_MEMO_TEXTS:
@@ -366,7 +417,7 @@ class WordVectorMetric(Metric):
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
         texts = sorted({t.response for t in turns} | {r for t in turns for r in t.references})
-        prepare, compare = self._measure.prepare, self._measure.compare
+        prepare = self._measure.prepare
         prepared = {  # once per text: a text is compared with many others
             text: prepare(vectors) if len(vectors) else None
             for text, vectors in zip(texts, self._vectors(texts), strict=True)
@@ -381,7 +432,7 @@ class WordVectorMetric(Metric):
             elif response is None or not refs:
                 scores.append(0.0)
             else:
-                scores.append(max(compare(response, r) for r in refs))
+                scores.append(self._measure.best_of(response, refs))
         return scores
 
 
