@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
@@ -38,7 +38,14 @@ from comperbench.common.extras import installed_version, missing_extra, requires
 from comperbench.common.version import distribution_version
 from comperbench.metrics.about import citations
 from comperbench.metrics.about.info import MetricInfo
-from comperbench.metrics.base import Item, Metric, Need, check_turn_items, nonblank_references
+from comperbench.metrics.base import (
+    Item,
+    Metric,
+    Need,
+    TurnItem,
+    check_turn_items,
+    nonblank_references,
+)
 from comperbench.metrics.embeddings.batching import length_batches
 from comperbench.metrics.embeddings.bertscore import bertscore_pairs, text_memo
 from comperbench.metrics.models import right_padded
@@ -313,9 +320,9 @@ def _means(sums: np.ndarray, sizes: Any) -> np.ndarray:
 @dataclass(frozen=True)
 class PairMeasure:
     """A word-vector measure of two texts: what it makes of each token vector (`per_token`,
-    once per row of the encoder's table), what it keeps of each text's token vectors (`prepare`,
-    once per text), how it compares two prepared texts (`compare`) and, where it can compare one
-    text with many at once, the best of those comparisons (`best`)."""
+    once per row of the encoder's table), what it keeps of a text's token vectors (`prepare`),
+    how it compares two prepared texts (`compare`) and, where it can compare one text with many
+    at once, the best of those comparisons (`best`)."""
 
     prepare: Callable[[np.ndarray], Any]
     compare: Callable[[Any, Any], float]
@@ -394,14 +401,10 @@ class WordVectorMetric(Metric):
     def library_version(self) -> str:
         return f"{_libraries(self.name, 'transformers', 'torch')};{self.encoder.provenance}"
 
-    def _vectors(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
-        """Each text's input token embeddings (made by the measure's `per_token`), one at a
-        time; each text is tokenized once per process (the three word-vector metrics share the
-        token ids)."""
+    def _token_ids(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Each text's word-piece ids; each text is tokenized once per process (the three
+        word-vector metrics share the token ids)."""
         _, tokenizer = _load_encoder(str(self.encoder.path), self.encoder.provenance)
-        table = _token_table(
-            str(self.encoder.path), self.encoder.provenance, self._measure.per_token
-        )
         memo = _token_memo(str(self.encoder.path), self.encoder.provenance)
         missing = [t for t in dict.fromkeys(texts) if t not in memo]
         if len(memo) + len(missing) > TOKEN_MEMO_TEXTS:
@@ -412,28 +415,38 @@ class WordVectorMetric(Metric):
             memo.update(
                 (t, np.array(row, dtype=np.intp)) for t, row in zip(missing, ids, strict=True)
             )
-        return (table[memo[t]] for t in texts)
+        return memo
 
     def score(self, items: Sequence[Item]) -> list[float]:
         turns = check_turn_items(items, self.needs)
-        texts = sorted({t.response for t in turns} | {r for t in turns for r in t.references})
-        prepare = self._measure.prepare
-        prepared = {  # once per text: a text is compared with many others
-            text: prepare(vectors) if len(vectors) else None
-            for text, vectors in zip(texts, self._vectors(texts), strict=True)
-        }
-        scores = []
-        for t in turns:
-            references = nonblank_references(t)
-            response = prepared[t.response]
-            refs = [prepared[r] for r in references if prepared[r] is not None]
-            if not references:
-                scores.append(math.nan)
-            elif response is None or not refs:
-                scores.append(0.0)
-            else:
-                scores.append(self._measure.best_of(response, refs))
+        ids = self._token_ids(
+            sorted({t.response for t in turns} | {r for t in turns for r in t.references})
+        )
+        table = _token_table(
+            str(self.encoder.path), self.encoder.provenance, self._measure.per_token
+        )
+        prepare, best_of = self._measure.prepare, self._measure.best_of
+
+        def prepared(text: str) -> Any:
+            return prepare(table[ids[text]]) if len(ids[text]) else None
+
+        scores = [math.nan] * len(turns)
+        # the responses to one reference set together: its texts are prepared once, and held
+        # only while they are compared (a whole benchmark's token vectors can take gigabytes)
+        for references, members in _by_references(turns).items():
+            refs = [p for r in references if (p := prepared(r)) is not None]
+            for index in members if references else ():
+                response = prepared(turns[index].response)
+                scores[index] = best_of(response, refs) if response is not None and refs else 0.0
         return scores
+
+
+def _by_references(turns: Sequence[TurnItem]) -> dict[tuple[str, ...], list[int]]:
+    """The positions of the turns, by their non-blank references."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for index, turn in enumerate(turns):
+        groups.setdefault(nonblank_references(turn), []).append(index)
+    return groups
 
 
 def _mean_pooled(model: Any, ids: Sequence[list[int]], pad_id: int) -> np.ndarray:
