@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from comperbench.stats import vectorised
@@ -130,3 +132,44 @@ def test_spearman_equals_scipy_and_its_sides(kind: str) -> None:
     ry = ResampledRanks.of(y, W)
     paired = [spearman_of_ranks(ResampledRanks.of(x, W), ry, W) for x in X]
     np.testing.assert_allclose(paired, fast, rtol=0, atol=1e-14)
+
+
+@st.composite
+def _few_items(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Up to 100 items (the numpy forms): tied or distinct scores, whole counts with zeros."""
+    n = draw(st.integers(2, 100))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    levels = draw(st.sampled_from([2, 3, 5, 0]))  # 0: continuous
+
+    def scores(rows: int) -> np.ndarray:
+        if levels:
+            return rng.integers(0, levels, (rows, n)).astype(float)
+        return rng.normal(size=(rows, n))
+
+    W = rng.integers(0, draw(st.integers(2, 4)), (draw(st.integers(1, 40)), n)).astype(float)
+    return scores(draw(st.integers(1, 3))), scores(1)[0], W
+
+
+@settings(max_examples=200, deadline=None)
+@given(_few_items())
+def test_kendall_b_of_few_items_by_products_is_the_pair_sums_to_the_bit(
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    X, y, W = data
+    by_products = vectorised._weighted_kendall(X, y, W, "b")
+    by_pairs = vectorised._weighted_kendall_pairs(X, y, W, "b")
+    assert np.array_equal(by_products.view(np.uint64), by_pairs.view(np.uint64))
+
+
+def test_kendall_b_of_few_items_takes_the_pair_sums_unless_exact_in_products() -> None:
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(2, 30)), rng.normal(size=30)
+    W = rng.integers(0, 3, (5, 30)).astype(float)
+    assert vectorised._exact_in_products(X, y, W)
+    assert not vectorised._exact_in_products(X, y, W * 0.5)  # not whole counts
+    X[0, 3] = np.nan
+    assert not vectorised._exact_in_products(X, y, W)
+    half = vectorised._weighted_kendall(X, y, W * 0.5, "b")
+    assert np.array_equal(
+        half, vectorised._weighted_kendall_pairs(X, y, W * 0.5, "b"), equal_nan=True
+    )

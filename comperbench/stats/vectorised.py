@@ -336,14 +336,12 @@ def _kendall_from_pair_signs(
     num = _pair_sums(both, pair_starts)
     dx = _pair_sums(nx, pair_starts)
     dy = _pair_sums(ny, pair_starts)
+    if variant == "b":
+        return _tau_b(num, dx, dy)
+    assert total is not None and classes is not None
     with np.errstate(invalid="ignore", divide="ignore"):
-        if variant == "b":
-            tau = num / np.sqrt(dx * dy)
-        else:
-            assert total is not None and classes is not None
-            tau = 2 * num / (total**2 * (classes - 1) / classes)
-    tau = np.where((dx == 0) | (dy == 0), np.nan, tau)
-    return tau
+        tau = 2 * num / (total**2 * (classes - 1) / classes)
+    return np.where((dx == 0) | (dy == 0), np.nan, tau)
 
 
 def _distinct(values: np.ndarray, present: np.ndarray, groups: Groups) -> np.ndarray:
@@ -364,6 +362,13 @@ def _distinct(values: np.ndarray, present: np.ndarray, groups: Groups) -> np.nda
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(present, 1.0 / mult, 0.0)
     return np.add.reduceat(share, groups.starts, axis=-1)
+
+
+def _weighted_kendall(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) -> np.ndarray:
+    """(m, k) Kendall tau of each metric row of X with y under each count row of W (few items)."""
+    if variant == "b" and _exact_in_products(X, y, W):
+        return _weighted_kendall_b_by_products(X, y, W)
+    return _weighted_kendall_pairs(X, y, W, variant)
 
 
 def _weighted_kendall_pairs(
@@ -389,6 +394,38 @@ def _weighted_kendall_pairs(
             tau = _kendall_from_pair_signs(sx, sy, ww, pair_starts, variant, total, classes)
             out[m, lo : lo + rows] = tau[:, 0]
     return out
+
+
+def _exact_in_products(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> bool:
+    """Whether every weighted sum over pairs is a sum of whole numbers below 2**53, exact in any
+    order: finite scores, whole counts, and resamples small enough."""
+    whole = bool(np.all(np.rint(W) == W)) and float(np.max(W.sum(axis=1), initial=0.0)) < 2**26
+    return whole and bool(np.isfinite(X).all()) and bool(np.isfinite(y).all())
+
+
+def _weighted_kendall_b_by_products(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Tau-b of each metric row of X with y under whole count rows W, each sum over pairs
+    i < j of w_i w_j s_ij taken as half of w A w over all i, j (A symmetric, zero diagonal) by
+    matrix products: the very sums of the pair path (they are exact), without its
+    resamples x pairs arrays. Nor does the sign of a zero differ: where tau is defined, a pair of
+    drawn items is untied on both sides, so the pair sum is never -0.0."""
+
+    def pair_sums(A: np.ndarray) -> np.ndarray:
+        return np.einsum("ki,ki->k", W @ A, W) / 2
+
+    sy = np.sign(y[:, None] - y[None, :])
+    dy = pair_sums((sy != 0).astype(float))
+    out = np.empty((X.shape[0], W.shape[0]))
+    for m, x in enumerate(X):
+        sx = np.sign(x[:, None] - x[None, :])
+        out[m] = _tau_b(pair_sums(sx * sy), pair_sums((sx != 0).astype(float)), dy)
+    return out
+
+
+def _tau_b(num: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = num / np.sqrt(dx * dy)
+    return np.where((dx == 0) | (dy == 0), np.nan, tau)
 
 
 def kendall(x: np.ndarray, y: np.ndarray, variant: str) -> float:
@@ -456,7 +493,7 @@ def kendall_resampler(X: np.ndarray, y: np.ndarray, variant: str) -> Resampler:
     """Kendall tau-b or tau-c (`variant` "b"/"c") of each metric row of X with y under count
     rows, the vectors laid out once."""
     if not _compiled(y.size):
-        return lambda W: _weighted_kendall_pairs(X, y, W, variant)
+        return lambda W: _weighted_kendall(X, y, W, variant)
     _, y_codes = np.unique(y, return_inverse=True)
     layouts = [_KendallLayout.of(x, y_codes, int(y_codes.max()) + 1) for x in X]
 
