@@ -81,18 +81,21 @@ def alone(name: str, folder: Path) -> Run:
 
 
 @contextmanager
-def timed_metrics(cpu: dict[str, float]) -> Iterator[None]:
-    """Within it, the CPU time of each metric scored in this process is added to `cpu`."""
+def timed_metrics(cpu: dict[str, float], loading: dict[str, float]) -> Iterator[None]:
+    """Within it, the CPU time of each metric scored in this process is added to `cpu`, less
+    the loading of a model that happened within it (`loading`, kept by `timed_loading`): a model
+    loaded during a word-vector metric is not taken from the encoders' time."""
     from comperbench.metrics import runner
 
     original = runner._compute
 
     def compute(pending: Any, items: Any, batch_size: int) -> Any:
-        start = time.process_time()
+        start, loaded = time.process_time(), loading["loading"]
         try:
             return original(pending, items, batch_size)
         finally:
-            cpu[pending.metric.name.split("[")[0]] += time.process_time() - start
+            spent = time.process_time() - start - (loading["loading"] - loaded)
+            cpu[pending.metric.name.split("[")[0]] += spent
 
     runner._compute = compute
     try:
@@ -179,7 +182,7 @@ def child(names: list[str], out: Path, report: Path) -> None:
     cpu: dict[str, float] = defaultdict(float)
     calls: list[tuple[Any, ...]] = []
     loading: dict[str, float] = defaultdict(float)
-    with timed_metrics(cpu), timed_loading(loading), recorded_forwards(calls):
+    with timed_metrics(cpu, loading), timed_loading(loading), recorded_forwards(calls):
         status = main(["evaluate", "--benchmark", ",".join(names), "--out", str(out)])
     if status:
         raise SystemExit(f"evaluate --benchmark {','.join(names)} exited {status}")
@@ -188,7 +191,7 @@ def child(names: list[str], out: Path, report: Path) -> None:
     )
     total = mine.ru_utime + mine.ru_stime + workers.ru_utime + workers.ru_stime
     peak = max(mine.ru_maxrss, workers.ru_maxrss) / 1024
-    encoders = sum(cpu[name] for name in ENCODER_METRICS) - loading["loading"]
+    encoders = sum(cpu[name] for name in ENCODER_METRICS)
     figures = {
         "loading": loading["loading"],
         "total": total,

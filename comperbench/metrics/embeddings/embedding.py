@@ -322,12 +322,14 @@ class PairMeasure:
     """A word-vector measure of two texts: what it makes of each token vector (`per_token`,
     once per row of the encoder's table), what it keeps of a text's token vectors (`prepare`),
     how it compares two prepared texts (`compare`) and, where it can compare one text with many
-    at once, the best of those comparisons (`best`)."""
+    at once, the best of those comparisons (`best`). A text's prepared value is `kept` for the
+    whole scoring call when it is small (a vector), else made again for each reference set."""
 
     prepare: Callable[[np.ndarray], Any]
     compare: Callable[[Any, Any], float]
     best: Callable[[Any, Sequence[Any]], float] | None = None
     per_token: Callable[[np.ndarray], np.ndarray] | None = None
+    kept: bool = True
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
         return self.compare(self._prepared(x), self._prepared(y))
@@ -349,7 +351,9 @@ def _as_is(vectors: np.ndarray) -> np.ndarray:
 _embedding_average = PairMeasure(_mean_of, _cosine_of)
 _vector_extrema = PairMeasure(_extrema_of, _cosine_of)
 # a token's unit vector is its row of the table's unit rows, to the bit (each row is normed alone)
-_greedy_matching = PairMeasure(_as_is, _greedy_of_units, _best_greedy_of_units, per_token=_unit)
+_greedy_matching = PairMeasure(
+    _as_is, _greedy_of_units, _best_greedy_of_units, per_token=_unit, kept=False
+)
 
 TOKEN_MEMO_TEXTS = 1 << 17
 """Texts whose token ids are kept per encoder between calls (emptied when past)."""
@@ -430,9 +434,11 @@ class WordVectorMetric(Metric):
         def prepared(text: str) -> Any:
             return prepare(table[ids[text]]) if len(ids[text]) else None
 
+        if self._measure.kept:
+            prepared = cache(prepared)
         scores = [math.nan] * len(turns)
-        # the responses to one reference set together: its texts are prepared once, and held
-        # only while they are compared (a whole benchmark's token vectors can take gigabytes)
+        # the responses to one reference set together: a measure whose prepared texts are large
+        # holds them only while they are compared (a benchmark's token vectors can take GBs)
         for references, members in _by_references(turns).items():
             refs = [p for r in references if (p := prepared(r)) is not None]
             for index in members if references else ():
