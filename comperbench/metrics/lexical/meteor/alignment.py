@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from comperbench.metrics.lexical.meteor.treebank import treebank_tokenizer
 from comperbench.metrics.lexical.scripts import spaced
 
 
@@ -44,43 +45,6 @@ class MeteorText:
     stems: dict[str, list[int]]
 
 
-_TREEBANK_RULES = (
-    "STARTING_QUOTES",
-    "PUNCTUATION",
-    "PARENS_BRACKETS",
-    "DOUBLE_DASHES",
-    "ENDING_QUOTES",
-    "CONTRACTIONS2",
-    "CONTRACTIONS3",
-)
-
-
-def _untimed(rule: Any) -> Any:
-    """A rule of nltk's tokenizer with its `regex` patterns compiled without nltk's time limit."""
-    from nltk.redos import TimedPattern
-
-    if isinstance(rule, TimedPattern):
-        import regex
-
-        return regex.compile(rule.pattern, rule.flags)
-    if isinstance(rule, list | tuple):
-        return type(rule)(map(_untimed, rule))
-    return rule
-
-
-@cache
-def _treebank_tokenizer() -> Any:
-    """nltk's NLTKWordTokenizer, its rules run by the same `regex` engine without the per-call
-    time limit nltk wraps them in (the wrapper doubles the tokenizing time; these patterns are
-    nltk's own, not a caller's)."""
-    from nltk.tokenize import NLTKWordTokenizer
-
-    tokenizer = NLTKWordTokenizer()
-    for name in _TREEBANK_RULES:
-        setattr(tokenizer, name, _untimed(getattr(tokenizer, name)))
-    return tokenizer
-
-
 @lru_cache(maxsize=1 << 17)
 def meteor_text(text: str) -> MeteorText:
     """nltk's Treebank tokens of a text, lowercased as METEOR compares them, and their stems,
@@ -92,7 +56,7 @@ def meteor_text(text: str) -> MeteorText:
     Returns:
         The text as METEOR aligns it.
     """
-    tokens = tuple(token.lower() for token in _treebank_tokenizer().tokenize(spaced(text)))
+    tokens = tuple(token.lower() for token in treebank_tokenizer().tokenize(spaced(text)))
     stem_of = tuple(map(_meteor_stemmer().stem, tokens))
     stems: dict[str, list[int]] = {}
     for position, stem in enumerate(stem_of):
