@@ -62,7 +62,8 @@ def _holds_one_of(needed: tuple[str, ...]) -> Callable[[str], bool]:
         return lambda text: only in text
 
     def holds(text: str) -> bool:
-        for part in needed:  # a loop: any() over a generator costs twice as much per text
+        # a loop, not any() over a generator: half the cost per text
+        for part in needed:  # noqa: SIM110
             if part in text:
                 return True
         return False
