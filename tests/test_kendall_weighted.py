@@ -156,7 +156,7 @@ def test_kendall_b_of_few_items_by_products_is_the_pair_sums_to_the_bit(
     data: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
     X, y, W = data
-    by_products = vectorised._weighted_kendall(X, y, W, "b")
+    by_products = vectorised.kendall_resampler(X, y, "b")(W)  # up to 100 items: not compiled
     by_pairs = vectorised._weighted_kendall_pairs(X, y, W, "b")
     assert np.array_equal(by_products.view(np.uint64), by_pairs.view(np.uint64))
 
@@ -165,11 +165,11 @@ def test_kendall_b_of_few_items_takes_the_pair_sums_unless_exact_in_products() -
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(2, 30)), rng.normal(size=30)
     W = rng.integers(0, 3, (5, 30)).astype(float)
-    assert vectorised._exact_in_products(X, y, W)
-    assert not vectorised._exact_in_products(X, y, W * 0.5)  # not whole counts
-    X[0, 3] = np.nan
-    assert not vectorised._exact_in_products(X, y, W)
-    half = vectorised._weighted_kendall(X, y, W * 0.5, "b")
-    assert np.array_equal(
-        half, vectorised._weighted_kendall_pairs(X, y, W * 0.5, "b"), equal_nan=True
-    )
+    assert vectorised._whole_counts(W)
+    assert not vectorised._whole_counts(W * 0.5)  # not whole counts
+    half = vectorised.kendall_resampler(X, y, "b")(W * 0.5)
+    assert np.array_equal(half, vectorised._weighted_kendall_pairs(X, y, W * 0.5, "b"))
+    X[0, 3] = np.nan  # not finite: the pair path, NaN where it gives NaN
+    with_nan = vectorised.kendall_resampler(X, y, "b")(W)
+    by_pairs = vectorised._weighted_kendall_pairs(X, y, W, "b")
+    assert np.array_equal(with_nan, by_pairs, equal_nan=True)

@@ -364,11 +364,14 @@ def _distinct(values: np.ndarray, present: np.ndarray, groups: Groups) -> np.nda
     return np.add.reduceat(share, groups.starts, axis=-1)
 
 
-def _weighted_kendall(X: np.ndarray, y: np.ndarray, W: np.ndarray, variant: str) -> np.ndarray:
-    """(m, k) Kendall tau of each metric row of X with y under each count row of W (few items)."""
-    if variant == "b" and _exact_in_products(X, y, W):
-        return _weighted_kendall_b_by_products(X, y, W)
-    return _weighted_kendall_pairs(X, y, W, variant)
+def _few_items_kendall(X: np.ndarray, y: np.ndarray, variant: str) -> Resampler:
+    """Kendall tau of each metric row of X with y under count rows, over up to MAX_PAIRS pairs:
+    tau-b of finite scores under whole counts by matrix products (`_kendall_b_by_products`),
+    the rest by the pair path."""
+    if variant != "b" or not (np.isfinite(X).all() and np.isfinite(y).all()):
+        return lambda W: _weighted_kendall_pairs(X, y, W, variant)
+    by_products = _kendall_b_by_products(X, y)
+    return lambda W: by_products(W) if _whole_counts(W) else _weighted_kendall_pairs(X, y, W, "b")
 
 
 def _weighted_kendall_pairs(
@@ -396,30 +399,34 @@ def _weighted_kendall_pairs(
     return out
 
 
-def _exact_in_products(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> bool:
-    """Whether every weighted sum over pairs is a sum of whole numbers below 2**53, exact in any
-    order: finite scores, whole counts, and resamples small enough."""
-    whole = bool(np.all(np.rint(W) == W)) and float(np.max(W.sum(axis=1), initial=0.0)) < 2**26
-    return whole and bool(np.isfinite(X).all()) and bool(np.isfinite(y).all())
+def _whole_counts(W: np.ndarray) -> bool:
+    """Whether every weighted sum over pairs is a sum of whole numbers below 2**53 (exact in any
+    order): whole counts, and resamples small enough."""
+    return bool(np.all(np.rint(W) == W)) and float(np.max(W.sum(axis=1), initial=0.0)) < 2**26
 
 
-def _weighted_kendall_b_by_products(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+def _kendall_b_by_products(X: np.ndarray, y: np.ndarray) -> Resampler:
     """Tau-b of each metric row of X with y under whole count rows W, each sum over pairs
     i < j of w_i w_j s_ij taken as half of w A w over all i, j (A symmetric, zero diagonal) by
     matrix products: the very sums of the pair path (they are exact), without its
     resamples x pairs arrays. Nor does the sign of a zero differ: where tau is defined, a pair of
-    drawn items is untied on both sides, so the pair sum is never -0.0."""
-
-    def pair_sums(A: np.ndarray) -> np.ndarray:
-        return np.einsum("ki,ki->k", W @ A, W) / 2
-
+    drawn items is untied on both sides, so the pair sum is never -0.0. The matrices A are made
+    once, for every chunk of resamples."""
     sy = np.sign(y[:, None] - y[None, :])
-    dy = pair_sums((sy != 0).astype(float))
-    out = np.empty((X.shape[0], W.shape[0]))
-    for m, x in enumerate(X):
-        sx = np.sign(x[:, None] - x[None, :])
-        out[m] = _tau_b(pair_sums(sx * sy), pair_sums((sx != 0).astype(float)), dy)
-    return out
+    y_untied = (sy != 0).astype(float)
+    signs = [np.sign(x[:, None] - x[None, :]) for x in X]
+    matrices = [(sx * sy, (sx != 0).astype(float)) for sx in signs]
+
+    def score(W: np.ndarray) -> np.ndarray:
+        def pair_sums(A: np.ndarray) -> np.ndarray:
+            return np.einsum("ki,ki->k", W @ A, W) / 2
+
+        dy = pair_sums(y_untied)
+        return np.vstack(
+            [_tau_b(pair_sums(both), pair_sums(x_untied), dy) for both, x_untied in matrices]
+        )
+
+    return score
 
 
 def _tau_b(num: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
@@ -493,7 +500,7 @@ def kendall_resampler(X: np.ndarray, y: np.ndarray, variant: str) -> Resampler:
     """Kendall tau-b or tau-c (`variant` "b"/"c") of each metric row of X with y under count
     rows, the vectors laid out once."""
     if not _compiled(y.size):
-        return lambda W: _weighted_kendall(X, y, W, variant)
+        return _few_items_kendall(X, y, variant)
     _, y_codes = np.unique(y, return_inverse=True)
     layouts = [_KendallLayout.of(x, y_codes, int(y_codes.max()) + 1) for x in X]
 
