@@ -78,7 +78,7 @@ def wordnet_reader() -> Any:
             exceptions) as a plain text file: nltk's seekable reader reads its lines in Python,
             most of the index's loading time. The files read at byte offsets stay nltk's."""
             if file in SEQUENTIAL_FILES:
-                return (root / "corpora" / "wordnet" / file).open(encoding=self._ENCODING)
+                return Path(self.root.path, file).open(encoding=self._ENCODING)
             return super().open(file)
 
     root = prepare()

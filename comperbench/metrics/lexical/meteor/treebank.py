@@ -39,6 +39,8 @@ NEEDS: dict[tuple[str, int | None], tuple[str, ...]] = {
 match of its pattern holds: without them in the text, the rule leaves the text as it is. The
 rules not named (ENDING_QUOTES 3, which folds whitespace) always run."""
 
+GUARDED = ("STARTING_QUOTES", "PUNCTUATION", "PARENS_BRACKETS", "DOUBLE_DASHES", "ENDING_QUOTES")
+"""The tokenizer's rules guarded by `NEEDS`, a list of rules or a lone one each."""
 _LEADING_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 CONTRACTIONS = ("CONTRACTIONS2", "CONTRACTIONS3")
 """Rules run only where one search for all their patterns at once finds something (ten
@@ -130,9 +132,8 @@ def treebank_tokenizer() -> Any:
     from nltk.tokenize import NLTKWordTokenizer
 
     tokenizer = NLTKWordTokenizer()
-    for name in ("STARTING_QUOTES", "PUNCTUATION", "PARENS_BRACKETS", "DOUBLE_DASHES"):
+    for name in GUARDED:
         setattr(tokenizer, name, _guarded(name, _untimed(getattr(tokenizer, name))))
-    tokenizer.ENDING_QUOTES = _guarded("ENDING_QUOTES", _untimed(tokenizer.ENDING_QUOTES))
     contractions = [p for name in CONTRACTIONS for p in getattr(tokenizer, name)]
     any_of = _AnyOf.of(contractions)
     for name in CONTRACTIONS:
